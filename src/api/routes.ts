@@ -1,0 +1,77 @@
+/**
+ * REST under /api (already authenticated by the Worker).
+ *
+ *   GET  /api/contexts/:name/export   memory.jsonl of the context, streamed page by page
+ *   POST /api/contexts/:name/import   memory.jsonl body; report of counts and rejected lines
+ */
+import { Hono } from "hono";
+import type { AppEnv } from "../index";
+import { emptyImportReport, type ImportItem, type ImportReport } from "../graph/import";
+import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { parseJsonl } from "./jsonl";
+
+export const api = new Hono<AppEnv>();
+
+const EXPORT_PAGE_LINES = 500;
+
+api.use("/contexts/:name/*", async (c, next) => {
+  if (!CONTEXT_NAME_PATTERN.test(c.req.param("name") ?? "")) {
+    return c.json({ error: "invalid_context", message: "Context names match [a-z0-9][a-z0-9._-]{0,63}." }, 400);
+  }
+  await next();
+});
+
+api.get("/contexts/:name/export", (c) => {
+  const stub = c.env.MEMORY.getByName(c.req.param("name"));
+  const encoder = new TextEncoder();
+  let cursor: string | undefined;
+  let done = false;
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (done) return controller.close();
+      const page = await stub.exportPage(cursor, EXPORT_PAGE_LINES);
+      if (!page.ok) {
+        controller.error(new Error(page.message));
+        return;
+      }
+      if (page.value.lines.length > 0) controller.enqueue(encoder.encode(page.value.lines.map((l) => `${l}\n`).join("")));
+      cursor = page.value.next;
+      if (cursor === undefined) done = true;
+    },
+  });
+  return new Response(body, {
+    headers: {
+      "Content-Type": "application/x-ndjson; charset=utf-8",
+      "Content-Disposition": `attachment; filename="${c.req.param("name")}.jsonl"`,
+    },
+  });
+});
+
+function merge(into: ImportReport, from: ImportReport) {
+  into.entitiesCreated += from.entitiesCreated;
+  into.entitiesMerged += from.entitiesMerged;
+  into.observationsAdded += from.observationsAdded;
+  into.relationsCreated += from.relationsCreated;
+  into.duplicates += from.duplicates;
+  into.rejected.push(...from.rejected);
+}
+
+api.post("/contexts/:name/import", async (c) => {
+  const firstLine = Number(c.req.query("firstLine") ?? "1");
+  if (!Number.isSafeInteger(firstLine) || firstLine < 1) {
+    return c.json({ error: "invalid", message: "firstLine must be a positive integer." }, 400);
+  }
+  const parsed = parseJsonl(await c.req.text(), firstLine);
+  const stub = c.env.MEMORY.getByName(c.req.param("name"));
+  const report = emptyImportReport();
+  report.rejected.push(...parsed.rejected);
+  // Entities first, so relations may refer to entities anywhere in the file.
+  const items: ImportItem[] = [...parsed.entities, ...parsed.relations];
+  for (let i = 0; i < items.length; i += LIMITS.batchItems) {
+    const outcome = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), { caller: c.get("caller").id });
+    if (!outcome.ok) return c.json({ error: outcome.kind, message: outcome.message, partial: report }, 400);
+    merge(report, outcome.value);
+  }
+  report.rejected.sort((a, b) => a.line - b.line);
+  return c.json(report);
+});

@@ -1,0 +1,68 @@
+/**
+ * The one door to a context's SQLite database. Store modules call these
+ * helpers instead of `ctx.storage.sql.exec` directly, so a failing statement
+ * is reported with the query that failed and cursors are always consumed
+ * before the caller can `await`.
+ */
+export type SqlValue = string | number | null | ArrayBuffer;
+export type Row = Record<string, SqlStorageValue>;
+
+export class SqlError extends Error {
+  constructor(
+    readonly query: string,
+    cause: unknown,
+  ) {
+    super(`SQL failed: ${cause instanceof Error ? cause.message : String(cause)} in: ${query.slice(0, 200)}`, {
+      cause,
+    });
+    this.name = "SqlError";
+  }
+}
+
+export class Db {
+  constructor(readonly sql: SqlStorage) {}
+
+  /** Runs a statement and returns all rows. */
+  all<T extends Row>(query: string, ...params: SqlValue[]): T[] {
+    try {
+      return this.sql.exec<T>(query, ...params).toArray();
+    } catch (error) {
+      throw new SqlError(query, error);
+    }
+  }
+
+  /** Runs a statement and returns its first row, if any. */
+  one<T extends Row>(query: string, ...params: SqlValue[]): T | undefined {
+    return this.all<T>(query, ...params)[0];
+  }
+
+  /** Runs a statement for its effect; returns the number of rows written. */
+  run(query: string, ...params: SqlValue[]): number {
+    try {
+      const cursor = this.sql.exec(query, ...params);
+      cursor.toArray();
+      return cursor.rowsWritten;
+    } catch (error) {
+      throw new SqlError(query, error);
+    }
+  }
+
+  /** Runs a script of several statements (migrations). */
+  script(text: string): void {
+    this.run(text);
+  }
+}
+
+/** SQLite allows at most 100 bound parameters per statement in a Durable Object. */
+export const MAX_PARAMS = 100;
+
+/** Splits `items` into chunks small enough to bind `perItem` parameters each. */
+export function chunksFor<T>(items: readonly T[], perItem = 1): T[][] {
+  const size = Math.max(1, Math.floor(MAX_PARAMS / perItem));
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** "?, ?, ?" for n parameters. */
+export const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");

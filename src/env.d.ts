@@ -1,0 +1,7 @@
+// Settings that are secrets or optional, so `wrangler types` cannot see them in wrangler.toml.
+interface Env {
+  /** The administrator's bearer token (`wrangler secret put ADMIN_TOKEN`), or "sha256:<hex>" of it. */
+  ADMIN_TOKEN?: string;
+  /** Extra browser origins allowed to call the server, comma-separated (e.g. "https://app.example.com"). */
+  ALLOWED_ORIGINS?: string;
+}

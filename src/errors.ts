@@ -1,0 +1,47 @@
+/**
+ * Domain failures. They cross the Durable Object RPC boundary as plain
+ * values (`Outcome`), never as thrown errors, so their kind and message reach
+ * the tool layer intact; anything thrown is an internal error and is never
+ * shown to a client.
+ */
+export type ErrorKind = "NotFound" | "Invalid" | "Forbidden" | "Conflict" | "TooLarge";
+
+export interface DomainFailure {
+  ok: false;
+  kind: ErrorKind;
+  message: string;
+}
+
+export type Outcome<T> = { ok: true; value: T } | DomainFailure;
+
+/** Thrown inside a transaction to roll it back; caught and turned into a DomainFailure. */
+export class DomainError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = "DomainError";
+  }
+}
+
+export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
+
+export const fail = (kind: ErrorKind, message: string): DomainFailure => ({ ok: false, kind, message });
+
+/** Runs `fn`; a DomainError becomes a failure value, anything else propagates. */
+export function capture<T>(fn: () => T): Outcome<T> {
+  try {
+    return ok(fn());
+  } catch (error) {
+    if (error instanceof DomainError) return fail(error.kind, error.message);
+    throw error;
+  }
+}
+
+/** Formats a list of names for an error message, capped so the message stays short. */
+export function listNames(names: readonly string[], max = 10): string {
+  const shown = names.slice(0, max).map((n) => JSON.stringify(n));
+  const more = names.length > max ? ` and ${names.length - max} more` : "";
+  return shown.join(", ") + more;
+}

@@ -1,0 +1,72 @@
+/**
+ * Importing memory.jsonl lines (the official server's file format) into a
+ * context. The Worker parses and validates each line; this module applies one
+ * batch of already-valid items inside the caller's transaction.
+ *
+ * An entity that already exists keeps its type and gains the observations it
+ * did not have; a relation whose ends do not exist is rejected with its line
+ * number (the official server would store it dangling).
+ */
+import type { Db } from "../context/sql";
+import { idsByName } from "./rows";
+import { addObservations, createEntities } from "./store";
+import type { Entity, Relation } from "./types";
+
+export type ImportItem =
+  | { line: number; type: "entity"; entity: Entity }
+  | { line: number; type: "relation"; relation: Relation };
+
+export interface ImportReport {
+  entitiesCreated: number;
+  entitiesMerged: number;
+  observationsAdded: number;
+  relationsCreated: number;
+  duplicates: number;
+  rejected: { line: number; error: string }[];
+}
+
+export const emptyImportReport = (): ImportReport => ({
+  entitiesCreated: 0,
+  entitiesMerged: 0,
+  observationsAdded: 0,
+  relationsCreated: 0,
+  duplicates: 0,
+  rejected: [],
+});
+
+export function importItems(db: Db, items: readonly ImportItem[], now: number): ImportReport {
+  const report = emptyImportReport();
+  for (const item of items) {
+    if (item.type === "entity") {
+      const [created] = createEntities(db, [item.entity], now);
+      if (created) {
+        report.entitiesCreated++;
+        report.observationsAdded += created.observations.length;
+        continue;
+      }
+      const [merged] = addObservations(db, [{ entityName: item.entity.name, contents: item.entity.observations }], now);
+      const added = merged?.addedObservations.length ?? 0;
+      if (added > 0) report.entitiesMerged++;
+      else report.duplicates++;
+      report.observationsAdded += added;
+      continue;
+    }
+    const r = item.relation;
+    const ids = idsByName(db, [r.from, r.to]);
+    const missing = [r.from, r.to].filter((n) => !ids.has(n));
+    if (missing.length > 0) {
+      report.rejected.push({ line: item.line, error: `relation names a missing entity: ${[...new Set(missing)].map((n) => JSON.stringify(n)).join(", ")}` });
+      continue;
+    }
+    const written = db.run(
+      "INSERT INTO relations (from_id, to_id, relation_type, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+      ids.get(r.from) as number,
+      ids.get(r.to) as number,
+      r.relationType,
+      now,
+    );
+    if (written > 0) report.relationsCreated++;
+    else report.duplicates++;
+  }
+  return report;
+}

@@ -1,0 +1,203 @@
+/**
+ * The knowledge graph's writes and reads: entities, their observations and
+ * the relations between them.
+ *
+ * ## Storage layout
+ * `entities(name UNIQUE)`, `observations(entity_id, content) UNIQUE`,
+ * `relations(from_id, to_id, relation_type) UNIQUE` (migrations/0001_init.sql).
+ * Relations reference entities by id, so a relation can never dangle.
+ *
+ * ## Invariants
+ * - Every function here runs inside the caller's transaction; a DomainError
+ *   thrown part-way rolls back everything the call wrote.
+ * - Duplicates (same entity name, same observation on an entity, same
+ *   relation triple) are skipped and not reported as created, as in
+ *   @modelcontextprotocol/server-memory.
+ * - Unlike that server, a relation or observation naming a missing entity
+ *   rejects the whole batch and names what was missing.
+ */
+import { DomainError, listNames } from "../errors";
+import type { Db } from "../context/sql";
+import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
+import type { DeleteReport, Entity, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
+
+/** Relations open_nodes returns at most, so one hub entity cannot flood a context window. */
+export const OPEN_NODES_MAX_RELATIONS = 1000;
+
+function insertObservations(db: Db, entityId: number, contents: readonly string[], now: number): string[] {
+  const added: string[] = [];
+  for (const content of contents) {
+    const written = db.run(
+      "INSERT INTO observations (entity_id, content, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+      entityId,
+      content,
+      now,
+    );
+    if (written > 0) added.push(content);
+  }
+  return added;
+}
+
+export function createEntities(db: Db, entities: readonly Entity[], now: number): Entity[] {
+  const created: Entity[] = [];
+  for (const e of entities) {
+    const row = db.one<{ id: number }>(
+      `INSERT INTO entities (name, entity_type, created_at, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (name) DO NOTHING RETURNING id`,
+      e.name,
+      e.entityType,
+      now,
+      now,
+    );
+    if (!row) continue;
+    const observations = insertObservations(db, row.id, e.observations, now);
+    created.push({ name: e.name, entityType: e.entityType, observations });
+  }
+  return created;
+}
+
+function requireEntities(db: Db, names: readonly string[], what: string): Map<string, number> {
+  const ids = idsByName(db, names);
+  const missing = [...new Set(names)].filter((n) => !ids.has(n));
+  if (missing.length > 0) {
+    throw new DomainError(
+      "NotFound",
+      `${what}: no entity named ${listNames(missing)}. Create ${missing.length === 1 ? "it" : "them"} with create_entities first; nothing was written.`,
+    );
+  }
+  return ids;
+}
+
+export function createRelations(db: Db, relations: readonly Relation[], now: number): Relation[] {
+  const ids = requireEntities(
+    db,
+    relations.flatMap((r) => [r.from, r.to]),
+    "create_relations",
+  );
+  const created: Relation[] = [];
+  for (const r of relations) {
+    const written = db.run(
+      `INSERT INTO relations (from_id, to_id, relation_type, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      ids.get(r.from) as number,
+      ids.get(r.to) as number,
+      r.relationType,
+      now,
+    );
+    if (written > 0) created.push({ from: r.from, to: r.to, relationType: r.relationType });
+  }
+  return created;
+}
+
+export function addObservations(
+  db: Db,
+  items: readonly ObservationAdd[],
+  now: number,
+): { entityName: string; addedObservations: string[] }[] {
+  const ids = requireEntities(
+    db,
+    items.map((o) => o.entityName),
+    "add_observations",
+  );
+  return items.map((o) => {
+    const id = ids.get(o.entityName) as number;
+    const added = insertObservations(db, id, o.contents, now);
+    if (added.length > 0) db.run("UPDATE entities SET updated_at = ? WHERE id = ?", now, id);
+    return { entityName: o.entityName, addedObservations: added };
+  });
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export function deleteEntities(db: Db, names: readonly string[]): DeleteReport & { deleted: string[]; notFound: string[] } {
+  const ids = idsByName(db, names);
+  const notFound = [...new Set(names)].filter((n) => !ids.has(n));
+  let relations = 0;
+  for (const id of ids.values()) {
+    relations += db.run("DELETE FROM relations WHERE from_id = ? OR to_id = ?", id, id);
+    db.run("DELETE FROM observations WHERE entity_id = ?", id);
+    db.run("DELETE FROM entities WHERE id = ?", id);
+  }
+  const deleted = [...ids.keys()];
+  let message = `Deleted ${plural(deleted.length, "entity", "entities")} and ${plural(relations, "relation")}.`;
+  if (notFound.length > 0) message += ` Not found (nothing to delete): ${listNames(notFound)}.`;
+  return { success: true, message, deleted, notFound };
+}
+
+export function deleteObservations(db: Db, deletions: readonly ObservationDelete[], now: number): DeleteReport {
+  const ids = idsByName(
+    db,
+    deletions.map((d) => d.entityName),
+  );
+  const missingEntities = [...new Set(deletions.map((d) => d.entityName))].filter((n) => !ids.has(n));
+  const missingObservations: string[] = [];
+  let removed = 0;
+  for (const d of deletions) {
+    const id = ids.get(d.entityName);
+    if (id === undefined) continue;
+    let touched = 0;
+    for (const content of d.observations) {
+      const n = db.run("DELETE FROM observations WHERE entity_id = ? AND content = ?", id, content);
+      if (n === 0) missingObservations.push(`${d.entityName}: ${content.slice(0, 60)}`);
+      touched += n;
+    }
+    if (touched > 0) db.run("UPDATE entities SET updated_at = ? WHERE id = ?", now, id);
+    removed += touched;
+  }
+  let message = `Deleted ${plural(removed, "observation")}.`;
+  if (missingEntities.length > 0) message += ` No entity named ${listNames(missingEntities)}.`;
+  if (missingObservations.length > 0) message += ` Not found (nothing to delete): ${listNames(missingObservations, 5)}.`;
+  return { success: true, message };
+}
+
+export function deleteRelations(db: Db, relations: readonly Relation[]): DeleteReport {
+  const ids = idsByName(
+    db,
+    relations.flatMap((r) => [r.from, r.to]),
+  );
+  const notFound: string[] = [];
+  let removed = 0;
+  for (const r of relations) {
+    const from = ids.get(r.from);
+    const to = ids.get(r.to);
+    const n =
+      from === undefined || to === undefined
+        ? 0
+        : db.run("DELETE FROM relations WHERE from_id = ? AND to_id = ? AND relation_type = ?", from, to, r.relationType);
+    if (n === 0) notFound.push(`${r.from} -${r.relationType}-> ${r.to}`);
+    removed += n;
+  }
+  let message = `Deleted ${plural(removed, "relation")}.`;
+  if (notFound.length > 0) message += ` Not found (nothing to delete): ${listNames(notFound, 5)}.`;
+  return { success: true, message };
+}
+
+export function openNodes(
+  db: Db,
+  names: readonly string[],
+): KnowledgeGraph & { notFound: string[]; relationsTruncated: boolean } {
+  const ids = idsByName(db, names);
+  const notFound = [...new Set(names)].filter((n) => !ids.has(n));
+  const idList = [...new Set(names)].flatMap((n) => (ids.has(n) ? [ids.get(n) as number] : []));
+  const rows: EntityRow[] = [];
+  for (const id of idList.sort((a, b) => a - b)) {
+    const row = db.one<EntityRow>("SELECT id, name, entity_type FROM entities WHERE id = ?", id);
+    if (row) rows.push(row);
+  }
+  const relations = relationsTouching(db, idList, OPEN_NODES_MAX_RELATIONS);
+  const relationsTruncated = relations.length > OPEN_NODES_MAX_RELATIONS;
+  return {
+    entities: withObservations(db, rows),
+    relations: relations.slice(0, OPEN_NODES_MAX_RELATIONS),
+    notFound,
+    relationsTruncated,
+  };
+}
+
+/** Counts for stats and for deciding whether read_graph must page. */
+export function graphCounts(db: Db): { entities: number; relations: number; observations: number } {
+  const row = db.one<{ e: number; r: number; o: number }>(
+    `SELECT (SELECT COUNT(*) FROM entities) AS e, (SELECT COUNT(*) FROM relations) AS r,
+            (SELECT COUNT(*) FROM observations) AS o`,
+  );
+  return { entities: row?.e ?? 0, relations: row?.r ?? 0, observations: row?.o ?? 0 };
+}

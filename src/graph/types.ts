@@ -1,0 +1,40 @@
+/** The knowledge graph's wire shapes, identical to @modelcontextprotocol/server-memory's. */
+export interface Entity {
+  name: string;
+  entityType: string;
+  observations: string[];
+}
+
+export interface Relation {
+  from: string;
+  to: string;
+  relationType: string;
+}
+
+export interface KnowledgeGraph {
+  entities: Entity[];
+  relations: Relation[];
+}
+
+export interface ObservationAdd {
+  entityName: string;
+  contents: string[];
+}
+
+export interface ObservationDelete {
+  entityName: string;
+  observations: string[];
+}
+
+/** A read_graph page: the official shape plus paging fields. */
+export interface GraphPage {
+  entities: (Entity | { name: string; entityType: string })[];
+  relations: Relation[];
+  nextCursor?: string;
+  note?: string;
+}
+
+export interface DeleteReport {
+  success: boolean;
+  message: string;
+}

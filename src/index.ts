@@ -1,0 +1,87 @@
+/**
+ * The Worker: authentication, Origin checks, routing and the MCP protocol.
+ * It holds no state; every memory context lives in its own MemoryContext
+ * Durable Object.
+ *
+ *   /mcp             MCP endpoint (context from the `context` argument, else "default")
+ *   /mcp/<context>   MCP endpoint pinned to one context
+ *   /api/...         REST: import and export
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
+import { createMcpHandler } from "agents/mcp/server";
+import type { Caller } from "./auth/caller";
+import { authenticate, originAllowed } from "./auth";
+import { CONTEXT_NAME_PATTERN, LIMITS } from "./limits";
+import { buildServer, type RequestScope } from "./mcp/server";
+import { chooseToolsets } from "./mcp/toolsets";
+import { api } from "./api/routes";
+
+export { MemoryContext } from "./context/MemoryContext";
+
+export type AppEnv = { Bindings: Env; Variables: { caller: Caller } };
+
+const mcpHandler = createMcpHandler((rc) => buildServer(rc.authInfo?.extra?.scope as RequestScope), {
+  route: "/mcp",
+  // Origin is checked by the middleware below, with the same rule for /mcp and /api.
+  allowedOriginHostnames: "*",
+  onerror: (error) => console.error(JSON.stringify({ event: "mcp_error", error: String(error) })),
+});
+
+const app = new Hono<AppEnv>();
+
+app.onError((error, c) => {
+  console.error(JSON.stringify({ event: "unhandled", path: c.req.path, error: String(error), stack: error.stack }));
+  return c.json({ error: "internal_error", message: "Internal server error." }, 500);
+});
+
+app.notFound((c) => c.json({ error: "not_found", message: "Try /mcp, /mcp/<context> or /api/contexts/<name>/export." }, 404));
+
+app.get("/health", (c) => c.json({ ok: true }));
+
+const guard = createMiddleware<AppEnv>(async (c, next) => {
+  if (!originAllowed(c.req.raw, c.env)) {
+    return c.json({ error: "forbidden_origin", message: "Requests from this Origin are not allowed." }, 403);
+  }
+  const auth = await authenticate(c.req.raw, c.env);
+  if (!auth.ok) return auth.response;
+  c.set("caller", auth.caller);
+  await next();
+});
+
+const limitBody = bodyLimit({
+  maxSize: LIMITS.requestBodyBytes,
+  onError: (c) => c.json({ error: "too_large", message: `Request bodies are limited to ${LIMITS.requestBodyBytes} bytes.` }, 413),
+});
+
+for (const path of ["/mcp", "/mcp/*", "/api/*"]) app.use(path, guard, limitBody);
+
+async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
+  if (pinned !== undefined && !CONTEXT_NAME_PATTERN.test(pinned)) {
+    return c.json({ error: "invalid_context", message: "Context names match [a-z0-9][a-z0-9._-]{0,63}." }, 400);
+  }
+  const url = new URL(c.req.url);
+  const choice = chooseToolsets(c.env.MEMORY_TOOLSETS, url.searchParams.get("tools"));
+  if (!choice.ok) return c.json({ error: "invalid_toolsets", message: choice.message }, 400);
+  const caller = c.get("caller");
+  const session = c.req.header("Mcp-Memory-Session") ?? c.req.header("Mcp-Session-Id");
+  const scope: RequestScope = {
+    env: c.env,
+    caller,
+    toolsets: choice.toolsets,
+    ...(pinned !== undefined ? { pinned } : {}),
+    ...(session ? { session } : {}),
+  };
+  url.pathname = "/mcp";
+  const request = new Request(url, c.req.raw);
+  // Workers always know the host from the URL; in-process callers may omit the header the SDK checks.
+  if (!request.headers.has("Host")) request.headers.set("Host", url.host);
+  return mcpHandler.fetch(request, { authInfo: { token: "", clientId: caller.id, scopes: [], extra: { scope } } });
+}
+
+app.all("/mcp", (c) => serveMcp(c));
+app.all("/mcp/:context", (c) => serveMcp(c, c.req.param("context")));
+app.route("/api", api);
+
+export default app;

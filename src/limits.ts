@@ -1,0 +1,29 @@
+/**
+ * Every input limit the server enforces, in one place. Tool schemas, the
+ * import endpoint and the README quote these names.
+ */
+export const LIMITS = {
+  /** Characters in an entity name. */
+  entityName: 256,
+  /** Characters in an entity type or relation type. */
+  entityType: 128,
+  /** Bytes (UTF-8) in one observation. */
+  observationBytes: 16 * 1024,
+  /** Items in one batch (entities, relations, observations, names). */
+  batchItems: 1000,
+  /** Bytes in one HTTP request body (MCP and API). */
+  requestBodyBytes: 4 * 1024 * 1024,
+  /** Characters in a search query. */
+  queryChars: 2000,
+  /** Entities read_graph returns in one page when no limit is given. */
+  readGraphPageEntities: 2000,
+  /** Approximate bytes of one read_graph page before it is cut short. */
+  readGraphPageBytes: 200 * 1024,
+  /** Characters in a memory context name. */
+  contextName: 64,
+} as const;
+
+/** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */
+export const CONTEXT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+export const DEFAULT_CONTEXT = "default";

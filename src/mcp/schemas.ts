@@ -1,0 +1,55 @@
+/**
+ * Input and output schemas shared by the graph tools and the import endpoint.
+ * Field names and shapes match @modelcontextprotocol/server-memory; the
+ * limits come from src/limits.ts.
+ */
+import { z } from "zod";
+import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+
+// C0 controls and DEL; observations may still hold tabs and line breaks.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const utf8Length = (s: string) => new TextEncoder().encode(s).length;
+
+const label = (max: number, what: string) =>
+  z
+    .string()
+    .min(1, `${what} must not be empty`)
+    .max(max, `${what} must be at most ${max} characters`)
+    .refine((s) => s.trim() !== "", `${what} must not be blank`)
+    .refine((s) => !CONTROL.test(s), `${what} must not contain control characters`);
+
+export const entityName = label(LIMITS.entityName, "entity name");
+export const typeName = (what: string) => label(LIMITS.entityType, what);
+
+export const observationText = z
+  .string()
+  .min(1, "observation must not be empty")
+  .refine((s) => utf8Length(s) <= LIMITS.observationBytes, `observation must be at most ${LIMITS.observationBytes} bytes`)
+  .refine((s) => !CONTROL_EXCEPT_WHITESPACE.test(s), "observation must not contain control characters other than tab and line breaks");
+
+export const batch = <T extends z.ZodType>(item: T) =>
+  z.array(item).max(LIMITS.batchItems, `at most ${LIMITS.batchItems} items per call`);
+
+export const EntitySchema = z.object({
+  name: entityName.describe("The name of the entity"),
+  entityType: typeName("entityType").describe("The type of the entity"),
+  observations: batch(observationText).describe("An array of observation contents associated with the entity"),
+});
+
+export const RelationSchema = z.object({
+  from: entityName.describe("The name of the entity where the relation starts"),
+  to: entityName.describe("The name of the entity where the relation ends"),
+  relationType: typeName("relationType").describe("The type of the relation"),
+});
+
+/** Output shapes are looser than inputs: they describe what is stored. */
+export const EntityOut = z.object({ name: z.string(), entityType: z.string(), observations: z.array(z.string()) });
+export const RelationOut = z.object({ from: z.string(), to: z.string(), relationType: z.string() });
+export const DeleteOut = { success: z.boolean(), message: z.string() };
+
+export const contextArg = z
+  .string()
+  .regex(CONTEXT_NAME_PATTERN, "context must match [a-z0-9][a-z0-9._-]{0,63}")
+  .optional()
+  .describe("Memory context to act on (default: the URL's, else the active one)");

@@ -1,0 +1,107 @@
+/**
+ * Builds the McpServer for one request. The transport is stateless, so the
+ * server is rebuilt per request; what does not depend on the request (each
+ * tool's zod object schemas) is built once per isolate.
+ */
+import { McpServer, type CallToolResult } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import type { Caller } from "../auth/caller";
+import { fail } from "../errors";
+import { DEFAULT_CONTEXT } from "../limits";
+import { contextArg } from "./schemas";
+import { TOOLS } from "./tools";
+import type { ResolvedContext, ToolContext, ToolDef, Toolset } from "./tool";
+
+export const SERVER_INFO = { name: "engram", version: "0.1.0" } as const;
+
+/** What the Worker learned about a request before MCP saw it. */
+export interface RequestScope {
+  env: Env;
+  caller: Caller;
+  /** The context named in the URL (/mcp/<context>), if any. */
+  pinned?: string;
+  toolsets: ReadonlySet<Toolset>;
+  /** Session key for co-visitation (MCP session id or Mcp-Memory-Session header). */
+  session?: string;
+}
+
+interface Compiled {
+  def: ToolDef;
+  input: z.ZodObject;
+  output: z.ZodObject;
+}
+
+const compiled: Compiled[] = TOOLS.map((def) => ({
+  def,
+  input: z.object({ ...def.input, context: contextArg }),
+  output: z.object(def.output),
+}));
+
+function resolver(scope: RequestScope): ToolContext["context"] {
+  return async (argument) => {
+    if (scope.pinned !== undefined && argument !== undefined && argument !== scope.pinned) {
+      return fail(
+        "Invalid",
+        `This endpoint is pinned to context "${scope.pinned}"; drop the context argument or connect to /mcp/${argument}.`,
+      );
+    }
+    const name = scope.pinned ?? argument ?? DEFAULT_CONTEXT;
+    const resolved: ResolvedContext = {
+      name,
+      stub: scope.env.MEMORY.getByName(name),
+      meta: { caller: scope.caller.id, ...(scope.session ? { session: scope.session } : {}) },
+    };
+    return resolved;
+  };
+}
+
+function internalError(tool: string, error: unknown): CallToolResult {
+  const ref = crypto.randomUUID().slice(0, 8);
+  console.error(JSON.stringify({ event: "tool_error", tool, ref, error: String(error), stack: (error as Error)?.stack }));
+  return {
+    isError: true,
+    content: [{ type: "text", text: `Internal error (ref ${ref}). The call may not have completed; check with a read tool before retrying.` }],
+  };
+}
+
+export function buildServer(scope: RequestScope): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    instructions:
+      "Engram is a shared team memory. Search before creating; every result names the memory context it acted on.",
+  });
+  const ctx: ToolContext = { env: scope.env, caller: scope.caller, context: resolver(scope) };
+
+  for (const { def, input, output } of compiled) {
+    if (!scope.toolsets.has(def.toolset)) continue;
+    server.registerTool(
+      def.name,
+      { title: def.title, description: def.description, inputSchema: input, outputSchema: output, annotations: def.annotations },
+      async (args: Record<string, unknown>) => {
+        try {
+          return await def.run(args as Parameters<ToolDef["run"]>[0], ctx);
+        } catch (error) {
+          return internalError(def.name, error);
+        }
+      },
+    );
+  }
+
+  if (scope.toolsets.has("graph")) {
+    server.registerResource(
+      "knowledge-graph",
+      "memory://knowledge-graph",
+      {
+        title: "Knowledge Graph",
+        description: "The knowledge graph of the current context (first page; use read_graph to page further)",
+        mimeType: "application/json",
+      },
+      async (uri) => {
+        const c = (await ctx.context(undefined)) as ResolvedContext;
+        const page = await c.stub.readGraph({}, c.meta);
+        if (!page.ok) throw new Error(page.message);
+        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };
+      },
+    );
+  }
+  return server;
+}

@@ -1,0 +1,81 @@
+/**
+ * How a tool is declared and answered. One tool per file under src/mcp/tools/
+ * exports a `ToolDef`; src/mcp/server.ts registers the enabled ones on a
+ * fresh McpServer per request.
+ *
+ * A handler resolves its memory context through `ToolContext.context()` and
+ * calls the MemoryContext object over RPC; it never touches SQL.
+ */
+import type { z } from "zod";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import type { DomainFailure, Outcome } from "../errors";
+import type { CallMeta, MemoryContext } from "../context/MemoryContext";
+import type { Caller } from "../auth/caller";
+
+export const TOOLSETS = ["graph", "search", "files", "documents", "priority", "contexts", "history"] as const;
+export type Toolset = (typeof TOOLSETS)[number];
+
+export interface ResolvedContext {
+  name: string;
+  stub: DurableObjectStub<MemoryContext>;
+  meta: CallMeta;
+}
+
+export interface ToolContext {
+  env: Env;
+  caller: Caller;
+  /** Resolves the context a call acts on: the URL's, else the `context` argument, else the default. */
+  context(argument: string | undefined): Promise<ResolvedContext | DomainFailure>;
+}
+
+export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  toolset: Toolset;
+  title: string;
+  description: string;
+  input: I;
+  output: O;
+  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  run(args: z.infer<z.ZodObject<I>> & { context?: string }, ctx: ToolContext): Promise<CallToolResult>;
+}
+
+/** Declares a tool with its argument types inferred from `input`. */
+export const defineTool = <I extends z.ZodRawShape, O extends z.ZodRawShape>(def: ToolDef<I, O>): ToolDef<I, O> => def;
+
+const contextLine = (name: string) => `[context: ${name}]`;
+
+/** A successful result: compact JSON (or the given text) plus structuredContent, and the context line. */
+export function reply(context: string, structured: Record<string, unknown>, text?: string): CallToolResult {
+  return {
+    content: [
+      { type: "text", text: text ?? JSON.stringify(structured) },
+      { type: "text", text: contextLine(context) },
+    ],
+    structuredContent: structured,
+  };
+}
+
+/** A domain failure as a tool error a model can act on. */
+export function failure(f: DomainFailure, context?: string): CallToolResult {
+  const text = `Error (${f.kind}): ${f.message}`;
+  return {
+    isError: true,
+    content: context ? [{ type: "text", text }, { type: "text", text: contextLine(context) }] : [{ type: "text", text }],
+  };
+}
+
+/**
+ * The usual shape of a tool body: resolve the context, call the object,
+ * answer with its value or its failure.
+ */
+export async function callContext<T>(
+  ctx: ToolContext,
+  argument: string | undefined,
+  call: (c: ResolvedContext) => Promise<Outcome<T>>,
+  answer: (value: T, c: ResolvedContext) => CallToolResult,
+): Promise<CallToolResult> {
+  const c = await ctx.context(argument);
+  if ("ok" in c) return failure(c);
+  const outcome = await call(c);
+  return outcome.ok ? answer(outcome.value, c) : failure(outcome, c.name);
+}

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { EntityOut, RelationOut, batch, entityName } from "../schemas";
+import { callContext, defineTool, reply } from "../tool";
+
+export default defineTool({
+  name: "open_nodes",
+  toolset: "graph",
+  title: "Open Nodes",
+  description:
+    "Open specific nodes in the knowledge graph by their names, with every relation touching them. Names not found are listed in notFound.",
+  input: { names: batch(entityName).describe("An array of entity names to retrieve") },
+  output: {
+    entities: z.array(EntityOut),
+    relations: z.array(RelationOut),
+    notFound: z.array(z.string()).optional(),
+    note: z.string().optional(),
+  },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: ({ names, context }, ctx) =>
+    callContext(
+      ctx,
+      context,
+      (c) => c.stub.openNodes(names, c.meta),
+      (r, c) => {
+        const out: Record<string, unknown> = { entities: r.entities, relations: r.relations };
+        if (r.notFound.length > 0) out.notFound = r.notFound;
+        if (r.relationsTruncated) out.note = "More relations exist than shown; open fewer nodes to see them all.";
+        return reply(c.name, out);
+      },
+    ),
+});

@@ -1,0 +1,90 @@
+/**
+ * Real MCP clients over the Worker's fetch handler: the SDK v1 client (a
+ * 2025-era client) and the SDK v2 client (2026-07-28). Tool tests run
+ * against both through `forEachClient`.
+ */
+import { env, SELF, createExecutionContext } from "cloudflare:test";
+import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
+import worker from "../../src/index";
+
+export type Fetch = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+/** The Worker as the test's network: SELF, or the app with a modified env (e.g. ADMIN_TOKEN set). */
+export function workerFetch(overrides?: Partial<Env>): Fetch {
+  if (!overrides) return (input, init) => SELF.fetch(new Request(input, init));
+  const patched = { ...env, ...overrides } as Env;
+  return async (input, init) => worker.fetch(new Request(input, init), patched, createExecutionContext());
+}
+
+export interface ToolResult {
+  isError?: boolean;
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+}
+
+/** The surface tests use, the same for both SDK generations. */
+export interface TestClient {
+  name: "v1" | "v2";
+  listTools(): Promise<{ name: string; inputSchema: unknown; outputSchema?: unknown; annotations?: Record<string, unknown> }[]>;
+  call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
+  readResource(uri: string): Promise<{ contents: { uri: string; text?: string }[] }>;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  url?: string;
+  fetch?: Fetch;
+  headers?: Record<string, string>;
+}
+
+export async function connectV1(opts: ConnectOptions = {}): Promise<TestClient> {
+  const f = opts.fetch ?? workerFetch();
+  const transport = new TransportV1(new URL(opts.url ?? "http://localhost/mcp"), {
+    fetch: f,
+    requestInit: { headers: opts.headers ?? {} },
+  });
+  const client = new ClientV1({ name: "engram-test-v1", version: "1.0.0" });
+  await client.connect(transport);
+  return {
+    name: "v1",
+    listTools: async () => (await client.listTools()).tools,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolResult,
+    readResource: async (uri) => (await client.readResource({ uri })) as { contents: { uri: string; text?: string }[] },
+    close: () => client.close(),
+  };
+}
+
+export async function connectV2(opts: ConnectOptions = {}): Promise<TestClient> {
+  const f = opts.fetch ?? workerFetch();
+  const transport = new TransportV2(new URL(opts.url ?? "http://localhost/mcp"), {
+    fetch: f,
+    requestInit: { headers: opts.headers ?? {} },
+  });
+  const client = new ClientV2({ name: "engram-test-v2", version: "2.0.0" });
+  await client.connect(transport);
+  return {
+    name: "v2",
+    listTools: async () => (await client.listTools()).tools as Awaited<ReturnType<TestClient["listTools"]>>,
+    call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolResult,
+    readResource: async (uri) => (await client.readResource({ uri })) as { contents: { uri: string; text?: string }[] },
+    close: () => client.close(),
+  };
+}
+
+export const CLIENTS = [
+  ["v1 (2025-era)", connectV1],
+  ["v2 (2026-07-28)", connectV2],
+] as const;
+
+/** The first text block parsed as JSON. */
+export function json<T = Record<string, unknown>>(r: ToolResult): T {
+  return JSON.parse(r.content[0]?.text ?? "null") as T;
+}
+
+export const text = (r: ToolResult) => r.content.map((c) => c.text ?? "").join("\n");
+
+let counter = 0;
+/** A context name no other test uses, so tests never see each other's data. */
+export const freshContext = (prefix = "t") => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
