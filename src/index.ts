@@ -17,6 +17,7 @@ import { CONTEXT_NAME_PATTERN, LIMITS } from "./limits";
 import { buildServer, type RequestScope } from "./mcp/server";
 import { chooseToolsets } from "./mcp/toolsets";
 import { api } from "./api/routes";
+import { settings, SettingsError } from "./settings";
 
 export { MemoryContext } from "./context/MemoryContext";
 
@@ -41,6 +42,13 @@ app.notFound((c) => c.json({ error: "not_found", message: "Try /mcp, /mcp/<conte
 app.get("/health", (c) => c.json({ ok: true }));
 
 const guard = createMiddleware<AppEnv>(async (c, next) => {
+  try {
+    settings(c.env);
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    console.error(JSON.stringify({ event: "bad_settings", message: error.message }));
+    return c.json({ error: "misconfigured", message: error.message }, 500);
+  }
   if (!originAllowed(c.req.raw, c.env)) {
     return c.json({ error: "forbidden_origin", message: "Requests from this Origin are not allowed." }, 403);
   }

@@ -68,7 +68,7 @@ api.post("/contexts/:name/import", async (c) => {
   // Entities first, so relations may refer to entities anywhere in the file.
   const items: ImportItem[] = [...parsed.entities, ...parsed.relations];
   for (let i = 0; i < items.length; i += LIMITS.batchItems) {
-    const outcome = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), { caller: c.get("caller").id });
+    const outcome = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), { caller: c.get("caller").id, tool: "api:import" });
     if (!outcome.ok) return c.json({ error: outcome.kind, message: outcome.message, partial: report }, 400);
     merge(report, outcome.value);
   }

@@ -23,7 +23,11 @@ import { Db } from "./sql";
 
 /** Who is calling and from where; recorded with changes by later features. */
 export interface CallMeta {
+  /** The caller's identity: "admin", "local" or a token's name. */
   caller: string;
+  /** The tool (or API route) that made the call. */
+  tool: string;
+  /** Session key, when the client has one (see src/mcp/server.ts). */
   session?: string;
 }
 

@@ -37,7 +37,7 @@ const compiled: Compiled[] = TOOLS.map((def) => ({
   output: z.object(def.output),
 }));
 
-function resolver(scope: RequestScope): ToolContext["context"] {
+function resolver(scope: RequestScope, tool: string): ToolContext["context"] {
   return async (argument) => {
     if (scope.pinned !== undefined && argument !== undefined && argument !== scope.pinned) {
       return fail(
@@ -49,7 +49,7 @@ function resolver(scope: RequestScope): ToolContext["context"] {
     const resolved: ResolvedContext = {
       name,
       stub: scope.env.MEMORY.getByName(name),
-      meta: { caller: scope.caller.id, ...(scope.session ? { session: scope.session } : {}) },
+      meta: { caller: scope.caller.id, tool, ...(scope.session ? { session: scope.session } : {}) },
     };
     return resolved;
   };
@@ -69,10 +69,16 @@ export function buildServer(scope: RequestScope): McpServer {
     instructions:
       "Engram is a shared team memory. Search before creating; every result names the memory context it acted on.",
   });
-  const ctx: ToolContext = { env: scope.env, caller: scope.caller, context: resolver(scope) };
+  const toolContext = (tool: string): ToolContext => ({
+    env: scope.env,
+    caller: scope.caller,
+    tool,
+    context: resolver(scope, tool),
+  });
 
   for (const { def, input, output } of compiled) {
     if (!scope.toolsets.has(def.toolset)) continue;
+    const ctx = toolContext(def.name);
     server.registerTool(
       def.name,
       { title: def.title, description: def.description, inputSchema: input, outputSchema: output, annotations: def.annotations },
@@ -96,7 +102,7 @@ export function buildServer(scope: RequestScope): McpServer {
         mimeType: "application/json",
       },
       async (uri) => {
-        const c = (await ctx.context(undefined)) as ResolvedContext;
+        const c = (await toolContext("resource:knowledge-graph").context(undefined)) as ResolvedContext;
         const page = await c.stub.readGraph({}, c.meta);
         if (!page.ok) throw new Error(page.message);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };

@@ -24,6 +24,8 @@ export interface ResolvedContext {
 export interface ToolContext {
   env: Env;
   caller: Caller;
+  /** The tool being called, recorded in CallMeta. */
+  tool: string;
   /** Resolves the context a call acts on: the URL's, else the `context` argument, else the default. */
   context(argument: string | undefined): Promise<ResolvedContext | DomainFailure>;
 }
