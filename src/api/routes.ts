@@ -27,16 +27,20 @@ api.get("/contexts/:name/export", (c) => {
   let cursor: string | undefined;
   let done = false;
   const body = new ReadableStream<Uint8Array>({
+    // Each pull enqueues at least one page with lines, or closes: a pull that
+    // enqueues nothing would leave the stream waiting forever.
     async pull(controller) {
-      if (done) return controller.close();
-      const page = await stub.exportPage(cursor, EXPORT_PAGE_LINES);
-      if (!page.ok) {
-        controller.error(new Error(page.message));
-        return;
+      while (!done) {
+        const page = await stub.exportPage(cursor, EXPORT_PAGE_LINES);
+        if (!page.ok) return controller.error(new Error(page.message));
+        cursor = page.value.next;
+        done = cursor === undefined;
+        if (page.value.lines.length > 0) {
+          controller.enqueue(encoder.encode(page.value.lines.map((l) => `${l}\n`).join("")));
+          if (!done) return;
+        }
       }
-      if (page.value.lines.length > 0) controller.enqueue(encoder.encode(page.value.lines.map((l) => `${l}\n`).join("")));
-      cursor = page.value.next;
-      if (cursor === undefined) done = true;
+      controller.close();
     },
   });
   return new Response(body, {
