@@ -110,3 +110,22 @@ describe("isolation", () => {
     await c.close();
   });
 });
+
+describe("access statistics", () => {
+  it("counts each open_nodes retrieval on the entities it returned", async () => {
+    const { env, runInDurableObject } = await import("cloudflare:test");
+    const ctx = freshContext("acc");
+    const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });
+    await c.call("create_entities", { entities: [{ name: "a", entityType: "t", observations: [] }, { name: "b", entityType: "t", observations: [] }] });
+    await c.call("open_nodes", { names: ["a", "b"] });
+    await c.call("open_nodes", { names: ["a", "a"] });
+    await c.close();
+    const rows = await runInDurableObject(env.MEMORY.getByName(ctx), (_i, state) =>
+      state.storage.sql.exec("SELECT name, access_count, last_accessed_at IS NOT NULL AS seen FROM entities ORDER BY name").toArray(),
+    );
+    expect(rows).toEqual([
+      { name: "a", access_count: 2, seen: 1 },
+      { name: "b", access_count: 1, seen: 1 },
+    ]);
+  });
+});

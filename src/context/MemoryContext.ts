@@ -18,6 +18,7 @@ import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { importItems, type ImportItem, type ImportReport } from "../graph/import";
 import type { Entity, GraphPage, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { searchGraph, type SearchOptions } from "../search";
+import { itemKey, recordAccess } from "./access";
 import { migrate } from "./migrations";
 import { Db } from "./sql";
 
@@ -84,8 +85,12 @@ export class MemoryContext extends DurableObject<Env> {
     return this.tx((db) => searchGraph(db, query, opts));
   }
 
-  openNodes(names: string[], _meta: CallMeta) {
-    return this.tx((db) => graph.openNodes(db, names));
+  openNodes(names: string[], meta: CallMeta) {
+    return this.tx((db, now) => {
+      const found = graph.openNodes(db, names);
+      recordAccess(db, found.entities.map((e) => ({ item: itemKey.entity(e.name), kind: "open" as const })), now, meta);
+      return found;
+    });
   }
 
   stats() {
