@@ -29,9 +29,6 @@ export const ALL: readonly Grant[] = Object.freeze([{ context: "*", role: "admin
 
 const rank = (role: Role) => ROLES.indexOf(role);
 
-/** Whether `role` is at least `needed`. */
-export const atLeast = (role: Role | undefined, needed: Role) => role !== undefined && rank(role) >= rank(needed);
-
 const compiled = new Map<string, RegExp>();
 
 /** Whether the glob `pattern` matches the whole of `name`. */

@@ -93,10 +93,6 @@ export class Registry extends DurableObject<Env> {
     return this.tx((db) => contexts.listContexts(db, includeRemoved));
   }
 
-  findContext(name: string): Outcome<ContextInfo | null> {
-    return this.tx((db) => contexts.findContext(db, name) ?? null);
-  }
-
   addContext(c: NewContext, actor: string, via: string): Outcome<ContextInfo & { revived: boolean }> {
     return this.tx((db, now) => {
       const added = contexts.registerContext(db, c, actor, now);
