@@ -58,19 +58,24 @@ describe.each(CLIENTS)("authorization with %s client", (_label, connect) => {
 
     it("applies read, write and admin roles to the named context", async () => {
       const ctx = freshContext("team");
-      await createContext(ctx);
+      const owned = freshContext("team");
+      const other = freshContext("team");
+      for (const c of [ctx, owned, other]) await createContext(c);
       const t = await mint([
         { context: "*", role: "read" },
         { context: ctx, role: "write" },
+        { context: owned, role: "admin" },
       ]);
       const client = await connectAs(connect, t.token);
       expect((await client.call("create_entities", { ...entity("x"), context: ctx })).isError).toBeFalsy();
-      const other = freshContext("team");
-      await createContext(other);
+      expect((await client.call("create_entities", { ...entity("x"), context: owned })).isError).toBeFalsy();
       const r = await client.call("create_entities", { ...entity("x"), context: other });
       expect(r.isError).toBe(true);
       expect(text(r)).toContain("read-only");
       expect((await client.call("read_graph", { context: other })).isError).toBeFalsy();
+      // Only the admin grant may unregister.
+      expect((await client.call("remove_context", { name: ctx })).isError).toBe(true);
+      expect((await client.call("remove_context", { name: owned })).isError).toBeFalsy();
       await client.close();
     });
   });
