@@ -21,6 +21,8 @@ export const LIMITS = {
   readGraphPageBytes: 200 * 1024,
   /** Characters in a memory context name. */
   contextName: 64,
+  /** Characters in a context's description. */
+  contextDescription: 500,
 } as const;
 
 /** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */

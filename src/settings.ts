@@ -24,6 +24,8 @@ const num = (fallback: number, schema: z.ZodNumber) =>
 
 export const SettingsSchema = z.object({
   MEMORY_TOOLSETS: z.string().optional().default("all"),
+  /** How long a Worker isolate trusts an API token lookup: the bound on a revocation taking effect. */
+  TOKEN_CACHE_SECONDS: num(30, z.number().int().min(0).max(60)),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

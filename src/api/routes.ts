@@ -1,14 +1,19 @@
 /**
  * REST under /api (already authenticated by the Worker).
  *
- *   GET  /api/contexts/:name/export   memory.jsonl of the context, streamed page by page
- *   POST /api/contexts/:name/import   memory.jsonl body; report of counts and rejected lines
+ *   GET  /api/contexts/:name/export   memory.jsonl of the context, streamed page by page (read grant)
+ *   POST /api/contexts/:name/import   memory.jsonl body; report of counts and rejected lines (write grant)
+ *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../index";
 import { emptyImportReport, type ImportItem, type ImportReport } from "../graph/import";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { audit } from "./audit";
+import { contexts } from "./contexts";
+import { requireContext } from "./http";
 import { parseJsonl } from "./jsonl";
+import { tokens } from "./tokens";
 
 export const api = new Hono<AppEnv>();
 
@@ -21,7 +26,7 @@ api.use("/contexts/:name/*", async (c, next) => {
   await next();
 });
 
-api.get("/contexts/:name/export", (c) => {
+api.get("/contexts/:name/export", requireContext("read"), (c) => {
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
   const encoder = new TextEncoder();
   let cursor: string | undefined;
@@ -60,7 +65,7 @@ function merge(into: ImportReport, from: ImportReport) {
   into.rejected.push(...from.rejected);
 }
 
-api.post("/contexts/:name/import", async (c) => {
+api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   const firstLine = Number(c.req.query("firstLine") ?? "1");
   if (!Number.isSafeInteger(firstLine) || firstLine < 1) {
     return c.json({ error: "invalid", message: "firstLine must be a positive integer." }, 400);
@@ -79,3 +84,7 @@ api.post("/contexts/:name/import", async (c) => {
   report.rejected.sort((a, b) => a.line - b.line);
   return c.json(report);
 });
+
+api.route("/tokens", tokens);
+api.route("/contexts", contexts);
+api.route("/audit", audit);

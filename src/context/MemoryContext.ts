@@ -104,4 +104,16 @@ export class MemoryContext extends DurableObject<Env> {
   importBatch(items: ImportItem[], _meta: CallMeta): Outcome<ImportReport> {
     return this.tx((db, now) => importItems(db, items, now));
   }
+
+  /**
+   * Wipes everything this context holds (the administrator's purge, after the
+   * Registry stopped routing calls here) and re-creates the empty schema. No
+   * other call runs in between.
+   */
+  async purge(): Promise<void> {
+    await this.ctx.blockConcurrencyWhile(async () => {
+      await this.ctx.storage.deleteAll();
+      migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
+    });
+  }
 }

@@ -28,7 +28,8 @@ export function schemaVersion(db: Db): number {
 }
 
 /**
- * Brings the database up to `target` (default: the latest version).
+ * Brings the database up to `target` (default: the last of `migrations`).
+ * The Registry object reuses it with its own list (src/registry/migrations.ts).
  * `transaction` is the storage's `transactionSync`, so each migration and its
  * version record commit together or not at all.
  */
@@ -36,7 +37,7 @@ export function migrate(
   db: Db,
   transaction: <T>(fn: () => T) => T,
   migrations: readonly Migration[] = MIGRATIONS,
-  target = LATEST_VERSION,
+  target = migrations[migrations.length - 1]?.version ?? 0,
   now = Date.now(),
 ): number {
   let version = schemaVersion(db);
