@@ -82,7 +82,7 @@ api.get("/contexts/:name/export", requireContext("read"), (c) => {
   });
 });
 
-api.post("/contexts/:name/restore", requireAdmin, restore);
+api.post("/contexts/:name/restore", requireAdmin, requireContext("write"), restore);
 
 function merge(into: ImportReport, from: ImportReport) {
   into.entitiesCreated += from.entitiesCreated;

@@ -57,7 +57,7 @@ export type RestorePlan =
   | { supported: true; ok: false; message: string }
   | { supported: false; message: string };
 
-/** Who is calling and from where; recorded with changes by later features. */
+/** Who is calling and from where; recorded with every change (src/history). */
 export interface CallMeta {
   /** The caller's identity: "admin", "local" or a token's name. */
   caller: string;
