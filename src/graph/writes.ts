@@ -17,12 +17,13 @@
  * Observations created together with their entity are not noted one by one:
  * undoing the creation deletes the entity and everything it holds.
  */
+import { itemKey } from "../context/access";
 import type { Db } from "../context/sql";
 import type { WriteScope } from "../history";
 import type { Relation } from "./types";
 
 /** The history item key of an entity. Relations and observations count as changes to their entities. */
-export const entityItem = (name: string) => `entity:${name}`;
+const entityItem = itemKey.entity;
 
 export type EntityPrior = {
   id: number;
