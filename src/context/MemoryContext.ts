@@ -35,10 +35,10 @@ import {
   undo,
   type ChangeInfo,
   type HistoryQuery,
+  type RecordingScope,
   type Retention,
   type UndoRequest,
   type UndoResult,
-  type UndoScope,
 } from "../history";
 import { settings } from "../settings";
 import { itemKey, recordAccess } from "./access";
@@ -93,7 +93,7 @@ export class MemoryContext extends DurableObject<Env> {
    * `fn` writes through `w` (db, now, rec) and notes each change with `w.rec`.
    * Nothing noted, nothing recorded; a failure rolls back data and record alike.
    */
-  private write<T>(meta: CallMeta, fn: (w: UndoScope) => T): Outcome<T> {
+  private write<T>(meta: CallMeta, fn: (w: RecordingScope) => T): Outcome<T> {
     let recorded = false;
     const outcome = capture(() =>
       this.ctx.storage.transactionSync(() => {

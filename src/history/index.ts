@@ -18,6 +18,25 @@
  * `inverseRegistry(graphInverses, ...)`. History never imports a domain's SQL.
  * See src/graph/writes.ts and src/graph/inverse.ts for the graph's kinds.
  *
+ * A new domain, sketched (files):
+ *
+ *     // src/files/store.ts: a recorded write
+ *     export function writeFile(w: WriteScope, path: string, text: string) {
+ *       const prior = w.db.one<{ text: string }>("SELECT text FROM files WHERE path = ?", path);
+ *       w.db.run("INSERT INTO files (path, text) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET text = excluded.text", path, text);
+ *       w.rec.note(`file:${path}`, { kind: "file", path, prior: prior?.text ?? null });
+ *     }
+ *     // src/files/inverse.ts: how to undo and describe it (apply goes through writeFile/deleteFile again)
+ *     export const fileInverses = { file: { apply: (w, op) => ..., describe: (op) => ({ action: "~", noun: "file", name: op.path }) } };
+ *     // src/context/MemoryContext.ts
+ *     const INVERSES = inverseRegistry(graphInverses, fileInverses);
+ *     writeFile(args, meta) { return this.write(meta, (w) => files.writeFile(w, args.path, args.text)); }
+ *
+ * Rules: note only writes that changed a row; keep each op small (one row's
+ * prior state; a big value is fine, a whole table is not); an applier must
+ * write through the same recorded functions and throw DomainError("Conflict")
+ * when the op cannot apply, which rolls the whole undo back.
+ *
  * ## Storage layout (migrations/0002_history.sql)
  * `changes(seq AUTOINCREMENT, at, caller, session, tool, summary, undone_by, undoes)`,
  * `change_items(item, seq)` (indexed both ways), `change_inverse(seq, part, ops)`.
@@ -36,8 +55,9 @@ export {
   type Json,
   type Phrase,
   type Recorder,
+  type RecordingScope,
   type WriteScope,
 } from "./recorder";
 export { exportChanges, listChanges, type ChangeInfo, type HistoryQuery } from "./log";
-export { undo, UNDO_MAX_CHANGES, type UndoRequest, type UndoResult, type UndoScope } from "./undo";
+export { undo, UNDO_MAX_CHANGES, type UndoRequest, type UndoResult } from "./undo";
 export { DAY_MS, nextTrimAt, trimHistory, type Retention } from "./retention";

@@ -29,6 +29,11 @@ export interface WriteScope {
   rec: Recorder;
 }
 
+/** The scope MemoryContext.write hands a call: a WriteScope whose recorder is the full ChangeRecorder (undo needs its seq). */
+export interface RecordingScope extends WriteScope {
+  rec: ChangeRecorder;
+}
+
 /** The one thing store functions see of history. */
 export interface Recorder {
   /**

@@ -20,7 +20,7 @@
 import { DomainError } from "../errors";
 import type { Db } from "../context/sql";
 import { changeItems, getChange, inversePartsNewestFirst, parseSeqs, type ChangeRow } from "./log";
-import type { ChangeRecorder, InverseOp, InverseRegistry } from "./recorder";
+import type { InverseOp, InverseRegistry, RecordingScope } from "./recorder";
 
 /** Changes one undo may revert in all (targets plus the later changes they pull in). */
 export const UNDO_MAX_CHANGES = 500;
@@ -38,12 +38,6 @@ export interface UndoResult {
   undone: { seq: number; caller: string; tool: string; summary: string }[];
 }
 
-/** The scope an undo runs in: a write scope whose recorder is the full ChangeRecorder. */
-export interface UndoScope {
-  db: Db;
-  now: number;
-  rec: ChangeRecorder;
-}
 
 /** A change in effect that is not an undo: neither reverted nor netted out against what it reverted. */
 const live = (alias = "") => `${alias}undone_by IS NULL AND ${alias}undoes IS NULL`;
@@ -116,7 +110,7 @@ const refs = (seqs: readonly number[], max = 5) =>
 
 const line = (c: ChangeRow) => `#${c.seq} by ${c.caller} (${c.tool}: ${c.summary})`;
 
-function replay(scope: UndoScope, kinds: InverseRegistry, c: ChangeRow): void {
+function replay(scope: RecordingScope, kinds: InverseRegistry, c: ChangeRow): void {
   for (const part of inversePartsNewestFirst(scope.db, c.seq)) {
     const ops = JSON.parse(part) as InverseOp[];
     for (let i = ops.length - 1; i >= 0; i--) {
@@ -139,7 +133,7 @@ function setUndoneBy(db: Db, seq: number, by: number | null): void {
   }
 }
 
-export function undo(scope: UndoScope, kinds: InverseRegistry, req: UndoRequest, caller: string): UndoResult {
+export function undo(scope: RecordingScope, kinds: InverseRegistry, req: UndoRequest, caller: string): UndoResult {
   const seeds = targets(scope.db, req, caller);
   const seedSeqs = new Set(seeds.map((c) => c.seq));
   const all = closure(scope.db, seeds);
