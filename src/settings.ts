@@ -26,6 +26,10 @@ export const SettingsSchema = z.object({
   MEMORY_TOOLSETS: z.string().optional().default("all"),
   /** How long a Worker isolate trusts an API token lookup: the bound on a revocation taking effect. */
   TOKEN_CACHE_SECONDS: num(30, z.number().int().min(0).max(60)),
+  /** History retention per context: keep at most the last this many changes (src/history/retention.ts). */
+  HISTORY_MAX_CHANGES: num(10_000, z.number().int().min(1).max(10_000_000)),
+  /** History retention per context: drop changes older than this many days. */
+  HISTORY_MAX_DAYS: num(30, z.number().min(1).max(3650)),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -10,6 +10,12 @@
  * serialises calls, and a call's writes commit together or not at all. A
  * domain failure (missing entity, bad cursor) rolls the transaction back and
  * comes back as a value, never as a thrown error.
+ *
+ * ## History
+ * Writes run through `write(meta, fn)`, which hands store functions a
+ * recorder and appends the call's change record in the same transaction
+ * (src/history). Each domain's inverse kinds are joined in INVERSES below.
+ * The alarm trims history to the retention settings.
  */
 import { DurableObject } from "cloudflare:workers";
 import { capture, type Outcome } from "../errors";
@@ -18,11 +24,40 @@ import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { importItems, type ImportItem, type ImportReport } from "../graph/import";
 import type { Entity, GraphPage, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { searchGraph, type SearchOptions } from "../search";
+import { graphInverses } from "../graph/inverse";
+import {
+  ChangeRecorder,
+  exportChanges,
+  inverseRegistry,
+  listChanges,
+  nextTrimAt,
+  trimHistory,
+  undo,
+  type ChangeInfo,
+  type HistoryQuery,
+  type RecordingScope,
+  type Retention,
+  type UndoRequest,
+  type UndoResult,
+} from "../history";
+import { settings } from "../settings";
 import { itemKey, recordAccess } from "./access";
 import { migrate } from "./migrations";
 import { Db } from "./sql";
 
-/** Who is calling and from where; recorded with changes by later features. */
+/** Every domain's undo appliers; a new domain adds its own here. */
+const INVERSES = inverseRegistry(graphInverses);
+
+/** After a write, the alarm trims history within this long. */
+const TRIM_AFTER_WRITE_MS = 60 * 60 * 1000;
+
+/** Point-in-time recovery, step one (see prepareRestore). */
+export type RestorePlan =
+  | { supported: true; ok: true; bookmark: string; undoBookmark: string }
+  | { supported: true; ok: false; message: string }
+  | { supported: false; message: string };
+
+/** Who is calling and from where; recorded with every change (src/history). */
 export interface CallMeta {
   /** The caller's identity: "admin", "local" or a token's name. */
   caller: string;
@@ -36,45 +71,95 @@ export class MemoryContext extends DurableObject<Env> {
   private readonly db: Db;
   /** The object's clock. Tests replace it (through runInDurableObject) instead of sleeping. */
   now: () => number = Date.now;
+  /** When the alarm is set for, mirrored so a write need not await getAlarm(). */
+  private alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = new Db(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
+      this.alarmAt = await ctx.storage.getAlarm();
     });
   }
 
-  /** Runs `fn` as one transaction; domain failures roll back and return as values. */
+  /** Runs a read as one transaction; domain failures roll back and return as values. */
   private tx<T>(fn: (db: Db, now: number) => T): Outcome<T> {
     return capture(() => this.ctx.storage.transactionSync(() => fn(this.db, this.now())));
   }
 
-  createEntities(entities: Entity[], _meta: CallMeta): Outcome<Entity[]> {
-    return this.tx((db, now) => graph.createEntities(db, entities, now));
+  /**
+   * Runs a write call as one transaction that also appends its change record:
+   * `fn` writes through `w` (db, now, rec) and notes each change with `w.rec`.
+   * Nothing noted, nothing recorded; a failure rolls back data and record alike.
+   */
+  private write<T>(meta: CallMeta, fn: (w: RecordingScope) => T): Outcome<T> {
+    let recorded = false;
+    const outcome = capture(() =>
+      this.ctx.storage.transactionSync(() => {
+        const now = this.now();
+        const rec = new ChangeRecorder(this.db, meta, now, INVERSES);
+        const value = fn({ db: this.db, now, rec });
+        recorded = rec.finish() !== undefined;
+        return value;
+      }),
+    );
+    if (recorded) this.scheduleTrim(this.now() + TRIM_AFTER_WRITE_MS);
+    return outcome;
   }
 
-  createRelations(relations: Relation[], _meta: CallMeta): Outcome<Relation[]> {
-    return this.tx((db, now) => graph.createRelations(db, relations, now));
+  /** Sets the alarm for `at` unless it is already due sooner. */
+  private scheduleTrim(at: number): void {
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    this.ctx.storage.setAlarm(at).catch((error: unknown) => console.error(JSON.stringify({ event: "set_alarm_failed", error: String(error) })));
+  }
+
+  /** Trims history to HISTORY_MAX_CHANGES / HISTORY_MAX_DAYS, then sets the next alarm. */
+  override alarm(): void {
+    this.alarmAt = null;
+    let retention: Retention;
+    try {
+      const s = settings(this.env);
+      retention = { maxChanges: s.HISTORY_MAX_CHANGES, maxDays: s.HISTORY_MAX_DAYS };
+    } catch (error) {
+      // The Worker refuses requests with bad settings too; the next write sets the alarm again.
+      console.error(JSON.stringify({ event: "history_trim_skipped", error: String(error) }));
+      return;
+    }
+    const now = this.now();
+    const next = this.ctx.storage.transactionSync(() => {
+      const { more } = trimHistory(this.db, retention, now);
+      return more ? now : nextTrimAt(this.db, retention, now);
+    });
+    if (next !== null) this.scheduleTrim(next);
+  }
+
+  createEntities(entities: Entity[], meta: CallMeta): Outcome<Entity[]> {
+    return this.write(meta, (w) => graph.createEntities(w, entities));
+  }
+
+  createRelations(relations: Relation[], meta: CallMeta): Outcome<Relation[]> {
+    return this.write(meta, (w) => graph.createRelations(w, relations));
   }
 
   addObservations(
     items: ObservationAdd[],
-    _meta: CallMeta,
+    meta: CallMeta,
   ): Outcome<{ entityName: string; addedObservations: string[] }[]> {
-    return this.tx((db, now) => graph.addObservations(db, items, now));
+    return this.write(meta, (w) => graph.addObservations(w, items));
   }
 
-  deleteEntities(names: string[], _meta: CallMeta) {
-    return this.tx((db) => graph.deleteEntities(db, names));
+  deleteEntities(names: string[], meta: CallMeta) {
+    return this.write(meta, (w) => graph.deleteEntities(w, names));
   }
 
-  deleteObservations(deletions: ObservationDelete[], _meta: CallMeta) {
-    return this.tx((db, now) => graph.deleteObservations(db, deletions, now));
+  deleteObservations(deletions: ObservationDelete[], meta: CallMeta) {
+    return this.write(meta, (w) => graph.deleteObservations(w, deletions));
   }
 
-  deleteRelations(relations: Relation[], _meta: CallMeta) {
-    return this.tx((db) => graph.deleteRelations(db, relations));
+  deleteRelations(relations: Relation[], meta: CallMeta) {
+    return this.write(meta, (w) => graph.deleteRelations(w, relations));
   }
 
   readGraph(opts: ReadGraphOptions, _meta: CallMeta): Outcome<GraphPage> {
@@ -101,8 +186,51 @@ export class MemoryContext extends DurableObject<Env> {
     return this.tx((db) => exportPage(db, cursor, maxLines));
   }
 
-  importBatch(items: ImportItem[], _meta: CallMeta): Outcome<ImportReport> {
-    return this.tx((db, now) => importItems(db, items, now));
+  importBatch(items: ImportItem[], meta: CallMeta): Outcome<ImportReport> {
+    return this.write(meta, (w) => importItems(w, items));
+  }
+
+  /** memory_history: changes newest first, filtered. */
+  history(query: HistoryQuery, _meta: CallMeta): Outcome<{ changes: ChangeInfo[]; more: boolean }> {
+    return this.tx((db) => listChanges(db, query));
+  }
+
+  /** undo: reverts changes as one new change, or fails naming the conflicting ones. */
+  undo(request: UndoRequest, meta: CallMeta): Outcome<UndoResult> {
+    return this.write(meta, (w) => undo(w, INVERSES, request, meta.caller));
+  }
+
+  /** History lines of an export (`type: "change"`), oldest first, after seq `after`. */
+  exportHistory(after: number, maxChars: number): Outcome<{ lines: string[]; next?: number }> {
+    return this.tx((db) => exportChanges(db, after, maxChars));
+  }
+
+  /**
+   * Point-in-time recovery, step one: arranges for this object's next start to
+   * restore its whole database (graph and history alike) to `target`. Step two
+   * is `restart()`. Only the deployed platform has PITR: local workerd
+   * (wrangler dev, tests) answers `supported: false`.
+   */
+  async prepareRestore(target: { at: number } | { bookmark: string }): Promise<RestorePlan> {
+    const storage = this.ctx.storage;
+    try {
+      const undoBookmark = await storage.getCurrentBookmark();
+      const bookmark = "bookmark" in target ? target.bookmark : await storage.getBookmarkForTime(target.at);
+      await storage.onNextSessionRestoreBookmark(bookmark);
+      return { supported: true, ok: true, bookmark, undoBookmark };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // Local workerd only says so in its message; nothing else tells "unsupported" from "refused".
+      if (/does not implement point-in-time recovery/i.test(message)) {
+        return { supported: false, message: "Point-in-time recovery works only on the deployed Cloudflare platform, not under local workerd (wrangler dev, tests)." };
+      }
+      return { supported: true, ok: false, message: `The storage refused the restore: ${message}` };
+    }
+  }
+
+  /** Point-in-time recovery, step two: resets the object so it starts again from the bookmark. The call itself fails. */
+  restart(): void {
+    this.ctx.abort("restoring to a point in time");
   }
 
   /**
@@ -114,6 +242,7 @@ export class MemoryContext extends DurableObject<Env> {
     await this.ctx.blockConcurrencyWhile(async () => {
       await this.ctx.storage.deleteAll();
       migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
+      this.alarmAt = await this.ctx.storage.getAlarm();
     });
   }
 }

@@ -9,11 +9,13 @@ import delete_observations from "./delete_observations";
 import delete_relations from "./delete_relations";
 import get_active_context from "./get_active_context";
 import list_contexts from "./list_contexts";
+import memory_history from "./memory_history";
 import open_nodes from "./open_nodes";
 import read_graph from "./read_graph";
 import remove_context from "./remove_context";
 import search_nodes from "./search_nodes";
 import set_active_context from "./set_active_context";
+import undo from "./undo";
 
 // Each tool infers its own argument types; the registry only needs the common shape.
 export const TOOLS = [
@@ -32,4 +34,7 @@ export const TOOLS = [
   set_active_context,
   add_context,
   remove_context,
+  // history
+  memory_history,
+  undo,
 ] as unknown as ToolDef[];
