@@ -21,6 +21,14 @@ export const LIMITS = {
   readGraphPageBytes: 200 * 1024,
   /** Characters in a memory context name. */
   contextName: 64,
+  /** Bytes (UTF-8) in one working-memory document. */
+  documentBytes: 256 * 1024,
+  /** Characters in a document id. */
+  documentId: 128,
+  /** Distinct [[links]] in one document. */
+  documentLinks: 1000,
+  /** Results search_documents returns at most. */
+  documentSearchResults: 100,
 } as const;
 
 /** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */

@@ -5,6 +5,8 @@
  * listed in the README's Settings table.
  */
 import { z } from "zod";
+import { hasLinks, utf8Bytes } from "./documents/links";
+import { LIMITS } from "./limits";
 
 /** A numeric var: wrangler vars arrive as strings (or numbers in wrangler.toml). */
 const num = (fallback: number, schema: z.ZodNumber) =>
@@ -24,6 +26,16 @@ const num = (fallback: number, schema: z.ZodNumber) =>
 
 export const SettingsSchema = z.object({
   MEMORY_TOOLSETS: z.string().optional().default("all"),
+  /** Content of a context's root document when it is first created. */
+  ROOT_TEMPLATE: z
+    .string()
+    .optional()
+    .default("# メモ帳\n")
+    .refine((t) => utf8Bytes(t) <= LIMITS.documentBytes, `must be at most ${LIMITS.documentBytes} bytes`)
+    // A link would name a child that does not exist; children are made only by update_document.
+    .refine((t) => !hasLinks(t), "must not contain [[links]]"),
+  /** How many links below the root a document may be. */
+  DOCUMENT_MAX_DEPTH: num(16, z.number().int().min(1).max(100)),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -6,9 +6,13 @@ import create_relations from "./create_relations";
 import delete_entities from "./delete_entities";
 import delete_observations from "./delete_observations";
 import delete_relations from "./delete_relations";
+import get_document_tree from "./get_document_tree";
 import open_nodes from "./open_nodes";
+import read_document from "./read_document";
 import read_graph from "./read_graph";
+import search_documents from "./search_documents";
 import search_nodes from "./search_nodes";
+import update_document from "./update_document";
 
 // Each tool infers its own argument types; the registry only needs the common shape.
 export const TOOLS = [
@@ -21,4 +25,8 @@ export const TOOLS = [
   read_graph,
   search_nodes,
   open_nodes,
+  read_document,
+  update_document,
+  get_document_tree,
+  search_documents,
 ] as unknown as ToolDef[];
