@@ -43,8 +43,8 @@ export const hasLinks = (content: string): boolean => new RegExp(LINK.source).te
 export const childTemplate = (id: string): string => `# ${id}\n\n`;
 
 const TITLE_MAX = 200;
-// Control characters would break the one-line YAML comment a title becomes.
-const CONTROL = /[\u0000-\u001f\u007f]/g;
+// Control characters and Unicode line breaks would break the one-line YAML comment a title becomes.
+const CONTROL = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;
 
 /** The first non-blank line, without leading '#'s, trimmed and capped at 200 characters. */
 export function titleOf(content: string): string {
