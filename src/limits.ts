@@ -23,6 +23,14 @@ export const LIMITS = {
   contextName: 64,
   /** Characters in a context's description. */
   contextDescription: 500,
+  /** Bytes (UTF-8) in one working-memory document. */
+  documentBytes: 256 * 1024,
+  /** Characters in a document id. */
+  documentId: 128,
+  /** Distinct [[links]] in one document. */
+  documentLinks: 1000,
+  /** Results search_documents returns at most. */
+  documentSearchResults: 100,
 } as const;
 
 /** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */

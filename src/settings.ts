@@ -5,6 +5,8 @@
  * listed in the README's Settings table.
  */
 import { z } from "zod";
+import { hasLinks, utf8Bytes } from "./documents/links";
+import { LIMITS } from "./limits";
 
 /** A numeric var: wrangler vars arrive as strings (or numbers in wrangler.toml). */
 const num = (fallback: number, schema: z.ZodNumber) =>
@@ -30,6 +32,16 @@ export const SettingsSchema = z.object({
   HISTORY_MAX_CHANGES: num(10_000, z.number().int().min(1).max(10_000_000)),
   /** History retention per context: drop changes older than this many days. */
   HISTORY_MAX_DAYS: num(30, z.number().min(1).max(3650)),
+  /** Content of a context's root document when it is first created. */
+  ROOT_TEMPLATE: z
+    .string()
+    .optional()
+    .default("# メモ帳\n")
+    .refine((t) => utf8Bytes(t) <= LIMITS.documentBytes, `must be at most ${LIMITS.documentBytes} bytes`)
+    // A link would name a child that does not exist; children are made only by update_document.
+    .refine((t) => !hasLinks(t), "must not contain [[links]]"),
+  /** How many links below the root a document may be. */
+  DOCUMENT_MAX_DEPTH: num(16, z.number().int().min(1).max(100)),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

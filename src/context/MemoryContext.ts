@@ -40,6 +40,8 @@ import {
   type UndoRequest,
   type UndoResult,
 } from "../history";
+import * as documents from "../documents/store";
+import type { DocumentHit } from "../documents/search";
 import { settings } from "../settings";
 import { itemKey, recordAccess } from "./access";
 import { migrate } from "./migrations";
@@ -243,6 +245,41 @@ export class MemoryContext extends DurableObject<Env> {
       await this.ctx.storage.deleteAll();
       migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
       this.alarmAt = await this.ctx.storage.getAlarm();
+    });
+  }
+
+  private get documentOptions(): documents.DocumentOptions {
+    const s = settings(this.env);
+    return { rootTemplate: s.ROOT_TEMPLATE, maxDepth: s.DOCUMENT_MAX_DEPTH };
+  }
+
+  readDocument(id: string, meta: CallMeta): Outcome<{ id: string; content: string }> {
+    return this.tx((db, now) => {
+      const doc = documents.readDocument(db, id, this.documentOptions, now);
+      recordAccess(db, [{ item: itemKey.doc(id), kind: "view" }], now, meta);
+      return doc;
+    });
+  }
+
+  updateDocument(id: string, content: string, meta: CallMeta): Outcome<documents.UpdateResult> {
+    return this.tx((db, now) => {
+      const result = documents.updateDocument(db, id, content, this.documentOptions, now);
+      const written = [id, ...result.created].map((d) => ({ item: itemKey.doc(d), kind: "write" as const }));
+      recordAccess(db, written, now, meta);
+      return result;
+    });
+  }
+
+  // The tree lists every document without showing any, so it is not an access to them.
+  documentTree(_meta: CallMeta): Outcome<{ root: documents.TreeNode; count: number }> {
+    return this.tx((db, now) => documents.documentTree(db, this.documentOptions, now));
+  }
+
+  searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<DocumentHit[]> {
+    return this.tx((db, now) => {
+      const hits = documents.searchDocuments(db, query, limit, this.documentOptions, now);
+      recordAccess(db, hits.map((h) => ({ item: itemKey.doc(h.id), kind: "search" as const })), now, meta);
+      return hits;
     });
   }
 }

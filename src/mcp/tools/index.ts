@@ -10,12 +10,16 @@ import delete_relations from "./delete_relations";
 import get_active_context from "./get_active_context";
 import list_contexts from "./list_contexts";
 import memory_history from "./memory_history";
+import get_document_tree from "./get_document_tree";
 import open_nodes from "./open_nodes";
+import read_document from "./read_document";
 import read_graph from "./read_graph";
 import remove_context from "./remove_context";
 import search_nodes from "./search_nodes";
 import set_active_context from "./set_active_context";
 import undo from "./undo";
+import search_documents from "./search_documents";
+import update_document from "./update_document";
 
 // Each tool infers its own argument types; the registry only needs the common shape.
 export const TOOLS = [
@@ -37,4 +41,9 @@ export const TOOLS = [
   // history
   memory_history,
   undo,
+  // documents
+  read_document,
+  update_document,
+  get_document_tree,
+  search_documents,
 ] as unknown as ToolDef[];
