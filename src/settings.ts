@@ -24,6 +24,10 @@ const num = (fallback: number, schema: z.ZodNumber) =>
 
 export const SettingsSchema = z.object({
   MEMORY_TOOLSETS: z.string().optional().default("all"),
+  /** Minutes without an access after which a session without a key ends (src/covisit/session.ts). */
+  COVIS_SESSION_IDLE_MINUTES: num(30, z.number().int().min(1).max(7 * 24 * 60)),
+  /** Related items shown after a view or open_nodes; 0 turns the block off. */
+  MEMORY_COVIS_MAX_RECOMMENDATIONS: num(3, z.number().int().min(0).max(20)),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -9,6 +9,7 @@
  *   tables or matching error strings.
  */
 import m0001 from "../../migrations/0001_init.sql";
+import m0004 from "../../migrations/0004_files_covisit.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -17,7 +18,10 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "0001_init", sql: m0001 }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "0001_init", sql: m0001 },
+  { version: 4, name: "0004_files_covisit", sql: m0004 },
+];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
