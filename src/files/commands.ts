@@ -30,6 +30,8 @@ const NONE: ItemEffects = { accesses: [], removed: [], moved: [] };
 /** Files a tree view reads at most; more are counted and named in the truncation note. */
 const TREE_MAX_FILES = 8192;
 
+const nLines = (n: number) => `${n} ${n === 1 ? "line" : "lines"}`;
+
 const fail = (kind: "NotFound" | "Invalid" | "Conflict" | "TooLarge", message: string) => new DomainError(kind, message);
 
 function requireFileContent(db: Db, path: string): string {
@@ -92,7 +94,7 @@ export function create(
   if (existing && !overwrite) {
     throw fail(
       "Conflict",
-      `${path} already exists (${lineCount(existing.content)} lines). Pass overwrite: true to replace it, or edit it with str_replace or insert.`,
+      `${path} already exists (${nLines(lineCount(existing.content))}). Pass overwrite: true to replace it, or edit it with str_replace or insert.`,
     );
   }
   if (!existing) requireRoomFor(w.db, path, "path");
@@ -141,7 +143,7 @@ export function insert(
   const content = requireFileContent(w.db, path);
   const total = lineCount(content);
   if (after > total) {
-    throw fail("Invalid", `insert_line ${after} is past the end of ${path} (${total} lines); use 0 to ${total}.`);
+    throw fail("Invalid", `insert_line ${after} is past the end of ${path} (${nLines(total)}); use 0 to ${total}.`);
   }
   const next = insertAfterLine(content, after, text);
   requireSize(path, next);
