@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { Db } from "../src/context/sql";
 import { settings } from "../src/settings";
-import { CLIENTS, connectV1, freshContext, json, text, type ConnectOptions, type TestClient, type ToolResult } from "./helpers/clients";
+import { CLIENTS, connectV1, freshContext, json, text, workerFetch, type ConnectOptions, type TestClient, type ToolResult } from "./helpers/clients";
 
 type Related = { item: string; count: number }[];
 const related = (r: ToolResult): Related => (r.structuredContent as { related?: Related }).related ?? [];
@@ -245,6 +245,18 @@ describe.each(CLIENTS)("co-visitation (%s)", (_label, connect) => {
     expect(r.content[0]?.text).toBe("   1: # a.md");
     expect(related(r)).toEqual([]);
     expect(logged.mock.calls.some((args) => String(args[0]).includes("covisit_failed"))).toBe(true);
+  });
+});
+
+describe("session headers", () => {
+  it("rejects a session key over 256 characters with a 400 naming the header", async () => {
+    const res = await workerFetch()("http://localhost/mcp", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Memory-Session": "k".repeat(257) },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain("Mcp-Memory-Session must be 1-256 characters");
   });
 });
 

@@ -86,8 +86,16 @@ export class MemoryContext extends DurableObject<Env> {
   /** Drops idle co-visitation sessions and prunes weak associations, then sets the next alarm. */
   override alarm(): void {
     this.alarmAt = null;
+    let config: Settings;
+    try {
+      config = this.config();
+    } catch (error) {
+      // The Worker refuses requests with bad settings too; the next access sets the alarm again.
+      console.error(JSON.stringify({ event: "covisit_maintenance_skipped", error: String(error) }));
+      return;
+    }
     const now = this.now();
-    const next = this.ctx.storage.transactionSync(() => covisitMaintenance(this.db, now, this.config()));
+    const next = this.ctx.storage.transactionSync(() => covisitMaintenance(this.db, now, config));
     if (next !== null) this.scheduleAlarm(next);
   }
 

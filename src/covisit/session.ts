@@ -6,7 +6,8 @@
  * caller (one teammate never joins another's session):
  *   1. the client's own key, when it sends one: the `Mcp-Memory-Session`
  *      header (settable in any client's MCP config), else a 2025-era
- *      client's `Mcp-Session-Id`;
+ *      client's `Mcp-Session-Id` (Engram issues none itself: it answers
+ *      2025-era clients statelessly, but a gateway in front may);
  *   2. otherwise the client's name (MCP clientInfo, else User-Agent).
  * Either way a session ends after COVIS_SESSION_IDLE_MINUTES without an
  * access: the next access under that key starts a new session.
