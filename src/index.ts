@@ -79,13 +79,19 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
   const url = new URL(c.req.url);
   const choice = chooseToolsets(c.env.MEMORY_TOOLSETS, url.searchParams.get("tools"));
   if (!choice.ok) return c.json({ error: "invalid_toolsets", message: choice.message }, 400);
-  const session = c.req.header("Mcp-Memory-Session") ?? c.req.header("Mcp-Session-Id");
+  // A session key the client chose (Mcp-Memory-Session), else a 2025-era MCP session id; see src/covisit/session.ts.
+  const session = (c.req.header("Mcp-Memory-Session") ?? c.req.header("Mcp-Session-Id"))?.trim();
+  if (session !== undefined && (session.length > LIMITS.sessionKey || /[\u0000-\u001f\u007f]/.test(session))) {
+    return c.json({ error: "invalid_session", message: `Mcp-Memory-Session must be 1-${LIMITS.sessionKey} characters without control characters.` }, 400);
+  }
+  const userAgent = c.req.header("User-Agent");
   const scope: RequestScope = {
     env: c.env,
     caller,
     toolsets: choice.toolsets,
     ...(pinned !== undefined ? { pinned } : {}),
     ...(session ? { session } : {}),
+    ...(userAgent ? { userAgent } : {}),
   };
   url.pathname = "/mcp";
   const request = new Request(url, c.req.raw);

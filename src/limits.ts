@@ -31,6 +31,14 @@ export const LIMITS = {
   documentLinks: 1000,
   /** Results search_documents returns at most. */
   documentSearchResults: 100,
+  /** Characters in a file path (files toolset). */
+  filePath: 512,
+  /** Bytes (UTF-8) in one file. */
+  fileBytes: 1024 * 1024,
+  /** Characters in a session key header (Mcp-Memory-Session, Mcp-Session-Id). */
+  sessionKey: 256,
+  /** Characters of file or directory text one view returns before it is cut short (use view_range for the rest). */
+  viewChars: 16 * 1024,
 } as const;
 
 /** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */

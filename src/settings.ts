@@ -42,6 +42,10 @@ export const SettingsSchema = z.object({
     .refine((t) => !hasLinks(t), "must not contain [[links]]"),
   /** How many links below the root a document may be. */
   DOCUMENT_MAX_DEPTH: num(16, z.number().int().min(1).max(100)),
+  /** Minutes without an access after which a session without a key ends (src/covisit/session.ts). */
+  COVIS_SESSION_IDLE_MINUTES: num(30, z.number().int().min(1).max(7 * 24 * 60)),
+  /** Related items shown after a view or open_nodes; 0 turns the block off. */
+  MEMORY_COVIS_MAX_RECOMMENDATIONS: num(3, z.number().int().min(0).max(20)),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -15,7 +15,14 @@
  * Writes run through `write(meta, fn)`, which hands store functions a
  * recorder and appends the call's change record in the same transaction
  * (src/history). Each domain's inverse kinds are joined in INVERSES below.
- * The alarm trims history to the retention settings.
+ *
+ * ## Accesses and the alarm
+ * Calls that view, open or write items report them to the access hook
+ * (./access.ts) in the same transaction; retrievals come back with the
+ * items related to them. One alarm does all upkeep: it trims history to the
+ * retention settings and keeps the co-visitation index bounded
+ * (covisitMaintenance drops idle sessions), then sets itself for the
+ * earliest time either wants to run again.
  */
 import { DurableObject } from "cloudflare:workers";
 import { capture, type Outcome } from "../errors";
@@ -36,14 +43,15 @@ import {
   type ChangeInfo,
   type HistoryQuery,
   type RecordingScope,
-  type Retention,
   type UndoRequest,
   type UndoResult,
 } from "../history";
 import * as documents from "../documents/store";
 import type { DocumentHit } from "../documents/search";
-import { settings } from "../settings";
-import { itemKey, recordAccess } from "./access";
+import * as files from "../files/commands";
+import { covisitMaintenance } from "../covisit";
+import { settings, type Settings } from "../settings";
+import { itemKey, recordAccess, recordRemoval, reportEffects, type AccessOptions, type ItemEffects, type RelatedItem } from "./access";
 import { migrate } from "./migrations";
 import { Db } from "./sql";
 
@@ -65,15 +73,19 @@ export interface CallMeta {
   caller: string;
   /** The tool (or API route) that made the call. */
   tool: string;
-  /** Session key, when the client has one (see src/mcp/server.ts). */
+  /** Session key, when the client has one: Mcp-Memory-Session, else Mcp-Session-Id (src/covisit/session.ts). */
   session?: string;
+  /** The client's name (MCP clientInfo, else User-Agent), which identifies a session when there is no key. */
+  client?: string;
 }
 
 export class MemoryContext extends DurableObject<Env> {
   private readonly db: Db;
   /** The object's clock. Tests replace it (through runInDurableObject) instead of sleeping. */
   now: () => number = Date.now;
-  /** When the alarm is set for, mirrored so a write need not await getAlarm(). */
+  /** The deployment's settings. Tests replace it (like `now`) to try other values. */
+  config: () => Settings = () => settings(this.env);
+  /** When the alarm is set for, mirrored so a call need not await getAlarm(). */
   private alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -106,35 +118,62 @@ export class MemoryContext extends DurableObject<Env> {
         return value;
       }),
     );
-    if (recorded) this.scheduleTrim(this.now() + TRIM_AFTER_WRITE_MS);
+    if (recorded) this.scheduleAlarm(this.now() + TRIM_AFTER_WRITE_MS);
     return outcome;
   }
 
+  private accessOptions(): AccessOptions {
+    const s = this.config();
+    return { sessionIdleMs: s.COVIS_SESSION_IDLE_MINUTES * 60_000, maxRelated: s.MEMORY_COVIS_MAX_RECOMMENDATIONS };
+  }
+
   /** Sets the alarm for `at` unless it is already due sooner. */
-  private scheduleTrim(at: number): void {
+  private scheduleAlarm(at: number): void {
     if (this.alarmAt !== null && this.alarmAt <= at) return;
     this.alarmAt = at;
     this.ctx.storage.setAlarm(at).catch((error: unknown) => console.error(JSON.stringify({ event: "set_alarm_failed", error: String(error) })));
   }
 
-  /** Trims history to HISTORY_MAX_CHANGES / HISTORY_MAX_DAYS, then sets the next alarm. */
+  /** After a call that may have started a session: make sure the alarm will clean it up. */
+  private sessionsMayIdle(): void {
+    this.scheduleAlarm(this.now() + this.accessOptions().sessionIdleMs + 1);
+  }
+
+  /**
+   * Upkeep: trims history to HISTORY_MAX_CHANGES / HISTORY_MAX_DAYS, drops idle
+   * co-visitation sessions and weak associations, then sets the next alarm for
+   * the earliest time either task wants.
+   */
   override alarm(): void {
     this.alarmAt = null;
-    let retention: Retention;
+    let config: Settings;
     try {
-      const s = settings(this.env);
-      retention = { maxChanges: s.HISTORY_MAX_CHANGES, maxDays: s.HISTORY_MAX_DAYS };
+      config = this.config();
     } catch (error) {
-      // The Worker refuses requests with bad settings too; the next write sets the alarm again.
-      console.error(JSON.stringify({ event: "history_trim_skipped", error: String(error) }));
+      // The Worker refuses requests with bad settings too; the next call sets the alarm again.
+      console.error(JSON.stringify({ event: "maintenance_skipped", error: String(error) }));
       return;
     }
     const now = this.now();
+    const retention = { maxChanges: config.HISTORY_MAX_CHANGES, maxDays: config.HISTORY_MAX_DAYS };
     const next = this.ctx.storage.transactionSync(() => {
       const { more } = trimHistory(this.db, retention, now);
-      return more ? now : nextTrimAt(this.db, retention, now);
+      const trimAt = more ? now : nextTrimAt(this.db, retention, now);
+      const covisitAt = covisitMaintenance(this.db, now, config);
+      const times = [trimAt, covisitAt].filter((t): t is number => t !== null);
+      return times.length > 0 ? Math.min(...times) : null;
     });
-    if (next !== null) this.scheduleTrim(next);
+    if (next !== null) this.scheduleAlarm(next);
+  }
+
+  /** Runs a file command as a recorded write and reports its effects to the access hook; retrievals come back with related items. */
+  private fileCall<T>(meta: CallMeta, fn: (w: RecordingScope) => { value: T; effects: ItemEffects }): Outcome<T & { related: RelatedItem[] }> {
+    const out = this.write(meta, (w) => {
+      const r = fn(w);
+      return { ...r.value, related: reportEffects(w.db, r.effects, w.now, meta, this.accessOptions()) };
+    });
+    if (out.ok) this.sessionsMayIdle();
+    return out;
   }
 
   createEntities(entities: Entity[], meta: CallMeta): Outcome<Entity[]> {
@@ -153,7 +192,11 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   deleteEntities(names: string[], meta: CallMeta) {
-    return this.write(meta, (w) => graph.deleteEntities(w, names));
+    return this.write(meta, (w) => {
+      const report = graph.deleteEntities(w, names);
+      recordRemoval(w.db, report.deleted.map(itemKey.entity));
+      return report;
+    });
   }
 
   deleteObservations(deletions: ObservationDelete[], meta: CallMeta) {
@@ -173,11 +216,37 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   openNodes(names: string[], meta: CallMeta) {
-    return this.tx((db, now) => {
+    const out = this.tx((db, now) => {
       const found = graph.openNodes(db, names);
-      recordAccess(db, found.entities.map((e) => ({ item: itemKey.entity(e.name), kind: "open" as const })), now, meta);
-      return found;
+      const accesses = found.entities.map((e) => ({ item: itemKey.entity(e.name), kind: "open" as const }));
+      return { ...found, related: reportEffects(db, { accesses, removed: [], moved: [] }, now, meta, this.accessOptions()) };
     });
+    if (out.ok && out.value.entities.length > 0) this.sessionsMayIdle();
+    return out;
+  }
+
+  viewFile(path: string, viewRange: number[] | undefined, meta: CallMeta) {
+    return this.fileCall(meta, (w) => files.view(w.db, path, viewRange));
+  }
+
+  createFile(path: string, content: string, overwrite: boolean, meta: CallMeta) {
+    return this.fileCall(meta, (w) => files.create(w, path, content, overwrite));
+  }
+
+  strReplace(path: string, oldStr: string, newStr: string, meta: CallMeta) {
+    return this.fileCall(meta, (w) => files.strReplace(w, path, oldStr, newStr));
+  }
+
+  insertText(path: string, after: number, text: string, meta: CallMeta) {
+    return this.fileCall(meta, (w) => files.insert(w, path, after, text));
+  }
+
+  deletePath(path: string, meta: CallMeta) {
+    return this.fileCall(meta, (w) => files.remove(w, path));
+  }
+
+  renamePath(oldPath: string, newPath: string, meta: CallMeta) {
+    return this.fileCall(meta, (w) => files.rename(w, oldPath, newPath));
   }
 
   stats() {

@@ -10,6 +10,7 @@
  */
 import m0001 from "../../migrations/0001_init.sql";
 import m0002 from "../../migrations/0002_history.sql";
+import m0004 from "../../migrations/0004_files_covisit.sql";
 import m0005 from "../../migrations/0005_documents.sql";
 import type { Db } from "./sql";
 
@@ -22,6 +23,7 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "0001_init", sql: m0001 },
   { version: 2, name: "0002_history", sql: m0002 },
+  { version: 4, name: "0004_files_covisit", sql: m0004 },
   { version: 5, name: "0005_documents", sql: m0005 },
 ];
 

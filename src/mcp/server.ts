@@ -3,7 +3,7 @@
  * server is rebuilt per request; what does not depend on the request (each
  * tool's zod object schemas) is built once per isolate.
  */
-import { McpServer, type CallToolResult } from "@modelcontextprotocol/server";
+import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { callerKey, type Caller } from "../auth/caller";
@@ -22,8 +22,25 @@ export interface RequestScope {
   /** The context named in the URL (/mcp/<context>), if any. */
   pinned?: string;
   toolsets: ReadonlySet<Toolset>;
-  /** Session key for co-visitation (MCP session id or Mcp-Memory-Session header). */
+  /** Session key for co-visitation (Mcp-Memory-Session header, else Mcp-Session-Id). */
   session?: string;
+  /** The User-Agent header: the client's name when the request does not carry MCP clientInfo. */
+  userAgent?: string;
+}
+
+const CLIENT_NAME_MAX = 128;
+
+/**
+ * The client's name for this request: the MCP clientInfo a 2026-07-28 request
+ * carries in its envelope, else the User-Agent header (2025-era clients send
+ * clientInfo only with `initialize`, a different request).
+ */
+function clientName(extra: ServerContext | undefined, scope: RequestScope): string | undefined {
+  const envelope = extra?.mcpReq.envelope as Record<string, unknown> | undefined;
+  const info = envelope?.[CLIENT_INFO_META_KEY];
+  const name = info && typeof info === "object" && "name" in info && typeof info.name === "string" ? info.name : scope.userAgent;
+  const clean = name?.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, CLIENT_NAME_MAX);
+  return clean ? clean : undefined;
 }
 
 interface Compiled {
@@ -41,9 +58,10 @@ const compiled: Compiled[] = TOOLS.map((def) => ({
 /**
  * The context resolver for one call. `need` comes from the tool's
  * annotations (readOnlyHint false means it writes); `notes` collects what the
- * reply must tell the user, such as a fallback from a removed active context.
+ * reply must tell the user, such as a fallback from a removed active context;
+ * `client` names the client for co-visitation sessions.
  */
-function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]): ToolContext["context"] {
+function resolver(scope: RequestScope, tool: string, need: Need, notes: string[], client?: string): ToolContext["context"] {
   return async (argument) => {
     if (scope.pinned !== undefined && argument !== undefined && argument !== scope.pinned) {
       return fail(
@@ -67,7 +85,12 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
     const resolved: ResolvedContext = {
       name,
       stub: scope.env.MEMORY.getByName(name),
-      meta: { caller: scope.caller.id, tool, ...(scope.session ? { session: scope.session } : {}) },
+      meta: {
+        caller: scope.caller.id,
+        tool,
+        ...(scope.session ? { session: scope.session } : {}),
+        ...(client ? { client } : {}),
+      },
     };
     return resolved;
   };
@@ -93,12 +116,12 @@ export function buildServer(scope: RequestScope): McpServer {
     instructions:
       "Engram is a shared team memory. Search before creating; every result names the memory context it acted on.",
   });
-  const toolContext = (tool: string, need: Need, notes: string[] = []): ToolContext => ({
+  const toolContext = (tool: string, need: Need, notes: string[] = [], extra?: ServerContext): ToolContext => ({
     env: scope.env,
     caller: scope.caller,
     tool,
     ...(scope.pinned !== undefined ? { pinned: scope.pinned } : {}),
-    context: resolver(scope, tool, need, notes),
+    context: resolver(scope, tool, need, notes, clientName(extra, scope)),
   });
 
   for (const { def, input, output } of compiled) {
@@ -107,10 +130,10 @@ export function buildServer(scope: RequestScope): McpServer {
     server.registerTool(
       def.name,
       { title: def.title, description: def.description, inputSchema: input, outputSchema: output, annotations: def.annotations },
-      async (args: Record<string, unknown>) => {
+      async (args: Record<string, unknown>, extra: ServerContext) => {
         try {
           const notes: string[] = [];
-          return withNotes(await def.run(args as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes)), notes);
+          return withNotes(await def.run(args as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, extra)), notes);
         } catch (error) {
           return internalError(def.name, error);
         }
