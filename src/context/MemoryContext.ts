@@ -53,6 +53,7 @@ import { covisitMaintenance } from "../covisit";
 import { settings, type Settings } from "../settings";
 import { itemKey, recordAccess, recordRemoval, reportEffects, type AccessOptions, type ItemEffects, type RelatedItem } from "./access";
 import { migrate } from "./migrations";
+import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
 import { Db } from "./sql";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
@@ -251,6 +252,16 @@ export class MemoryContext extends DurableObject<Env> {
 
   stats() {
     return this.tx((db) => graph.graphCounts(db));
+  }
+
+  /** Counts across every domain, for people (the web page's overview). Reading them is not an access. */
+  overview(): Outcome<ContextCounts> {
+    return this.tx((db) => contextCounts(db));
+  }
+
+  /** Entities' access statistics as stored; reading them is not an access, so it never changes them. */
+  entityStats(names: string[]): Outcome<EntityAccessStats[]> {
+    return this.tx((db) => entityAccessStats(db, names));
   }
 
   exportPage(cursor: string | undefined, maxLines: number): Outcome<{ lines: string[]; next?: string }> {
