@@ -23,9 +23,9 @@ const WRANGLER = join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 const START_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 10_000;
 
-export function requireChromium(): void {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}; the web page's end-to-end test needs it. Install it: apt-get update && apt-get install -y chromium`);
+export function requireChromium(path = CHROMIUM): void {
+  if (!existsSync(path)) {
+    throw new Error(`Chromium is missing at ${path}; the web page's end-to-end test needs it. Install it: apt-get update && apt-get install -y chromium`);
   }
 }
 

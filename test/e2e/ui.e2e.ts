@@ -9,6 +9,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
+import { gzipSync } from "node:zlib";
 import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngramClient } from "../../src/ui/client/mcp";
@@ -75,24 +76,34 @@ const observations = (page: Page) => page.locator("#detail .observation .text").
 
 beforeAll(async () => {
   requireChromium();
-  dev = await startDev({ ADMIN_TOKEN: ADMIN });
-  try {
-    writer = await mint("alice-e2e", "write");
-    reader = await mint("bob-e2e", "read");
-    await seed();
-    browser = await launchChromium();
-  } catch (error) {
-    await dev.stop();
-    throw error;
-  }
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
   await browser?.close();
-  await dev?.stop();
 });
 
-describe("web page in Chromium against wrangler dev", () => {
+it("fails, naming the install command, when Chromium is missing", () => {
+  expect(() => requireChromium("/nonexistent/chromium")).toThrow("apt-get update && apt-get install -y chromium");
+});
+
+describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
+  beforeAll(async () => {
+    dev = await startDev({ ADMIN_TOKEN: ADMIN });
+    try {
+      writer = await mint("alice-e2e", "write");
+      reader = await mint("bob-e2e", "read");
+      await seed();
+    } catch (error) {
+      await dev.stop();
+      throw error;
+    }
+  });
+
+  afterAll(async () => {
+    await dev?.stop();
+  });
+
   it("signs in with a token, searches, opens a node, edits an observation and undoes the edit from the history", async () => {
     const page = await browser.context.newPage();
     const foreign: string[] = [];
@@ -104,15 +115,15 @@ describe("web page in Chromium against wrangler dev", () => {
     page.on("console", (m) => {
       if (m.type() === "error") problems.push(m.text());
     });
-    const shipped = new Map<string, number>();
+    const shipped = new Map<string, { bytes: number; gzip: number }>();
     // What the first, uncached load transfers (later loads revalidate and get 304s without bodies).
     page.on("response", (r) => {
       if (r.status() >= 400) problems.push(`${r.status()} for ${r.request().method()} ${r.url()}`);
       if (r.status() !== 200 || !["document", "script", "stylesheet"].includes(r.request().resourceType())) return;
       const path = new URL(r.url()).pathname;
-      if (!shipped.has(path)) shipped.set(path, 0);
+      if (!shipped.has(path)) shipped.set(path, { bytes: 0, gzip: 0 });
       r.body().then(
-        (b) => shipped.set(path, b.length),
+        (b) => shipped.set(path, { bytes: b.length, gzip: gzipSync(b, { level: 9 }).length }),
         (e: unknown) => problems.push(`no body for ${path}: ${String(e)}`),
       );
     });
@@ -160,9 +171,11 @@ describe("web page in Chromium against wrangler dev", () => {
     await mkdir(OUT, { recursive: true });
     await page.screenshot({ path: `${OUT}/engram-ui.png`, fullPage: true });
 
-    const total = [...shipped.values()].reduce((a, b) => a + b, 0);
-    await writeFile(`${OUT}/bytes.json`, `${JSON.stringify({ ...Object.fromEntries(shipped), total }, null, 2)}\n`);
-    console.log(`web page bytes shipped: ${JSON.stringify(Object.fromEntries(shipped))} total ${total}`);
+    const total = [...shipped.values()].reduce((a, b) => ({ bytes: a.bytes + b.bytes, gzip: a.gzip + b.gzip }), { bytes: 0, gzip: 0 });
+    const report = JSON.stringify({ ...Object.fromEntries(shipped), total });
+    await writeFile(`${OUT}/bytes.json`, `${report}\n`);
+    console.log(`web page bytes shipped on first load: ${report}`);
+    expect([...shipped.keys()].sort()).toEqual(["/", "/ui/app.css", "/ui/app.js"]);
     expect(foreign).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
@@ -213,6 +226,41 @@ describe("web page in Chromium against wrangler dev", () => {
     expect(await toggle.getAttribute("aria-pressed")).toBe("false");
     await toggle.click();
     await expect.poll(() => calls, WAIT).toEqual([{ items: ["entity:Alice"], important: true }]);
+    await page.close();
+  });
+});
+
+describe("web page in open local mode (no ADMIN_TOKEN, loopback)", () => {
+  let local: Dev;
+  beforeAll(async () => {
+    local = await startDev();
+  });
+  afterAll(async () => {
+    await local?.stop();
+  });
+
+  it("needs no token, and the notice's Undo takes back the change just made", async () => {
+    const c = new EngramClient({ base: local.url });
+    await c.callTool("default", "create_entities", { entities: [{ name: "Kettle", entityType: "thing", observations: ["boils water"] }] });
+    const page = await browser.context.newPage();
+    await page.goto(`${local.url}/`);
+    await page.locator("#workspace").waitFor({ state: "visible", ...WAIT });
+    expect(await page.locator("#signin").isVisible()).toBe(false);
+    expect(await page.locator("#context").inputValue()).toBe("default");
+    // "/" jumps to the search box.
+    await page.locator("body").press("/");
+    expect(await page.locator("#q:focus").count()).toBe(1);
+    await page.keyboard.type("kettle");
+    await page.keyboard.press("Enter");
+    await page.locator('#graph .node[data-name="Kettle"]').focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("Kettle");
+    await page.getByLabel("New observation").fill("descales monthly");
+    await page.getByLabel("New observation").press("Enter");
+    await expect.poll(() => observations(page), WAIT).toEqual(["boils water", "descales monthly"]);
+    await page.locator("#notice-undo").click();
+    await expect.poll(() => observations(page), WAIT).toEqual(["boils water"]);
+    expect(await page.locator("#notice-text").textContent()).toContain("Undid");
     await page.close();
   });
 });

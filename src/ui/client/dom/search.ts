@@ -65,7 +65,7 @@ export class SearchView {
       const summary =
         n === 0
           ? `Nothing found for “${q}”.`
-          : `${n} ${n === 1 ? "entity" : "entities"}${this.graph.hasRoles ? ` (${entries} entry ${entries === 1 ? "node" : "nodes"})` : ""}, ${this.graph.edges.length} relations${r.paths?.length ? `, ${r.paths.length} paths` : ""}.`;
+          : `${n} ${n === 1 ? "entity" : "entities"}${this.graph.hasRoles ? ` (${entries} entry ${entries === 1 ? "node" : "nodes"})` : ""}, ${this.graph.edges.length} relations${r.paths?.length ? `, ${r.paths.length} ${r.paths.length === 1 ? "path" : "paths"}` : ""}.`;
       note.textContent = r.note ? `${summary} ${r.note}` : summary;
       // Without roles (an engine that does not rank entries) every node is a plain match: no legend needed.
       byId("legend").hidden = !this.graph.hasRoles;
