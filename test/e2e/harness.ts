@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -72,8 +72,12 @@ async function killGroup(child: ChildProcess): Promise<void> {
 /** Starts `wrangler dev` on 127.0.0.1 with `vars` (e.g. ADMIN_TOKEN) and waits until /health answers. */
 export async function startDev(vars: Record<string, string> = {}): Promise<Dev> {
   const [port, inspector] = [await freePort(), await freePort()];
-  const persist = await mkdtemp(join(tmpdir(), "engram-e2e-state-"));
-  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--persist-to", persist];
+  const dir = await mkdtemp(join(tmpdir(), "engram-e2e-"));
+  // An empty env file: wrangler then reads neither a developer's .dev.vars nor .env, so only `vars` apply.
+  const envFile = join(dir, "empty.env");
+  await writeFile(envFile, "");
+  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector)];
+  args.push("--persist-to", join(dir, "state"), "--env-file", envFile);
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
@@ -88,7 +92,7 @@ export async function startDev(vars: Record<string, string> = {}): Promise<Dev> 
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     await killGroup(child);
-    await rm(persist, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   };
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
