@@ -72,6 +72,12 @@ async function searchAndOpen(page: Page, query: string, name: string): Promise<v
   await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe(name);
 }
 
+/** Follows a relation from the open entity to `name`. */
+async function openRelated(page: Page, name: string): Promise<void> {
+  await page.locator("#detail .relations").getByRole("button", { name }).click();
+  await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe(name);
+}
+
 const observations = (page: Page) => page.locator("#detail .observation .text").allTextContents();
 
 beforeAll(async () => {
@@ -133,7 +139,10 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await signIn(page, writer);
     await expect.poll(() => page.locator('#counts [data-count="entities"]').textContent(), WAIT).toBe("3");
 
-    await searchAndOpen(page, "billing", "Alice");
+    // "billing" finds the service with any search engine (substring or ranked); Alice is one relation away.
+    await searchAndOpen(page, "billing", "Billing service");
+    expect(await observations(page)).toEqual(["charges customers monthly"]);
+    await openRelated(page, "Alice");
     expect(await observations(page)).toEqual(["prefers Go", "owns the billing service"]);
     expect(await page.locator("#detail .stats").textContent()).toContain("Opened");
     // The server does not list mark_important yet, so the control is not shown.
@@ -166,8 +175,9 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await page.keyboard.press("Escape");
     expect(await page.locator("#detail").isHidden()).toBe(true);
     await page.getByRole("tab", { name: "Search" }).click();
-    await page.locator('#graph .node[data-name="Alice"]').click();
-    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("Alice");
+    await page.locator('#graph .node[data-name="Billing service"]').click();
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("Billing service");
+    await openRelated(page, "Alice");
     await mkdir(OUT, { recursive: true });
     await page.screenshot({ path: `${OUT}/engram-ui.png`, fullPage: true });
 
@@ -184,7 +194,8 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
   it("shows a read grant the memory without any control that writes", async () => {
     const page = await browser.context.newPage();
     await signIn(page, reader);
-    await searchAndOpen(page, "billing", "Alice");
+    await searchAndOpen(page, "billing", "Billing service");
+    await openRelated(page, "Alice");
     expect(await observations(page)).toEqual(["prefers Go", "owns the billing service"]);
     expect(await page.getByRole("button", { name: /^Edit observation/ }).count()).toBe(0);
     expect(await page.getByRole("button", { name: /^Delete observation/ }).count()).toBe(0);
@@ -221,7 +232,8 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
       return route.fulfill({ response, json });
     });
     await signIn(page, writer);
-    await searchAndOpen(page, "billing", "Alice");
+    await searchAndOpen(page, "billing", "Billing service");
+    await openRelated(page, "Alice");
     const toggle = page.locator("#important");
     expect(await toggle.getAttribute("aria-pressed")).toBe("false");
     await toggle.click();
