@@ -54,7 +54,8 @@ import type { DocumentHit } from "../documents/search";
 import * as files from "../files/commands";
 import { fileInverses } from "../files/inverse";
 import { settings, type Settings } from "../settings";
-import { itemKey, recordAccess, recordRemoval, reportEffects, type AccessOptions, type ItemEffects, type RelatedItem } from "./access";
+import { accessOptions, itemKey, recordAccess, recordRemoval, reportEffects, type ItemEffects, type RelatedItem } from "./access";
+import type { CallMeta } from "./meta";
 import { migrate } from "./migrations";
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
 import { Db } from "./sql";
@@ -67,17 +68,7 @@ export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInv
 type WithEffects<T> = { value: T; effects: ItemEffects };
 type Related = { related: RelatedItem[] };
 
-/** Who is calling and from where; recorded with every change (src/history). */
-export interface CallMeta {
-  /** The caller's identity: "admin", "local" or a token's name. */
-  caller: string;
-  /** The tool (or API route) that made the call. */
-  tool: string;
-  /** Session key, when the client has one: Mcp-Memory-Session, else Mcp-Session-Id (src/covisit/session.ts). */
-  session?: string;
-  /** The client's name (MCP clientInfo, else User-Agent), which identifies a session when there is no key. */
-  client?: string;
-}
+export type { CallMeta } from "./meta";
 
 export class MemoryContext extends DurableObject<Env> {
   private readonly db: Db;
@@ -122,11 +113,6 @@ export class MemoryContext extends DurableObject<Env> {
     return outcome;
   }
 
-  private accessOptions(): AccessOptions {
-    const s = this.config();
-    return { sessionIdleMs: s.COVIS_SESSION_IDLE_MINUTES * 60_000, maxRelated: s.MEMORY_COVIS_MAX_RECOMMENDATIONS };
-  }
-
   /** Upkeep: trims history, drops idle co-visitation sessions and weak associations (./upkeep.ts). */
   override alarm(): void {
     this.upkeep.run(this.config, this.now());
@@ -142,14 +128,15 @@ export class MemoryContext extends DurableObject<Env> {
     run: (body: (scope: S) => T & Related) => Outcome<T & Related>,
     fn: (scope: S) => WithEffects<T>,
   ): Outcome<T & Related> {
+    const options = accessOptions(this.config());
     let accessed = false;
     const out = run((scope) => {
       const r = fn(scope);
       accessed = r.effects.accesses.length > 0;
-      return { ...r.value, related: reportEffects(scope.db, r.effects, scope.now, meta, this.accessOptions()) };
+      return { ...r.value, related: reportEffects(scope.db, r.effects, scope.now, meta, options) };
     });
     // A session may have started or gone on: the alarm must drop it once it idles out.
-    if (out.ok && accessed) this.upkeep.sessionsMayIdle(this.now(), this.accessOptions().sessionIdleMs);
+    if (out.ok && accessed) this.upkeep.sessionsMayIdle(this.now(), options.sessionIdleMs);
     return out;
   }
 
@@ -169,10 +156,7 @@ export class MemoryContext extends DurableObject<Env> {
     return this.write(meta, (w) => graph.createRelations(w, relations));
   }
 
-  addObservations(
-    items: ObservationAdd[],
-    meta: CallMeta,
-  ): Outcome<{ entityName: string; addedObservations: string[] }[]> {
+  addObservations(items: ObservationAdd[], meta: CallMeta): Outcome<{ entityName: string; addedObservations: string[] }[]> {
     return this.write(meta, (w) => graph.addObservations(w, items));
   }
 
@@ -311,7 +295,7 @@ export class MemoryContext extends DurableObject<Env> {
   searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<DocumentHit[]> {
     return this.tx((db, now) => {
       const hits = documents.searchDocuments(db, query, limit, this.documentOptions, now);
-      recordAccess(db, hits.map((h) => ({ item: itemKey.doc(h.id), kind: "search" as const })), now, meta, this.accessOptions());
+      recordAccess(db, hits.map((h) => ({ item: itemKey.doc(h.id), kind: "search" as const })), now, meta, accessOptions(this.config()));
       return hits;
     });
   }
