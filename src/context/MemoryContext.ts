@@ -17,7 +17,9 @@ import * as graph from "../graph/store";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { importItems, type ImportItem, type ImportReport } from "../graph/import";
 import type { Entity, GraphPage, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
-import { searchGraph, type SearchOptions } from "../search";
+import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
+import { flushSearchIndex } from "../search/indexer";
+import { settings } from "../settings";
 import { migrate } from "./migrations";
 import { Db } from "./sql";
 
@@ -41,12 +43,23 @@ export class MemoryContext extends DurableObject<Env> {
     this.db = new Db(ctx.storage.sql);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
+      // Index whatever a migration queued (the search backfill).
+      ctx.storage.transactionSync(() => flushSearchIndex(this.db));
     });
   }
 
-  /** Runs `fn` as one transaction; domain failures roll back and return as values. */
+  /**
+   * Runs `fn` as one transaction; domain failures roll back and return as values.
+   * The search indexes catch up with the rows `fn` wrote before it commits.
+   */
   private tx<T>(fn: (db: Db, now: number) => T): Outcome<T> {
-    return capture(() => this.ctx.storage.transactionSync(() => fn(this.db, this.now())));
+    return capture(() =>
+      this.ctx.storage.transactionSync(() => {
+        const value = fn(this.db, this.now());
+        flushSearchIndex(this.db);
+        return value;
+      }),
+    );
   }
 
   createEntities(entities: Entity[], _meta: CallMeta): Outcome<Entity[]> {
@@ -80,8 +93,9 @@ export class MemoryContext extends DurableObject<Env> {
     return this.tx((db) => readGraph(db, opts));
   }
 
-  searchNodes(query: string, opts: SearchOptions, _meta: CallMeta): Outcome<KnowledgeGraph> {
-    return this.tx((db) => searchGraph(db, query, opts));
+  searchNodes(query: string, opts: SearchOptions, _meta: CallMeta): Outcome<SearchResult> {
+    const params = searchParams(opts, settings(this.env));
+    return this.tx((db, now) => searchGraph(db, query, params, now));
   }
 
   openNodes(names: string[], _meta: CallMeta) {

@@ -9,6 +9,7 @@
  *   tables or matching error strings.
  */
 import m0001 from "../../migrations/0001_init.sql";
+import m0003 from "../../migrations/0003_search.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -17,7 +18,10 @@ export interface Migration {
   sql: string;
 }
 
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: "0001_init", sql: m0001 }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "0001_init", sql: m0001 },
+  { version: 3, name: "0003_search", sql: m0003 },
+];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
 
