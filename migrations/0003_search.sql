@@ -3,29 +3,23 @@
 --   rowid = observation id   for an observation,
 --   rowid = -entity id       for an entity's name and type.
 --
--- search_words: porter-stemmed words (unicode61, diacritics removed). Columns:
---   name, type  the entity's name and type (name rows only)
---   body        the observation's text (observation rows only)
---   alt         the row's text with '-' and '_' removed, so "docker-compose"
---               is also found as "dockercompose" (only when the text has them)
---   cjk         overlapping bigrams of CJK runs (Han, kana, Hangul), which
---               unicode61 would otherwise keep as one long token
---   eid         the entity id (not indexed)
--- search_grams: trigrams of names and observations, for substrings.
+-- search_words: porter-stemmed words (unicode61, diacritics removed),
+--   contentless (the text lives in entities and observations). Columns:
+--     text  the name and type, or the observation
+--     alt   what unicode61 cannot derive by itself: camelCase parts,
+--           joined compounds ("docker-compose" -> "dockercompose") and
+--           bigrams of CJK runs (src/search/indexer.ts)
+-- search_grams: trigrams of entity names and types, for substrings.
 --
 -- Keeping them current: triggers on entities and observations record the
 -- changed documents in search_dirty, and the object applies that queue to
 -- both indexes at the end of the same transaction (src/search/indexer.ts).
--- FTS5 is written once per transaction instead of once per row because it
--- flushes its buffer at every statement savepoint, so writing it from per-row
--- triggers costs several times more (measured with 50,000 observations).
-
-CREATE TABLE search_seq (n INTEGER PRIMARY KEY);
-WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 16384)
-INSERT INTO search_seq (n) SELECT n FROM s;
+-- FTS5 is written with a few multi-row statements per transaction instead of
+-- from per-row triggers, which measured several times slower (FTS5 flushes
+-- its buffer at every nested statement savepoint).
 
 CREATE VIRTUAL TABLE search_words USING fts5(
-  name, type, body, alt, cjk, eid UNINDEXED,
+  text, alt, content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 

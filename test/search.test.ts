@@ -211,6 +211,100 @@ describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
     await client.close();
   });
 
+  it("keeps only candidates within minRelativeScore of a term's best", async () => {
+    const client = await seeded({
+      entities: [
+        { name: "alpha-core", entityType: "service", observations: ["alpha handles billing", "alpha retries twice", "alpha is owned by the payments team"] },
+        { name: "ledger", entityType: "service", observations: ["keeps the books"] },
+        { name: "invoicer", entityType: "service", observations: ["sends invoices"] },
+        { name: "dashboard", entityType: "app", observations: ["shows alpha once in a corner"] },
+      ],
+      relations: [
+        ["alpha-core", "ledger", "writes to"],
+        ["alpha-core", "invoicer", "calls"],
+      ],
+    });
+    const strict = await search(client, { query: "alpha", topPerToken: 5, minRelativeScore: 0.3 });
+    expect(entries(strict)).toEqual(["alpha-core"]);
+    const loose = await search(client, { query: "alpha", topPerToken: 5, minRelativeScore: 0.05 });
+    expect(entries(loose)).toEqual(["alpha-core", "dashboard"]);
+    const [first, second] = loose.entities;
+    expect(second!.score / first!.score).toBeLessThan(0.3);
+    await client.close();
+  });
+
+  it("gives every term its own entry node even when one entity mentions them all", async () => {
+    const client = await seeded({
+      entities: [
+        { name: "meeting-hub", entityType: "project", observations: ["zoom oauth timeline planning", "zoom oauth timeline backlog"] },
+        { name: "zoom-client", entityType: "app", observations: ["zoom desktop client", "zoom rooms"] },
+        { name: "oauth-server", entityType: "service", observations: ["oauth authorization server", "oauth scopes"] },
+        { name: "timeline-view", entityType: "ui", observations: ["timeline rendering", "timeline filters"] },
+        { name: "a", entityType: "x", observations: ["one"] },
+        { name: "b", entityType: "x", observations: ["two"] },
+        { name: "c", entityType: "x", observations: ["three"] },
+      ],
+      relations: [
+        ["meeting-hub", "a", "r"],
+        ["meeting-hub", "b", "r"],
+        ["meeting-hub", "c", "r"],
+      ],
+    });
+    // The hub is the best match for every term on its own...
+    for (const query of ["zoom", "oauth", "timeline"]) expect(entries(await search(client, { query }))).toEqual(["meeting-hub"]);
+    // ...but enters once, and the other terms bring their own entities.
+    const found = entries(await search(client, { query: "zoom oauth timeline" }));
+    expect(found).toHaveLength(3);
+    expect(found).toContain("meeting-hub");
+    expect(found.filter((n) => ["zoom-client", "oauth-server", "timeline-view"].includes(n))).toHaveLength(2);
+    await client.close();
+  });
+
+  const CHAIN: Seed = {
+    entities: [
+      { name: "start", entityType: "node", observations: ["alpha"] },
+      { name: "hop1", entityType: "node", observations: ["one"] },
+      { name: "hop2", entityType: "node", observations: ["two"] },
+      { name: "hop3", entityType: "node", observations: ["three"] },
+      { name: "finish", entityType: "node", observations: ["omega"] },
+    ],
+    relations: [
+      ["start", "hop1", "next"],
+      ["hop2", "hop1", "prev"],
+      ["hop2", "hop3", "next"],
+      ["finish", "hop3", "prev"],
+    ],
+  };
+
+  it("connects entry nodes over relations in both directions up to maxPathLength hops", async () => {
+    const client = await seeded(CHAIN);
+    const four = await search(client, { query: "alpha omega", maxPathLength: 4 });
+    expect(four.paths.map((p) => (p[0] === "start" ? p : [...p].reverse()))).toEqual([["start", "hop1", "hop2", "hop3", "finish"]]);
+    expect(names(four).slice(0, 2).sort()).toEqual(["finish", "start"]);
+    expect(names(four).slice(2).sort()).toEqual(["hop1", "hop2", "hop3"]);
+    expect(four.relations).toHaveLength(4);
+    const three = await search(client, { query: "alpha omega", maxPathLength: 3 });
+    expect(three.paths).toEqual([]);
+    expect(names(three).sort()).toEqual(["finish", "start"]);
+    expect(three.relations).toEqual([]);
+    const none = await search(client, { query: "alpha omega", maxPathLength: 0 });
+    expect(names(none).sort()).toEqual(["finish", "start"]);
+    await client.close();
+  });
+
+  it("caps the result at maxTotalNodes (or limit), entry nodes first, dropping paths that do not fit", async () => {
+    const client = await seeded(CHAIN);
+    const capped = await search(client, { query: "alpha omega", maxTotalNodes: 4 });
+    expect(names(capped).sort()).toEqual(["finish", "start"]);
+    expect(capped.paths).toEqual([]);
+    const fits = await search(client, { query: "alpha omega", maxTotalNodes: 5 });
+    expect(fits.entities).toHaveLength(5);
+    const one = await search(client, { query: "alpha omega", limit: 1 });
+    expect(one.entities).toHaveLength(1);
+    expect(one.entities[0]?.role).toBe("entry");
+    await client.close();
+  });
+
   it("rejects out-of-range search arguments with a message naming the argument", async () => {
     const client = await seeded(SEED);
     const cases: [Record<string, unknown>, RegExp][] = [

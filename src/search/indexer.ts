@@ -10,43 +10,79 @@
  * - Idempotent and order-free: a document is re-read from its table at flush
  *   time, so insert-then-delete in one call indexes nothing and an update
  *   indexes the final text.
- * - A handful of statements per flush, whatever the number of rows: FTS5
- *   writes its buffer once per statement.
+ * - Multi-row statements, a page of documents at a time: memory stays flat
+ *   even when a migration queues a whole context.
  */
-import type { Db } from "../context/sql";
+import { MAX_PARAMS, type Db } from "../context/sql";
+import { bigrams, CJK_RUN, WORD, wordParts, withoutCjk } from "./tokenize";
+
+/** Documents read from the queue at a time. */
+const PAGE = 500;
 
 /**
- * CJK code points: U+3040..U+9FFF (kana, CJK symbols, extension A, unified
- * ideographs), Hangul syllables and compatibility ideographs. One short class,
- * because the object limits GLOB patterns to 50 bytes.
+ * What unicode61 cannot derive by itself from `text`: the parts and the joined
+ * form of every compound ("dockerCompose" -> "docker compose dockercompose")
+ * and the bigrams of every CJK run ("会議室" -> "会議 議室"); null when none.
  */
-export const CJK_CLASS = "[぀-鿿가-힯豈-﫿]";
+export function derivedText(text: string): string | null {
+  const out: string[] = [];
+  const normal = text.normalize("NFKC");
+  for (const m of normal.matchAll(CJK_RUN)) {
+    if ([...m[0]].length > 1) out.push(bigrams(m[0]).join(" "));
+  }
+  for (const m of withoutCjk(normal).matchAll(WORD)) {
+    const parts = wordParts(m[0]);
+    if (parts.length > 1) out.push(parts.join(" "), parts.join(""));
+  }
+  return out.length > 0 ? out.join(" ") : null;
+}
 
-const joined = (col: string) => `CASE WHEN ${col} GLOB '*[-_]*' THEN replace(replace(${col}, '-', ''), '_', '') END`;
+interface Doc extends Record<string, SqlStorageValue> {
+  doc: number;
+  text: string;
+}
 
-// Overlapping bigrams of the CJK characters in `col`, in text order: "東京の" indexes "東京 京の".
-const cjkBigrams = (col: string) => `CASE WHEN ${col} GLOB '*${CJK_CLASS}*' THEN (
-    SELECT group_concat(substr(${col}, n, 2), ' ' ORDER BY n) FROM search_seq
-    WHERE n < length(${col}) AND substr(${col}, n, 1) GLOB '${CJK_CLASS}' AND substr(${col}, n + 1, 1) GLOB '${CJK_CLASS}') END`;
+function insertPage(db: Db, docs: readonly Doc[]): void {
+  const perWords = Math.floor(MAX_PARAMS / 3);
+  for (let i = 0; i < docs.length; i += perWords) {
+    const chunk = docs.slice(i, i + perWords);
+    db.run(
+      `INSERT INTO search_words (rowid, text, alt) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")}`,
+      ...chunk.flatMap((d) => [d.doc, d.text, derivedText(d.text)]),
+    );
+  }
+  // Trigrams cover names and types only: over observations they doubled the
+  // cost of writing and took milliseconds per lookup, for what compound
+  // splitting and stemming already find.
+  const names = docs.filter((d) => d.doc < 0);
+  const perGrams = Math.floor(MAX_PARAMS / 2);
+  for (let i = 0; i < names.length; i += perGrams) {
+    const chunk = names.slice(i, i + perGrams);
+    db.run(`INSERT INTO search_grams (rowid, text) VALUES ${chunk.map(() => "(?, ?)").join(", ")}`, ...chunk.flatMap((d) => [d.doc, d.text]));
+  }
+}
 
-const FLUSH = [
-  "DELETE FROM search_words WHERE rowid IN (SELECT doc FROM search_dirty WHERE indexed = 1)",
-  "DELETE FROM search_grams WHERE rowid IN (SELECT doc FROM search_dirty WHERE indexed = 1)",
-  `INSERT INTO search_words (rowid, name, type, alt, cjk, eid)
-   SELECT -e.id, e.name, e.entity_type, ${joined("e.name")}, ${cjkBigrams("e.name")}, e.id
-   FROM search_dirty d JOIN entities e ON e.id = -d.doc WHERE d.doc < 0`,
-  `INSERT INTO search_words (rowid, body, alt, cjk, eid)
-   SELECT o.id, o.content, ${joined("o.content")}, ${cjkBigrams("o.content")}, o.entity_id
-   FROM search_dirty d JOIN observations o ON o.id = d.doc WHERE d.doc > 0`,
-  `INSERT INTO search_grams (rowid, text)
-   SELECT -e.id, e.name FROM search_dirty d JOIN entities e ON e.id = -d.doc WHERE d.doc < 0`,
-  `INSERT INTO search_grams (rowid, text)
-   SELECT o.id, o.content FROM search_dirty d JOIN observations o ON o.id = d.doc WHERE d.doc > 0`,
-  "DELETE FROM search_dirty",
-];
+const PAGES = {
+  names: `SELECT d.doc, e.name || ' ' || e.entity_type AS text FROM search_dirty d JOIN entities e ON e.id = -d.doc
+          WHERE d.doc < 0 AND d.doc > ? ORDER BY d.doc LIMIT ?`,
+  observations: `SELECT d.doc, o.content AS text FROM search_dirty d JOIN observations o ON o.id = d.doc
+          WHERE d.doc > 0 AND d.doc > ? ORDER BY d.doc LIMIT ?`,
+};
 
 /** Brings both search indexes up to date with the rows written in this transaction. */
 export function flushSearchIndex(db: Db): void {
   if (!db.one("SELECT 1 AS pending FROM search_dirty LIMIT 1")) return;
-  for (const statement of FLUSH) db.run(statement);
+  db.run("DELETE FROM search_words WHERE rowid IN (SELECT doc FROM search_dirty WHERE indexed = 1)");
+  db.run("DELETE FROM search_grams WHERE rowid IN (SELECT doc FROM search_dirty WHERE indexed = 1 AND doc < 0)");
+  for (const query of [PAGES.names, PAGES.observations]) {
+    let after = Number.MIN_SAFE_INTEGER;
+    for (;;) {
+      const docs = db.all<Doc>(query, after, PAGE);
+      if (docs.length === 0) break;
+      insertPage(db, docs);
+      after = (docs[docs.length - 1] as Doc).doc;
+    }
+  }
+  db.run("DELETE FROM search_dirty");
 }
+

@@ -18,17 +18,15 @@ import { NAME_WEIGHT, SUBSTRING_WEIGHT } from "./score";
 import { bigrams, quote, type QueryTerm } from "./tokenize";
 
 /** Newest observations considered per term. */
-export const OBSERVATION_CANDIDATES = 100;
+export const OBSERVATION_CANDIDATES = 50;
 /** Entities considered per term by a hit in their name or type. */
-export const NAME_CANDIDATES = 50;
-/** Documents considered per term from the substring (trigram) index. */
-export const SUBSTRING_CANDIDATES = 50;
-/** The trigram index is asked about observations only when the word index found fewer entities than this. */
-export const SUBSTRING_FALLBACK_BELOW = 5;
+export const NAME_CANDIDATES = 20;
+/** Entities considered per term from the substring (trigram) index over names and types. */
+export const SUBSTRING_CANDIDATES = 20;
 
 export interface TermMatch {
   term: QueryTerm;
-  /** Weighted hits per entity id. */
+  /** Weighted hits per entity id: NAME_WEIGHT for its name row, 1 per observation holding the term. */
   hits: Map<number, number>;
   /** Documents (names and observations) estimated to hold the term. */
   df: number;
@@ -50,38 +48,11 @@ export function corpus(db: Db): Corpus {
   return { documents: o + e, maxObservationId: o, maxEntityId: e };
 }
 
-// search_words columns: 0 name, 1 type, 2 body, 3 alt (joined compounds), 4 cjk (bigrams).
-const COLUMNS = ["name", "type", "body", "alt", "cjk"] as const;
-type Column = (typeof COLUMNS)[number];
-
-function expression(term: QueryTerm): { match: string; main: Column[]; alt: boolean } {
-  if (term.cjk && [...term.key].length > 1) {
-    return { match: `{cjk} : ${quote(bigrams(term.key).join(" "))}`, main: ["cjk"], alt: false };
-  }
-  // alt holds texts with '-' and '_' removed: "dockercompose" finds "docker-compose".
-  if (term.parts.length === 1) return { match: `{name type body alt} : ${quote(term.key)}`, main: ["name", "body"], alt: true };
-  const phrase = quote(term.parts.join(" "));
-  const joined = quote(term.key);
-  return { match: `{name type body} : (${phrase} OR ${joined}) OR {alt} : ${joined}`, main: ["name", "body"], alt: true };
-}
-
-const hitsOf = (col: Column) =>
-  `coalesce(length(highlight(search_words, ${COLUMNS.indexOf(col)}, char(1), '')) - length(${col}), 0)`;
-
-interface HitRow extends Record<string, SqlStorageValue> {
-  doc: number;
-  eid: number;
-  main: number;
-  alt: number;
-  type: number;
-}
-
-function wordRows(db: Db, term: QueryTerm, names: boolean, cap: number): HitRow[] {
-  const e = expression(term);
-  const sql = `SELECT rowid AS doc, eid, ${e.main.map(hitsOf).join(" + ")} AS main,
-      ${e.alt ? hitsOf("alt") : "0"} AS alt, ${names ? hitsOf("type") : "0"} AS type
-    FROM search_words WHERE search_words MATCH ?1 AND rowid ${names ? "< 0 ORDER BY rowid" : "> 0 ORDER BY rowid DESC"} LIMIT ?2`;
-  return db.all<HitRow>(sql, e.match, cap);
+/** The MATCH expression for a term over search_words (text, alt); every string quoted. */
+function expression(term: QueryTerm): string {
+  if (term.cjk) return [...term.key].length > 1 ? `{alt} : ${quote(bigrams(term.key).join(" "))}` : `{text} : ${quote(term.key)}`;
+  if (term.parts.length === 1) return quote(term.key);
+  return `${quote(term.parts.join(" "))} OR ${quote(term.key)}`;
 }
 
 /** Documents seen in a newest-first window of `seen` rows reaching back to `oldest`, out of ids up to `max`. */
@@ -90,47 +61,39 @@ function estimateDf(seen: number, cap: number, oldest: number, max: number): num
   return Math.max(seen, (seen * max) / Math.max(1, max - oldest + 1));
 }
 
-function substringHits(db: Db, term: QueryTerm, withObservations: boolean, into: Map<number, number>, wordHit: Set<number>) {
-  const add = (eid: number, weight: number) => {
-    if (!wordHit.has(eid)) into.set(eid, (into.get(eid) ?? 0) + SUBSTRING_WEIGHT * weight);
-  };
-  const match = quote(term.key);
-  const names = db.all<{ doc: number }>(
-    "SELECT rowid AS doc FROM search_grams WHERE search_grams MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ?2",
-    match,
-    SUBSTRING_CANDIDATES,
-  );
-  for (const r of names) add(-r.doc, NAME_WEIGHT);
-  if (!withObservations) return;
-  const docs = db.all<{ doc: number }>(
-    "SELECT rowid AS doc FROM search_grams WHERE search_grams MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ?2",
-    match,
-    SUBSTRING_CANDIDATES,
-  );
-  if (docs.length === 0) return;
-  const owners = db.all<{ eid: number }>(
-    "SELECT entity_id AS eid FROM observations WHERE id IN (SELECT value FROM json_each(?1))",
-    JSON.stringify(docs.map((d) => d.doc)),
-  );
-  for (const o of owners) add(o.eid, 1);
-}
+const docs = (db: Db, table: string, names: boolean, match: string, cap: number) =>
+  db
+    .all<{ doc: number }>(
+      `SELECT rowid AS doc FROM ${table} WHERE ${table} MATCH ?1 AND ${names ? "rowid < 0 ORDER BY rowid" : "rowid > 0 ORDER BY rowid DESC"} LIMIT ?2`,
+      match,
+      cap,
+    )
+    .map((r) => r.doc);
 
 /** Candidates and weighted hit counts for one term. */
 export function matchTerm(db: Db, term: QueryTerm, c: Corpus): TermMatch {
   const hits = new Map<number, number>();
-  const names = wordRows(db, term, true, NAME_CANDIDATES);
-  const observations = wordRows(db, term, false, OBSERVATION_CANDIDATES);
-  for (const r of [...names, ...observations]) {
-    const weight = r.doc < 0 ? NAME_WEIGHT : 1;
-    const h = weight * Math.max(r.main, r.alt) + r.type;
-    if (h > 0) hits.set(r.eid, (hits.get(r.eid) ?? 0) + h);
+  const add = (eid: number, weight: number) => hits.set(eid, (hits.get(eid) ?? 0) + weight);
+  const match = expression(term);
+  const names = docs(db, "search_words", true, match, NAME_CANDIDATES);
+  for (const doc of names) add(-doc, NAME_WEIGHT);
+  const observations = docs(db, "search_words", false, match, OBSERVATION_CANDIDATES);
+  if (observations.length > 0) {
+    const owners = db.all<{ eid: number }>(
+      "SELECT entity_id AS eid FROM observations WHERE id IN (SELECT value FROM json_each(?1))",
+      JSON.stringify(observations),
+    );
+    for (const o of owners) add(o.eid, 1);
   }
   const df =
-    estimateDf(names.length, NAME_CANDIDATES, -(names.at(-1)?.doc ?? 0), c.maxEntityId) +
-    estimateDf(observations.length, OBSERVATION_CANDIDATES, observations.at(-1)?.doc ?? 0, c.maxObservationId);
-  // Substrings: "docker" inside "dockerCompose", or CJK runs the bigrams missed.
+    estimateDf(names.length, NAME_CANDIDATES, -(names.at(-1) ?? 0), c.maxEntityId) +
+    estimateDf(observations.length, OBSERVATION_CANDIDATES, observations.at(-1) ?? 0, c.maxObservationId);
+  // Substrings of names and types: "zoom" inside "zoomIntegration", "kube" inside "kubernetes-cluster".
   if ([...term.key].length >= 3) {
-    substringHits(db, term, hits.size < SUBSTRING_FALLBACK_BELOW, hits, new Set(hits.keys()));
+    const wordHit = new Set(hits.keys());
+    for (const doc of docs(db, "search_grams", true, quote(term.key), SUBSTRING_CANDIDATES)) {
+      if (!wordHit.has(-doc)) add(-doc, SUBSTRING_WEIGHT * NAME_WEIGHT);
+    }
   }
   return { term, hits, df };
 }

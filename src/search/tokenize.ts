@@ -32,21 +32,28 @@ export interface QueryTerm {
   cjk: boolean;
 }
 
-// The same code point ranges as the index (src/search/indexer.ts CJK_CLASS).
-const CJK = "\\u3040-\\u9fff\\uac00-\\ud7af\\uf900-\\ufaff";
-const CJK_RUN = new RegExp(`[${CJK}]+`, "gu");
+// CJK: U+3040..U+9FFF (kana, CJK symbols, extension A, unified ideographs), Hangul syllables, compatibility ideographs.
+export const CJK_RUN = /[\u3040-\u9fff\uac00-\ud7af\uf900-\ufaff]+/gu;
 // A word, possibly a compound joined by - _ . / or an apostrophe (CJK runs are taken out first).
-const WORD = /[\p{L}\p{N}\p{M}]+(?:[-_./'\u2019][\p{L}\p{N}\p{M}]+)*/gu;
+export const WORD = /[\p{L}\p{N}\p{M}]+(?:[-_./'\u2019][\p{L}\p{N}\p{M}]+)*/gu;
 const JOINERS = /[-_./'\u2019]+/u;
 // camelCase humps: "dockerCompose" -> docker|Compose, "HTTPServer" -> HTTP|Server.
 const CAMEL = /(?<=\p{Ll})(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
 
-function wordTerm(word: string): QueryTerm | undefined {
-  const parts = word
+/** The lower-cased parts of a word: "dockerCompose", "docker-compose" -> ["docker", "compose"]. */
+export function wordParts(word: string): string[] {
+  return word
     .split(JOINERS)
     .flatMap((piece) => piece.split(CAMEL))
     .map((p) => p.toLowerCase())
     .filter((p) => p !== "");
+}
+
+/** `text` with its CJK runs blanked out (same length, so match indexes still line up). */
+export const withoutCjk = (text: string) => text.replace(CJK_RUN, (run) => " ".repeat(run.length));
+
+function wordTerm(word: string): QueryTerm | undefined {
+  const parts = wordParts(word);
   const key = parts.join("");
   if (parts.length === 0 || key.length > MAX_TERM_CHARS) return undefined;
   if (parts.length === 1 && STOP_WORDS.has(key)) return undefined;
@@ -61,7 +68,7 @@ export function tokenize(query: string): QueryTerm[] {
     const run = m[0];
     if ([...run].length <= MAX_TERM_CHARS) found.push({ at: m.index, term: { key: run, parts: [run], cjk: true } });
   }
-  for (const m of text.replace(CJK_RUN, (run) => " ".repeat(run.length)).matchAll(WORD)) {
+  for (const m of withoutCjk(text).matchAll(WORD)) {
     const term = wordTerm(m[0]);
     if (term) found.push({ at: m.index, term });
   }

@@ -1,0 +1,153 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { Db } from "../src/context/sql";
+import { migrate, MIGRATIONS } from "../src/context/migrations";
+import { createEntities } from "../src/graph/store";
+import { searchGraph } from "../src/search";
+import { flushSearchIndex } from "../src/search/indexer";
+import { DAY_MS } from "../src/search/score";
+import { CLIENTS, freshContext, json } from "./helpers/clients";
+
+const meta = { caller: "test", tool: "test" };
+const params = { minRelativeScore: 0.3, topPerToken: 1, maxPathLength: 5, maxTotalNodes: 50 };
+const stubFor = () => env.MEMORY.getByName(freshContext("index"));
+/** Index rows whose words match `word` (contentless tables still answer MATCH with rowids). */
+const indexed = (db: Db, word: string) =>
+  db.all<{ doc: number }>("SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?", `"${word}"`).map((r) => r.doc);
+
+describe("search index consistency", () => {
+  it("leaves no index rows behind when the transaction that wrote them rolls back", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      expect(() =>
+        state.storage.transactionSync(() => {
+          createEntities(db, [{ name: "quokka-notes", entityType: "doc", observations: ["the quokka smiles"] }], 1);
+          flushSearchIndex(db);
+          expect(indexed(db, "quokka")).toHaveLength(2);
+          throw new Error("fails part-way");
+        }),
+      ).toThrow("fails part-way");
+      expect(indexed(db, "quokka")).toEqual([]);
+      expect(db.all("SELECT doc FROM search_dirty")).toEqual([]);
+      const r = instance.searchNodes("quokka", {}, meta);
+      expect(r.ok && r.value.entities).toEqual([]);
+    });
+  });
+
+  it("indexes an entity in the same call that creates it, and forgets it when deleted", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      instance.createEntities([{ name: "wombat", entityType: "animal", observations: ["digs burrows", "eats grass"] }], meta);
+      expect(db.all("SELECT doc FROM search_dirty")).toEqual([]);
+      expect(indexed(db, "burrow")).toHaveLength(1);
+      instance.addObservations([{ entityName: "wombat", contents: ["cube-shaped droppings"] }], meta);
+      expect(indexed(db, "cubeshaped")).toHaveLength(1);
+      instance.deleteObservations([{ entityName: "wombat", observations: ["digs burrows"] }], meta);
+      expect(indexed(db, "burrow")).toEqual([]);
+      instance.deleteEntities(["wombat"], meta);
+      expect(indexed(db, "wombat")).toEqual([]);
+      expect(indexed(db, "grass")).toEqual([]);
+      expect(indexed(db, "cube")).toEqual([]);
+      const gone = instance.searchNodes("wombat grass", {}, meta);
+      expect(gone.ok && gone.value.entities).toEqual([]);
+    });
+  });
+
+  it("re-indexes rows changed by any write path, such as a rename written in SQL", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      instance.createEntities([{ name: "old-name", entityType: "thing", observations: ["first text"] }], meta);
+      state.storage.transactionSync(() => {
+        db.run("UPDATE entities SET name = 'platypus' WHERE name = 'old-name'");
+        db.run("UPDATE observations SET content = 'second text'");
+        flushSearchIndex(db);
+      });
+      const found = instance.searchNodes("platypus second", {}, meta);
+      expect(found.ok && found.value.entities.map((e) => e.name)).toEqual(["platypus"]);
+      expect(indexed(db, "old")).toEqual([]);
+      expect(indexed(db, "first")).toEqual([]);
+    });
+  });
+
+  it("backfills the indexes for a context created before search existed", async () => {
+    await runInDurableObject(stubFor(), async (_instance, state) => {
+      const db = new Db(state.storage.sql);
+      const tx = <T>(fn: () => T) => state.storage.transactionSync(fn);
+      // Rewind this fresh object to schema version 1 and fill it the old way.
+      const objects = db.all<{ type: string; name: string }>(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE '\\_cf%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'search\\_%\\_%' ESCAPE '\\'",
+      );
+      tx(() => {
+        for (const o of objects.filter((x) => x.type === "trigger")) db.run(`DROP TRIGGER ${o.name}`);
+        for (const o of objects.filter((x) => x.type === "table")) db.run(`DROP TABLE IF EXISTS ${o.name}`);
+      });
+      expect(migrate(db, tx, MIGRATIONS, 1)).toBe(1);
+      tx(() =>
+        createEntities(
+          db,
+          [
+            { name: "echidna", entityType: "animal", observations: ["lays eggs"] },
+            { name: "numbat", entityType: "animal", observations: ["eats termites"] },
+          ],
+          1,
+        ),
+      );
+      expect(migrate(db, tx)).toBe(MIGRATIONS.at(-1)?.version);
+      tx(() => flushSearchIndex(db));
+      const found = searchGraph(db, "termites eggs", params, 2);
+      expect(found.entities.map((e) => e.name).sort()).toEqual(["echidna", "numbat"]);
+    });
+  });
+});
+
+describe("search ranking", () => {
+  it("prefers recently updated knowledge, yet still finds old knowledge", async () => {
+    await runInDurableObject(stubFor(), async (instance) => {
+      const t0 = Date.UTC(2026, 0, 1);
+      instance.now = () => t0;
+      instance.createEntities([{ name: "report-2025", entityType: "doc", observations: ["quarterly report", "archived"] }], meta);
+      instance.now = () => t0 + 200 * DAY_MS;
+      instance.createEntities([{ name: "report-2026", entityType: "doc", observations: ["quarterly report", "current"] }], meta);
+      const recent = instance.searchNodes("quarterly report", { topPerToken: 2, minRelativeScore: 0 }, meta);
+      expect(recent.ok && recent.value.entities.map((e) => e.name)).toEqual(["report-2026", "report-2025"]);
+      const old = instance.searchNodes("archived", {}, meta);
+      expect(old.ok && old.value.entities.map((e) => e.name)).toEqual(["report-2025"]);
+      // Adding an observation refreshes the old entity.
+      instance.addObservations([{ entityName: "report-2025", contents: ["reopened"] }], meta);
+      const refreshed = instance.searchNodes("quarterly", {}, meta);
+      expect(refreshed.ok && refreshed.value.entities.map((e) => e.name)).toEqual(["report-2025"]);
+    });
+  });
+
+  it("ranks an entity with more observations and relations above an otherwise equal one", async () => {
+    await runInDurableObject(stubFor(), async (instance) => {
+      instance.createEntities(
+        [
+          { name: "lone", entityType: "service", observations: ["handles kafka events"] },
+          { name: "central", entityType: "service", observations: ["handles kafka events", "owned by platform", "on call weekly"] },
+          { name: "peer", entityType: "service", observations: ["x"] },
+        ],
+        meta,
+      );
+      instance.createRelations([{ from: "central", to: "peer", relationType: "calls" }], meta);
+      const r = instance.searchNodes("kafka", {}, meta);
+      expect(r.ok && r.value.entities.map((e) => e.name)).toEqual(["central"]);
+    });
+  });
+});
+
+describe.each(CLIENTS)("search index through tools with %s client", (_label, connect) => {
+  it("writes nothing to the index when a create_entities batch is rejected", async () => {
+    const client = await connect({ url: `http://localhost/mcp/${freshContext("index")}` });
+    const r = await client.call("create_entities", {
+      entities: [
+        { name: "capybara", entityType: "animal", observations: ["very calm"] },
+        { name: "", entityType: "animal", observations: [] },
+      ],
+    });
+    expect(r.isError).toBe(true);
+    const found = json<{ entities: unknown[] }>(await client.call("search_nodes", { query: "capybara calm" }));
+    expect(found.entities).toEqual([]);
+    await client.close();
+  });
+});
