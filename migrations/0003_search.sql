@@ -11,6 +11,8 @@
 --           bigrams of CJK runs (src/search/indexer.ts)
 -- search_grams: trigrams of entity names and types, for substrings.
 --
+-- search_entity_stats: observation count, degree and last update per entity.
+--
 -- Keeping them current: triggers on entities and observations record the
 -- changed documents in search_dirty, and the object applies that queue to
 -- both indexes at the end of the same transaction (src/search/indexer.ts).
@@ -32,27 +34,69 @@ CREATE VIRTUAL TABLE search_grams USING fts5(
 -- hold an older version of it that must be removed first.
 CREATE TABLE search_dirty (doc INTEGER PRIMARY KEY, indexed INTEGER NOT NULL);
 
+-- What the score reads per candidate entity, kept by the triggers below so a
+-- search reads one small row instead of counting observations and relations
+-- (counting observations walks an index that holds their whole text).
+-- degree counts relation ends: a relation to itself counts twice.
+CREATE TABLE search_entity_stats (
+  entity_id    INTEGER PRIMARY KEY,
+  observations INTEGER NOT NULL,
+  degree       INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL
+);
+
 CREATE TRIGGER search_entity_insert AFTER INSERT ON entities BEGIN
   INSERT INTO search_dirty (doc, indexed) VALUES (-new.id, 0) ON CONFLICT DO NOTHING;
+  INSERT INTO search_entity_stats (entity_id, observations, degree, updated_at) VALUES (new.id, 0, 0, new.updated_at)
+    ON CONFLICT DO UPDATE SET observations = 0, degree = 0, updated_at = excluded.updated_at;
 END;
 CREATE TRIGGER search_entity_update AFTER UPDATE OF name, entity_type ON entities BEGIN
   INSERT INTO search_dirty (doc, indexed) VALUES (-old.id, 1) ON CONFLICT DO NOTHING;
 END;
+CREATE TRIGGER search_entity_touch AFTER UPDATE OF updated_at ON entities BEGIN
+  UPDATE search_entity_stats SET updated_at = new.updated_at WHERE entity_id = new.id;
+END;
 CREATE TRIGGER search_entity_delete AFTER DELETE ON entities BEGIN
   INSERT INTO search_dirty (doc, indexed) VALUES (-old.id, 1) ON CONFLICT DO NOTHING;
+  DELETE FROM search_entity_stats WHERE entity_id = old.id;
 END;
 
 CREATE TRIGGER search_observation_insert AFTER INSERT ON observations BEGIN
   INSERT INTO search_dirty (doc, indexed) VALUES (new.id, 0) ON CONFLICT DO NOTHING;
+  UPDATE search_entity_stats SET observations = observations + 1 WHERE entity_id = new.entity_id;
 END;
 CREATE TRIGGER search_observation_update AFTER UPDATE OF content, entity_id ON observations BEGIN
   INSERT INTO search_dirty (doc, indexed) VALUES (old.id, 1) ON CONFLICT DO NOTHING;
+  UPDATE search_entity_stats SET observations = observations - 1 WHERE entity_id = old.entity_id;
+  UPDATE search_entity_stats SET observations = observations + 1 WHERE entity_id = new.entity_id;
 END;
 CREATE TRIGGER search_observation_delete AFTER DELETE ON observations BEGIN
   INSERT INTO search_dirty (doc, indexed) VALUES (old.id, 1) ON CONFLICT DO NOTHING;
+  UPDATE search_entity_stats SET observations = observations - 1 WHERE entity_id = old.entity_id;
 END;
 
--- Backfill: queue everything the context already holds; the object indexes
--- the queue right after migrating.
+CREATE TRIGGER search_relation_insert AFTER INSERT ON relations BEGIN
+  UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id = new.from_id;
+  UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id = new.to_id;
+END;
+CREATE TRIGGER search_relation_update AFTER UPDATE OF from_id, to_id ON relations BEGIN
+  UPDATE search_entity_stats SET degree = degree - 1 WHERE entity_id = old.from_id;
+  UPDATE search_entity_stats SET degree = degree - 1 WHERE entity_id = old.to_id;
+  UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id = new.from_id;
+  UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id = new.to_id;
+END;
+CREATE TRIGGER search_relation_delete AFTER DELETE ON relations BEGIN
+  UPDATE search_entity_stats SET degree = degree - 1 WHERE entity_id = old.from_id;
+  UPDATE search_entity_stats SET degree = degree - 1 WHERE entity_id = old.to_id;
+END;
+
+-- Backfill: count what the context already holds, and queue every document;
+-- the object indexes the queue right after migrating.
+INSERT INTO search_entity_stats (entity_id, observations, degree, updated_at)
+SELECT e.id,
+  (SELECT count(*) FROM observations o WHERE o.entity_id = e.id),
+  (SELECT count(*) FROM relations r WHERE r.from_id = e.id) + (SELECT count(*) FROM relations r WHERE r.to_id = e.id),
+  e.updated_at
+FROM entities e;
 INSERT INTO search_dirty (doc, indexed) SELECT -id, 0 FROM entities;
 INSERT INTO search_dirty (doc, indexed) SELECT id, 0 FROM observations;

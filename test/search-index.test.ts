@@ -69,18 +69,67 @@ describe("search index consistency", () => {
     });
   });
 
+  it("keeps each entity's observation count, degree and last update in step with every write", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      const check = () => {
+        const drift = db.all(
+          `SELECT e.id FROM entities e LEFT JOIN search_entity_stats s ON s.entity_id = e.id
+           WHERE s.entity_id IS NULL OR s.updated_at != e.updated_at
+              OR s.observations != (SELECT count(*) FROM observations o WHERE o.entity_id = e.id)
+              OR s.degree != (SELECT count(*) FROM relations r WHERE r.from_id = e.id) + (SELECT count(*) FROM relations r WHERE r.to_id = e.id)`,
+        );
+        expect(drift).toEqual([]);
+        expect(db.one<{ n: number }>("SELECT count(*) AS n FROM search_entity_stats")?.n).toBe(db.one<{ n: number }>("SELECT count(*) AS n FROM entities")?.n);
+      };
+      let t = 1000;
+      instance.now = () => (t += 1000);
+      instance.createEntities(
+        [
+          { name: "a", entityType: "x", observations: ["1", "2"] },
+          { name: "b", entityType: "x", observations: [] },
+          { name: "c", entityType: "x", observations: ["3"] },
+        ],
+        meta,
+      );
+      instance.createRelations(
+        [
+          { from: "a", to: "b", relationType: "r" },
+          { from: "b", to: "c", relationType: "r" },
+          { from: "c", to: "c", relationType: "self" },
+        ],
+        meta,
+      );
+      check();
+      instance.addObservations([{ entityName: "b", contents: ["4", "5"] }], meta);
+      instance.deleteObservations([{ entityName: "a", observations: ["1"] }], meta);
+      instance.deleteRelations([{ from: "a", to: "b", relationType: "r" }], meta);
+      check();
+      instance.deleteEntities(["c"], meta);
+      check();
+      expect(db.all("SELECT entity_id, observations, degree FROM search_entity_stats ORDER BY entity_id")).toEqual([
+        { entity_id: 1, observations: 1, degree: 0 },
+        { entity_id: 2, observations: 2, degree: 0 },
+      ]);
+    });
+  });
+
   it("backfills the indexes for a context created before search existed", async () => {
     await runInDurableObject(stubFor(), async (_instance, state) => {
       const db = new Db(state.storage.sql);
       const tx = <T>(fn: () => T) => state.storage.transactionSync(fn);
       // Rewind this fresh object to schema version 1 and fill it the old way.
-      const objects = db.all<{ type: string; name: string }>(
-        "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') AND name NOT LIKE '\\_cf%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE 'search\\_%\\_%' ESCAPE '\\'",
-      );
+      const objects = (where: string) =>
+        db.all<{ name: string }>(
+          `SELECT name FROM sqlite_master WHERE ${where} AND name NOT LIKE '\\_cf%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'`,
+        );
       tx(() => {
-        for (const o of objects.filter((x) => x.type === "trigger")) db.run(`DROP TRIGGER ${o.name}`);
-        for (const o of objects.filter((x) => x.type === "table")) db.run(`DROP TABLE IF EXISTS ${o.name}`);
+        for (const o of objects("type = 'trigger'")) db.run(`DROP TRIGGER ${o.name}`);
+        // Virtual tables first: dropping one drops its shadow tables.
+        for (const o of objects("type = 'table' AND sql LIKE 'CREATE VIRTUAL%'")) db.run(`DROP TABLE ${o.name}`);
+        for (const o of objects("type = 'table'")) db.run(`DROP TABLE ${o.name}`);
       });
+      expect(objects("type IN ('table', 'trigger')")).toEqual([]);
       expect(migrate(db, tx, MIGRATIONS, 1)).toBe(1);
       tx(() =>
         createEntities(

@@ -88,8 +88,10 @@ export function matchTerm(db: Db, term: QueryTerm, c: Corpus): TermMatch {
   const df =
     estimateDf(names.length, NAME_CANDIDATES, -(names.at(-1) ?? 0), c.maxEntityId) +
     estimateDf(observations.length, OBSERVATION_CANDIDATES, observations.at(-1) ?? 0, c.maxObservationId);
-  // Substrings of names and types: "zoom" inside "zoomIntegration", "kube" inside "kubernetes-cluster".
-  if ([...term.key].length >= 3) {
+  // Substrings of names and types ("zoom" inside "zoomIntegration", "kube" inside
+  // "kubernetes-cluster"), when no name or type holds the term as a word: the
+  // trigram lookup costs several times a word lookup.
+  if (names.length === 0 && [...term.key].length >= 3) {
     const wordHit = new Set(hits.keys());
     for (const doc of docs(db, "search_grams", true, quote(term.key), SUBSTRING_CANDIDATES)) {
       if (!wordHit.has(-doc)) add(-doc, SUBSTRING_WEIGHT * NAME_WEIGHT);
@@ -105,14 +107,12 @@ export interface EntityStats extends Record<string, SqlStorageValue> {
   degree: number;
 }
 
-/** Observation count, degree and last update of each entity in `ids`. */
+/** Observation count, degree and last update of each entity in `ids` (kept by triggers, migrations/0003_search.sql). */
 export function entityStats(db: Db, ids: readonly number[]): EntityStats[] {
   if (ids.length === 0) return [];
   return db.all<EntityStats>(
-    `SELECT e.id, e.updated_at AS updated,
-       (SELECT count(*) FROM observations o WHERE o.entity_id = e.id) AS observations,
-       (SELECT count(*) FROM relations r WHERE r.from_id = e.id) + (SELECT count(*) FROM relations r WHERE r.to_id = e.id) AS degree
-     FROM entities e WHERE e.id IN (SELECT value FROM json_each(?1))`,
+    `SELECT s.entity_id AS id, s.updated_at AS updated, s.observations, s.degree
+     FROM json_each(?1) j JOIN search_entity_stats s ON s.entity_id = j.value`,
     JSON.stringify(ids),
   );
 }

@@ -9,10 +9,13 @@
  *   recency    = RECENCY_FLOOR + (1 - RECENCY_FLOOR) × exp(-age / RECENCY_TIME)
  *   priority   = 1 (filled by the access-tracking feature)
  *
- * hits_t(e) counts the term's occurrences in the entity's name (× NAME_WEIGHT),
- * type and observations; a substring-only match (trigram index) counts
- * SUBSTRING_WEIGHT per document instead. An entity's score for the whole query
- * is the sum of its per-term scores.
+ * hits_t(e) counts the entity's documents that hold the term: its name-and-type
+ * document weighs NAME_WEIGHT, each observation 1 (among the newest
+ * OBSERVATION_CANDIDATES observations holding the term, see ./match.ts), and a
+ * name or type holding it only as a substring (trigram index) weighs
+ * SUBSTRING_WEIGHT × NAME_WEIGHT. df is the number of documents holding the
+ * term (estimated for very common terms) and N the number of documents.
+ * An entity's score for the whole query is the sum of its per-term scores.
  */
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
@@ -20,9 +23,9 @@ export const DAY_MS = 24 * 60 * 60 * 1000;
 export const RECENCY_TIME_MS = 30 * DAY_MS;
 /** Old knowledge keeps this share of a fresh entity's recency, so it stays findable. */
 export const RECENCY_FLOOR = 0.2;
-/** A hit in the entity's name counts this many observation hits. */
+/** A hit in the entity's name or type counts this many observation hits. */
 export const NAME_WEIGHT = 3;
-/** A document that contains the term only as a substring counts this much of one hit. */
+/** A name or type that holds the term only as a substring counts this share of a name hit. */
 export const SUBSTRING_WEIGHT = 0.5;
 
 export interface Factors {

@@ -21,7 +21,7 @@ import type { Db } from "../context/sql";
 import { RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
 
 /** Relations read per search at most, whatever the graph's size and shape. */
-export const MAX_WALK_EDGES = 20_000;
+export const MAX_WALK_EDGES = 5_000;
 
 interface Reached {
   source: number;
