@@ -13,12 +13,16 @@
 --
 -- search_entity_stats: observation count, degree and last update per entity.
 --
--- Keeping them current: triggers on entities and observations record the
--- changed documents in search_dirty, and the object applies that queue to
--- both indexes at the end of the same transaction (src/search/indexer.ts).
--- FTS5 is written with a few multi-row statements per transaction instead of
--- from per-row triggers, which measured several times slower (FTS5 flushes
--- its buffer at every nested statement savepoint).
+-- Keeping them current, in the same transaction as the rows (the object runs
+-- src/search/indexer.ts at the end of every transaction):
+-- - new rows are found by id above the watermarks in search_state, so
+--   inserting needs no trigger (per-row triggers were most of the write cost);
+-- - updates and deletes are queued in search_dirty by the triggers below,
+--   which also lower a watermark when the table's highest row is deleted,
+--   since SQLite then hands that id out again.
+-- FTS5 is written with a few multi-row statements per transaction, never from
+-- triggers: it flushes its buffer at every nested statement savepoint, which
+-- measured several times slower.
 
 CREATE VIRTUAL TABLE search_words USING fts5(
   text, alt, content = '', contentless_delete = 1,
@@ -30,14 +34,28 @@ CREATE VIRTUAL TABLE search_grams USING fts5(
   tokenize = 'trigram remove_diacritics 1'
 );
 
--- doc: the document's rowid in both indexes. indexed = 1 when the index may
--- hold an older version of it that must be removed first.
+-- The graph walk reads relations by to_id for (to_id, from_id) pairs; this
+-- index answers that without a table lookup per relation.
+CREATE INDEX search_relations_by_to ON relations (to_id, from_id);
+
+-- Rows with ids up to these are indexed and counted. They start at 0, so in
+-- an existing context the object indexes and counts everything already
+-- stored right after migrating.
+CREATE TABLE search_state (
+  entity_wm      INTEGER NOT NULL,
+  observation_wm INTEGER NOT NULL,
+  relation_wm    INTEGER NOT NULL
+);
+INSERT INTO search_state (entity_wm, observation_wm, relation_wm) VALUES (0, 0, 0);
+
+-- doc: the document's rowid in both indexes. indexed = 1 when the index holds
+-- a version of it that must be removed first.
 CREATE TABLE search_dirty (doc INTEGER PRIMARY KEY, indexed INTEGER NOT NULL);
 
--- What the score reads per candidate entity, kept by the triggers below so a
--- search reads one small row instead of counting observations and relations
--- (counting observations walks an index that holds their whole text).
--- degree counts relation ends: a relation to itself counts twice.
+-- What the score reads per candidate entity, so a search reads one small row
+-- instead of counting observations and relations (counting observations walks
+-- an index that holds their whole text). degree counts relation ends: a
+-- relation to itself counts twice.
 CREATE TABLE search_entity_stats (
   entity_id    INTEGER PRIMARY KEY,
   observations INTEGER NOT NULL,
@@ -45,58 +63,50 @@ CREATE TABLE search_entity_stats (
   updated_at   INTEGER NOT NULL
 );
 
-CREATE TRIGGER search_entity_insert AFTER INSERT ON entities BEGIN
-  INSERT INTO search_dirty (doc, indexed) VALUES (-new.id, 0) ON CONFLICT DO NOTHING;
-  INSERT INTO search_entity_stats (entity_id, observations, degree, updated_at) VALUES (new.id, 0, 0, new.updated_at)
-    ON CONFLICT DO UPDATE SET observations = 0, degree = 0, updated_at = excluded.updated_at;
-END;
 CREATE TRIGGER search_entity_update AFTER UPDATE OF name, entity_type ON entities BEGIN
-  INSERT INTO search_dirty (doc, indexed) VALUES (-old.id, 1) ON CONFLICT DO NOTHING;
+  INSERT INTO search_dirty (doc, indexed)
+  SELECT -old.id, old.id <= entity_wm FROM search_state WHERE true ON CONFLICT DO NOTHING;
 END;
 CREATE TRIGGER search_entity_touch AFTER UPDATE OF updated_at ON entities BEGIN
   UPDATE search_entity_stats SET updated_at = new.updated_at WHERE entity_id = new.id;
 END;
 CREATE TRIGGER search_entity_delete AFTER DELETE ON entities BEGIN
-  INSERT INTO search_dirty (doc, indexed) VALUES (-old.id, 1) ON CONFLICT DO NOTHING;
+  INSERT INTO search_dirty (doc, indexed)
+  SELECT -old.id, old.id <= entity_wm FROM search_state WHERE true ON CONFLICT DO NOTHING;
   DELETE FROM search_entity_stats WHERE entity_id = old.id;
+  UPDATE search_state SET entity_wm = old.id - 1
+  WHERE entity_wm >= old.id AND NOT EXISTS (SELECT 1 FROM entities WHERE id > old.id);
 END;
 
-CREATE TRIGGER search_observation_insert AFTER INSERT ON observations BEGIN
-  INSERT INTO search_dirty (doc, indexed) VALUES (new.id, 0) ON CONFLICT DO NOTHING;
-  UPDATE search_entity_stats SET observations = observations + 1 WHERE entity_id = new.entity_id;
-END;
 CREATE TRIGGER search_observation_update AFTER UPDATE OF content, entity_id ON observations BEGIN
-  INSERT INTO search_dirty (doc, indexed) VALUES (old.id, 1) ON CONFLICT DO NOTHING;
-  UPDATE search_entity_stats SET observations = observations - 1 WHERE entity_id = old.entity_id;
-  UPDATE search_entity_stats SET observations = observations + 1 WHERE entity_id = new.entity_id;
+  INSERT INTO search_dirty (doc, indexed)
+  SELECT old.id, old.id <= observation_wm FROM search_state WHERE true ON CONFLICT DO NOTHING;
+  UPDATE search_entity_stats SET observations = observations - 1
+  WHERE entity_id = old.entity_id AND old.id <= (SELECT observation_wm FROM search_state);
+  UPDATE search_entity_stats SET observations = observations + 1
+  WHERE entity_id = new.entity_id AND old.id <= (SELECT observation_wm FROM search_state);
 END;
 CREATE TRIGGER search_observation_delete AFTER DELETE ON observations BEGIN
-  INSERT INTO search_dirty (doc, indexed) VALUES (old.id, 1) ON CONFLICT DO NOTHING;
-  UPDATE search_entity_stats SET observations = observations - 1 WHERE entity_id = old.entity_id;
+  INSERT INTO search_dirty (doc, indexed)
+  SELECT old.id, old.id <= observation_wm FROM search_state WHERE true ON CONFLICT DO NOTHING;
+  UPDATE search_entity_stats SET observations = observations - 1
+  WHERE entity_id = old.entity_id AND old.id <= (SELECT observation_wm FROM search_state);
+  UPDATE search_state SET observation_wm = old.id - 1
+  WHERE observation_wm >= old.id AND NOT EXISTS (SELECT 1 FROM observations WHERE id > old.id);
 END;
 
-CREATE TRIGGER search_relation_insert AFTER INSERT ON relations BEGIN
-  UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id = new.from_id;
-  UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id = new.to_id;
-END;
-CREATE TRIGGER search_relation_update AFTER UPDATE OF from_id, to_id ON relations BEGIN
+CREATE TRIGGER search_relation_update AFTER UPDATE OF from_id, to_id ON relations
+WHEN old.id <= (SELECT relation_wm FROM search_state) BEGIN
   UPDATE search_entity_stats SET degree = degree - 1 WHERE entity_id = old.from_id;
   UPDATE search_entity_stats SET degree = degree - 1 WHERE entity_id = old.to_id;
   UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id = new.from_id;
   UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id = new.to_id;
 END;
 CREATE TRIGGER search_relation_delete AFTER DELETE ON relations BEGIN
-  UPDATE search_entity_stats SET degree = degree - 1 WHERE entity_id = old.from_id;
-  UPDATE search_entity_stats SET degree = degree - 1 WHERE entity_id = old.to_id;
+  UPDATE search_entity_stats SET degree = degree - 1
+  WHERE entity_id IN (old.from_id, old.to_id) AND old.id <= (SELECT relation_wm FROM search_state);
+  UPDATE search_entity_stats SET degree = degree - 1
+  WHERE entity_id = old.from_id AND old.from_id = old.to_id AND old.id <= (SELECT relation_wm FROM search_state);
+  UPDATE search_state SET relation_wm = old.id - 1
+  WHERE relation_wm >= old.id AND NOT EXISTS (SELECT 1 FROM relations WHERE id > old.id);
 END;
-
--- Backfill: count what the context already holds, and queue every document;
--- the object indexes the queue right after migrating.
-INSERT INTO search_entity_stats (entity_id, observations, degree, updated_at)
-SELECT e.id,
-  (SELECT count(*) FROM observations o WHERE o.entity_id = e.id),
-  (SELECT count(*) FROM relations r WHERE r.from_id = e.id) + (SELECT count(*) FROM relations r WHERE r.to_id = e.id),
-  e.updated_at
-FROM entities e;
-INSERT INTO search_dirty (doc, indexed) SELECT -id, 0 FROM entities;
-INSERT INTO search_dirty (doc, indexed) SELECT id, 0 FROM observations;

@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Db } from "../src/context/sql";
 import { migrate, MIGRATIONS } from "../src/context/migrations";
-import { createEntities } from "../src/graph/store";
+import { addObservations, createEntities, deleteEntities, deleteObservations } from "../src/graph/store";
 import { searchGraph } from "../src/search";
 import { flushSearchIndex } from "../src/search/indexer";
 import { DAY_MS } from "../src/search/score";
@@ -110,6 +110,65 @@ describe("search index consistency", () => {
       expect(db.all("SELECT entity_id, observations, degree FROM search_entity_stats ORDER BY entity_id")).toEqual([
         { entity_id: 1, observations: 1, degree: 0 },
         { entity_id: 2, observations: 2, degree: 0 },
+      ]);
+    });
+  });
+
+  it("indexes a row that reuses the id of a deleted highest row, in a later call or the same transaction", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      const ids = () => db.all<{ id: number; name: string }>("SELECT id, name FROM entities ORDER BY id");
+      const found = (q: string) => {
+        const r = instance.searchNodes(q, { topPerToken: 5, minRelativeScore: 0 }, meta);
+        return r.ok ? r.value.entities.map((e) => e.name).sort() : [];
+      };
+      instance.createEntities(
+        [
+          { name: "kiwi", entityType: "bird", observations: ["flightless"] },
+          { name: "kea", entityType: "bird", observations: ["alpine parrot"] },
+        ],
+        meta,
+      );
+      instance.createRelations([{ from: "kiwi", to: "kea", relationType: "knows" }], meta);
+      instance.deleteEntities(["kea"], meta);
+      instance.createEntities([{ name: "tui", entityType: "bird", observations: ["sings"] }], meta);
+      expect(ids()).toEqual([
+        { id: 1, name: "kiwi" },
+        { id: 2, name: "tui" },
+      ]);
+      expect(found("bird")).toEqual(["kiwi", "tui"]);
+      expect(found("parrot alpine kea")).toEqual([]);
+      expect(found("sings")).toEqual(["tui"]);
+      state.storage.transactionSync(() => {
+        instance.deleteEntities(["tui"], meta);
+        instance.createEntities([{ name: "weka", entityType: "bird", observations: ["curious"] }], meta);
+        instance.addObservations([{ entityName: "kiwi", contents: ["nocturnal"] }], meta);
+        instance.deleteObservations([{ entityName: "kiwi", observations: ["nocturnal"] }], meta);
+        instance.addObservations([{ entityName: "kiwi", contents: ["lays huge eggs"] }], meta);
+      });
+      expect(ids().map((r) => r.id)).toEqual([1, 2]);
+      expect(found("bird")).toEqual(["kiwi", "weka"]);
+      expect(found("sings nocturnal")).toEqual([]);
+      expect(found("curious eggs")).toEqual(["kiwi", "weka"]);
+      expect(db.all("SELECT entity_id, observations, degree FROM search_entity_stats ORDER BY entity_id")).toEqual([
+        { entity_id: 1, observations: 2, degree: 0 },
+        { entity_id: 2, observations: 1, degree: 0 },
+      ]);
+      // The same again with a single flush at the end of one transaction.
+      state.storage.transactionSync(() => {
+        deleteEntities(db, ["weka"]);
+        createEntities(db, [{ name: "takahe", entityType: "bird", observations: ["purple"] }], 9);
+        addObservations(db, [{ entityName: "kiwi", contents: ["brown"] }], 9);
+        deleteObservations(db, [{ entityName: "kiwi", observations: ["brown"] }], 9);
+        addObservations(db, [{ entityName: "kiwi", contents: ["long beak"] }], 9);
+        flushSearchIndex(db);
+      });
+      expect(ids().map((r) => r.id)).toEqual([1, 2]);
+      expect(found("curious brown")).toEqual([]);
+      expect(found("purple beak")).toEqual(["kiwi", "takahe"]);
+      expect(db.all("SELECT entity_id, observations, degree FROM search_entity_stats ORDER BY entity_id")).toEqual([
+        { entity_id: 1, observations: 3, degree: 0 },
+        { entity_id: 2, observations: 1, degree: 0 },
       ]);
     });
   });
