@@ -16,8 +16,9 @@
 -- Keeping them current, in the same transaction as the rows (the object runs
 -- src/search/indexer.ts at the end of every transaction):
 -- - new rows are found by id above the watermarks in search_state, so
---   inserting needs no trigger (per-row triggers were most of the write cost);
--- - updates and deletes are queued in search_dirty by the triggers below,
+--   appending rows costs no trigger work;
+-- - updates, deletes and inserts at or below a watermark (undo restores rows
+--   under their old ids) are queued in search_dirty by the triggers below,
 --   which also lower a watermark when the table's highest row is deleted,
 --   since SQLite then hands that id out again.
 -- FTS5 is written with a few multi-row statements per transaction, never from
@@ -63,6 +64,12 @@ CREATE TABLE search_entity_stats (
   updated_at   INTEGER NOT NULL
 );
 
+-- Rows inserted at or below a watermark (undo restores rows under their old
+-- ids) are queued like updates; rows above it cost no trigger work.
+CREATE TRIGGER search_entity_insert AFTER INSERT ON entities
+WHEN new.id <= (SELECT entity_wm FROM search_state) BEGIN
+  INSERT INTO search_dirty (doc, indexed) VALUES (-new.id, 0) ON CONFLICT DO NOTHING;
+END;
 CREATE TRIGGER search_entity_update AFTER UPDATE OF name, entity_type ON entities BEGIN
   INSERT INTO search_dirty (doc, indexed)
   SELECT -old.id, old.id <= entity_wm FROM search_state WHERE true ON CONFLICT DO NOTHING;
@@ -78,6 +85,11 @@ CREATE TRIGGER search_entity_delete AFTER DELETE ON entities BEGIN
   WHERE entity_wm >= old.id AND NOT EXISTS (SELECT 1 FROM entities WHERE id > old.id);
 END;
 
+CREATE TRIGGER search_observation_insert AFTER INSERT ON observations
+WHEN new.id <= (SELECT observation_wm FROM search_state) BEGIN
+  INSERT INTO search_dirty (doc, indexed) VALUES (new.id, 0) ON CONFLICT DO NOTHING;
+  UPDATE search_entity_stats SET observations = observations + 1 WHERE entity_id = new.entity_id;
+END;
 CREATE TRIGGER search_observation_update AFTER UPDATE OF content, entity_id ON observations BEGIN
   INSERT INTO search_dirty (doc, indexed)
   SELECT old.id, old.id <= observation_wm FROM search_state WHERE true ON CONFLICT DO NOTHING;
@@ -95,6 +107,11 @@ CREATE TRIGGER search_observation_delete AFTER DELETE ON observations BEGIN
   WHERE observation_wm >= old.id AND NOT EXISTS (SELECT 1 FROM observations WHERE id > old.id);
 END;
 
+CREATE TRIGGER search_relation_insert AFTER INSERT ON relations
+WHEN new.id <= (SELECT relation_wm FROM search_state) BEGIN
+  UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id IN (new.from_id, new.to_id);
+  UPDATE search_entity_stats SET degree = degree + 1 WHERE entity_id = new.from_id AND new.from_id = new.to_id;
+END;
 CREATE TRIGGER search_relation_update AFTER UPDATE OF from_id, to_id ON relations
 WHEN old.id <= (SELECT relation_wm FROM search_state) BEGIN
   UPDATE search_entity_stats SET degree = degree - 1 WHERE entity_id = old.from_id;

@@ -4,4 +4,6 @@ interface Env {
   ADMIN_TOKEN?: string;
   /** Extra browser origins allowed to call the server, comma-separated (e.g. "https://app.example.com"). */
   ALLOWED_ORIGINS?: string;
+  /** Seconds a Worker isolate caches an API token lookup (0-60, default 30): how long a revocation may take. */
+  TOKEN_CACHE_SECONDS?: string;
 }

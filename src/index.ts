@@ -3,9 +3,9 @@
  * It holds no state; every memory context lives in its own MemoryContext
  * Durable Object.
  *
- *   /mcp             MCP endpoint (context from the `context` argument, else "default")
- *   /mcp/<context>   MCP endpoint pinned to one context
- *   /api/...         REST: import and export
+ *   /mcp             MCP endpoint (context from the `context` argument, else the caller's active one, else "default")
+ *   /mcp/<context>   MCP endpoint pinned to one context (403 without a grant on it)
+ *   /api/...         REST: import and export; tokens, contexts and the audit log for admins
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -13,6 +13,8 @@ import { createMiddleware } from "hono/factory";
 import { createMcpHandler } from "agents/mcp/server";
 import type { Caller } from "./auth/caller";
 import { authenticate, originAllowed } from "./auth";
+import { noGrant } from "./auth/access";
+import { roleFor } from "./auth/grants";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "./limits";
 import { buildServer, type RequestScope } from "./mcp/server";
 import { chooseToolsets } from "./mcp/toolsets";
@@ -20,6 +22,7 @@ import { api } from "./api/routes";
 import { settings, SettingsError } from "./settings";
 
 export { MemoryContext } from "./context/MemoryContext";
+export { Registry } from "./registry/Registry";
 
 export type AppEnv = { Bindings: Env; Variables: { caller: Caller } };
 
@@ -69,17 +72,26 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
   if (pinned !== undefined && !CONTEXT_NAME_PATTERN.test(pinned)) {
     return c.json({ error: "invalid_context", message: "Context names match [a-z0-9][a-z0-9._-]{0,63}." }, 400);
   }
+  const caller = c.get("caller");
+  if (pinned !== undefined && roleFor(caller.grants, pinned) === undefined) {
+    return c.json({ error: "forbidden", message: noGrant(pinned) }, 403);
+  }
   const url = new URL(c.req.url);
   const choice = chooseToolsets(c.env.MEMORY_TOOLSETS, url.searchParams.get("tools"));
   if (!choice.ok) return c.json({ error: "invalid_toolsets", message: choice.message }, 400);
-  const caller = c.get("caller");
-  const session = c.req.header("Mcp-Memory-Session") ?? c.req.header("Mcp-Session-Id");
+  // A session key the client chose (Mcp-Memory-Session), else a 2025-era MCP session id; see src/covisit/session.ts.
+  const session = (c.req.header("Mcp-Memory-Session") ?? c.req.header("Mcp-Session-Id"))?.trim();
+  if (session !== undefined && (session.length > LIMITS.sessionKey || /[\u0000-\u001f\u007f]/.test(session))) {
+    return c.json({ error: "invalid_session", message: `Mcp-Memory-Session must be 1-${LIMITS.sessionKey} characters without control characters.` }, 400);
+  }
+  const userAgent = c.req.header("User-Agent");
   const scope: RequestScope = {
     env: c.env,
     caller,
     toolsets: choice.toolsets,
     ...(pinned !== undefined ? { pinned } : {}),
     ...(session ? { session } : {}),
+    ...(userAgent ? { userAgent } : {}),
   };
   url.pathname = "/mcp";
   const request = new Request(url, c.req.raw);

@@ -21,6 +21,24 @@ export const LIMITS = {
   readGraphPageBytes: 200 * 1024,
   /** Characters in a memory context name. */
   contextName: 64,
+  /** Characters in a context's description. */
+  contextDescription: 500,
+  /** Bytes (UTF-8) in one working-memory document. */
+  documentBytes: 256 * 1024,
+  /** Characters in a document id. */
+  documentId: 128,
+  /** Distinct [[links]] in one document. */
+  documentLinks: 1000,
+  /** Results search_documents returns at most. */
+  documentSearchResults: 100,
+  /** Characters in a file path (files toolset). */
+  filePath: 512,
+  /** Bytes (UTF-8) in one file. */
+  fileBytes: 1024 * 1024,
+  /** Characters in a session key header (Mcp-Memory-Session, Mcp-Session-Id). */
+  sessionKey: 256,
+  /** Characters of file or directory text one view returns before it is cut short (use view_range for the rest). */
+  viewChars: 16 * 1024,
 } as const;
 
 /** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */

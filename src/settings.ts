@@ -6,6 +6,8 @@
  */
 import { z } from "zod";
 import { SEARCH_RANGES } from "./search/options";
+import { hasLinks, utf8Bytes } from "./documents/links";
+import { LIMITS } from "./limits";
 
 /** A numeric var: wrangler vars arrive as strings (or numbers in wrangler.toml). */
 const num = (fallback: number, schema: z.ZodNumber) =>
@@ -36,6 +38,26 @@ export const SettingsSchema = z.object({
   SEARCH_TOP_PER_TOKEN: num(1, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.topPerToken)),
   SEARCH_MAX_PATH_LENGTH: num(5, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.maxPathLength)),
   SEARCH_MAX_TOTAL_NODES: num(50, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.maxTotalNodes)),
+  /** How long a Worker isolate trusts an API token lookup: the bound on a revocation taking effect. */
+  TOKEN_CACHE_SECONDS: num(30, z.number().int().min(0).max(60)),
+  /** History retention per context: keep at most the last this many changes (src/history/retention.ts). */
+  HISTORY_MAX_CHANGES: num(10_000, z.number().int().min(1).max(10_000_000)),
+  /** History retention per context: drop changes older than this many days. */
+  HISTORY_MAX_DAYS: num(30, z.number().min(1).max(3650)),
+  /** Content of a context's root document when it is first created. */
+  ROOT_TEMPLATE: z
+    .string()
+    .optional()
+    .default("# メモ帳\n")
+    .refine((t) => utf8Bytes(t) <= LIMITS.documentBytes, `must be at most ${LIMITS.documentBytes} bytes`)
+    // A link would name a child that does not exist; children are made only by update_document.
+    .refine((t) => !hasLinks(t), "must not contain [[links]]"),
+  /** How many links below the root a document may be. */
+  DOCUMENT_MAX_DEPTH: num(16, z.number().int().min(1).max(100)),
+  /** Minutes without an access after which a session without a key ends (src/covisit/session.ts). */
+  COVIS_SESSION_IDLE_MINUTES: num(30, z.number().int().min(1).max(7 * 24 * 60)),
+  /** Related items shown after a view or open_nodes; 0 turns the block off. */
+  MEMORY_COVIS_MAX_RECOMMENDATIONS: num(3, z.number().int().min(0).max(20)),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

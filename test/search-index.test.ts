@@ -10,6 +10,8 @@ import { CLIENTS, freshContext, json } from "./helpers/clients";
 
 const meta = { caller: "test", tool: "test" };
 const params = { minRelativeScore: 0.3, topPerToken: 1, maxPathLength: 5, maxTotalNodes: 50 };
+/** A write scope for calling graph store functions directly; nothing is recorded in history. */
+const scope = (db: Db, now: number) => ({ db, now, rec: { note: () => {} } });
 const stubFor = () => env.MEMORY.getByName(freshContext("index"));
 /** Index rows whose words match `word` (contentless tables still answer MATCH with rowids). */
 const indexed = (db: Db, word: string) =>
@@ -21,7 +23,7 @@ describe("search index consistency", () => {
       const db = new Db(state.storage.sql);
       expect(() =>
         state.storage.transactionSync(() => {
-          createEntities(db, [{ name: "quokka-notes", entityType: "doc", observations: ["the quokka smiles"] }], 1);
+          createEntities(scope(db, 1), [{ name: "quokka-notes", entityType: "doc", observations: ["the quokka smiles"] }]);
           flushSearchIndex(db);
           expect(indexed(db, "quokka")).toHaveLength(2);
           throw new Error("fails part-way");
@@ -156,11 +158,12 @@ describe("search index consistency", () => {
       ]);
       // The same again with a single flush at the end of one transaction.
       state.storage.transactionSync(() => {
-        deleteEntities(db, ["weka"]);
-        createEntities(db, [{ name: "takahe", entityType: "bird", observations: ["purple"] }], 9);
-        addObservations(db, [{ entityName: "kiwi", contents: ["brown"] }], 9);
-        deleteObservations(db, [{ entityName: "kiwi", observations: ["brown"] }], 9);
-        addObservations(db, [{ entityName: "kiwi", contents: ["long beak"] }], 9);
+        const w = scope(db, 9);
+        deleteEntities(w, ["weka"]);
+        createEntities(w, [{ name: "takahe", entityType: "bird", observations: ["purple"] }]);
+        addObservations(w, [{ entityName: "kiwi", contents: ["brown"] }]);
+        deleteObservations(w, [{ entityName: "kiwi", observations: ["brown"] }]);
+        addObservations(w, [{ entityName: "kiwi", contents: ["long beak"] }]);
         flushSearchIndex(db);
       });
       expect(ids().map((r) => r.id)).toEqual([1, 2]);
@@ -169,6 +172,39 @@ describe("search index consistency", () => {
       expect(db.all("SELECT entity_id, observations, degree FROM search_entity_stats ORDER BY entity_id")).toEqual([
         { entity_id: 1, observations: 3, degree: 0 },
         { entity_id: 2, observations: 1, degree: 0 },
+      ]);
+    });
+  });
+
+  it("finds again what undo brings back under its old ids, with its counts", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      const names = (q: string) => {
+        const r = instance.searchNodes(q, { topPerToken: 5, minRelativeScore: 0 }, meta);
+        return r.ok ? r.value.entities.map((e) => e.name).sort() : [];
+      };
+      instance.createEntities(
+        [
+          { name: "moa", entityType: "bird", observations: ["extinct giant", "ate shrubs"] },
+          { name: "kakapo", entityType: "bird", observations: ["heavy parrot"] },
+        ],
+        meta,
+      );
+      instance.createRelations([{ from: "kakapo", to: "moa", relationType: "outlived" }], meta);
+      instance.deleteEntities(["moa"], meta);
+      instance.deleteObservations([{ entityName: "kakapo", observations: ["heavy parrot"] }], meta);
+      expect(names("giant parrot")).toEqual([]);
+      const undone = instance.undo({ count: 2 }, meta);
+      expect(undone.ok).toBe(true);
+      expect(db.all("SELECT id, name FROM entities ORDER BY id")).toEqual([
+        { id: 1, name: "moa" },
+        { id: 2, name: "kakapo" },
+      ]);
+      expect(names("giant")).toEqual(["moa"]);
+      expect(names("parrot")).toEqual(["kakapo"]);
+      expect(db.all("SELECT entity_id, observations, degree FROM search_entity_stats ORDER BY entity_id")).toEqual([
+        { entity_id: 1, observations: 2, degree: 1 },
+        { entity_id: 2, observations: 1, degree: 1 },
       ]);
     });
   });
@@ -192,12 +228,11 @@ describe("search index consistency", () => {
       expect(migrate(db, tx, MIGRATIONS, 1)).toBe(1);
       tx(() =>
         createEntities(
-          db,
+          scope(db, 1),
           [
             { name: "echidna", entityType: "animal", observations: ["lays eggs"] },
             { name: "numbat", entityType: "animal", observations: ["eats termites"] },
           ],
-          1,
         ),
       );
       expect(migrate(db, tx)).toBe(MIGRATIONS.at(-1)?.version);

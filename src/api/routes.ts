@@ -1,18 +1,28 @@
 /**
  * REST under /api (already authenticated by the Worker).
  *
- *   GET  /api/contexts/:name/export   memory.jsonl of the context, streamed page by page
- *   POST /api/contexts/:name/import   memory.jsonl body; report of counts and rejected lines
+ *   GET  /api/contexts/:name/export    memory.jsonl of the context, streamed page by page (read grant;
+ *                                      ?history=1 appends the change history)
+ *   POST /api/contexts/:name/import    memory.jsonl body; report of counts and rejected lines (write grant)
+ *   POST /api/contexts/:name/restore   point-in-time recovery, administrators only (restore.ts)
+ *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../index";
 import { emptyImportReport, type ImportItem, type ImportReport } from "../graph/import";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { audit } from "./audit";
+import { contexts } from "./contexts";
+import { requireAdmin, requireContext } from "./http";
 import { parseJsonl } from "./jsonl";
+import { restore } from "./restore";
+import { tokens } from "./tokens";
 
 export const api = new Hono<AppEnv>();
 
 const EXPORT_PAGE_LINES = 500;
+/** History lines carry inverse ops, so their pages are cut by size. */
+const EXPORT_HISTORY_PAGE_CHARS = 1024 * 1024;
 
 api.use("/contexts/:name/*", async (c, next) => {
   if (!CONTEXT_NAME_PATTERN.test(c.req.param("name") ?? "")) {
@@ -21,22 +31,47 @@ api.use("/contexts/:name/*", async (c, next) => {
   await next();
 });
 
-api.get("/contexts/:name/export", (c) => {
+api.get("/contexts/:name/export", requireContext("read"), (c) => {
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
+  const withHistory = ["1", "true"].includes(c.req.query("history") ?? "");
   const encoder = new TextEncoder();
+  // The graph in the official format first; then, on request, the change history (`type: "change"` lines).
   let cursor: string | undefined;
+  let graphDone = false;
+  let historyAfter = 0;
   let done = false;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (done) return controller.close();
+  const nextPage = async (): Promise<string[]> => {
+    if (!graphDone) {
       const page = await stub.exportPage(cursor, EXPORT_PAGE_LINES);
-      if (!page.ok) {
-        controller.error(new Error(page.message));
-        return;
-      }
-      if (page.value.lines.length > 0) controller.enqueue(encoder.encode(page.value.lines.map((l) => `${l}\n`).join("")));
+      if (!page.ok) throw new Error(page.message);
       cursor = page.value.next;
-      if (cursor === undefined) done = true;
+      graphDone = cursor === undefined;
+      done = graphDone && !withHistory;
+      return page.value.lines;
+    }
+    const page = await stub.exportHistory(historyAfter, EXPORT_HISTORY_PAGE_CHARS);
+    if (!page.ok) throw new Error(page.message);
+    if (page.value.next === undefined) done = true;
+    else historyAfter = page.value.next;
+    return page.value.lines;
+  };
+  const body = new ReadableStream<Uint8Array>({
+    // Each pull enqueues at least one page with lines, or closes: a pull that
+    // enqueues nothing would leave the stream waiting forever.
+    async pull(controller) {
+      while (!done) {
+        let lines: string[];
+        try {
+          lines = await nextPage();
+        } catch (error) {
+          return controller.error(error);
+        }
+        if (lines.length > 0) {
+          controller.enqueue(encoder.encode(lines.map((l) => `${l}\n`).join("")));
+          if (!done) return;
+        }
+      }
+      controller.close();
     },
   });
   return new Response(body, {
@@ -47,6 +82,8 @@ api.get("/contexts/:name/export", (c) => {
   });
 });
 
+api.post("/contexts/:name/restore", requireAdmin, requireContext("write"), restore);
+
 function merge(into: ImportReport, from: ImportReport) {
   into.entitiesCreated += from.entitiesCreated;
   into.entitiesMerged += from.entitiesMerged;
@@ -56,7 +93,7 @@ function merge(into: ImportReport, from: ImportReport) {
   into.rejected.push(...from.rejected);
 }
 
-api.post("/contexts/:name/import", async (c) => {
+api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   const firstLine = Number(c.req.query("firstLine") ?? "1");
   if (!Number.isSafeInteger(firstLine) || firstLine < 1) {
     return c.json({ error: "invalid", message: "firstLine must be a positive integer." }, 400);
@@ -75,3 +112,7 @@ api.post("/contexts/:name/import", async (c) => {
   report.rejected.sort((a, b) => a.line - b.line);
   return c.json(report);
 });
+
+api.route("/tokens", tokens);
+api.route("/contexts", contexts);
+api.route("/audit", audit);

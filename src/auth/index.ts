@@ -2,14 +2,25 @@
  * The single authentication seam: every request to /mcp and /api passes
  * through `authenticate`, which returns the caller or the response refusing it.
  *
- * - ADMIN_TOKEN set: `Authorization: Bearer <ADMIN_TOKEN>` is the administrator;
+ * - ADMIN_TOKEN set: `Authorization: Bearer <ADMIN_TOKEN>` is the administrator
+ *   (compared in constant time); an API token minted by the administrator is
+ *   the caller it names, with its grants (looked up by SHA-256 in the
+ *   Registry, cached per isolate for TOKEN_CACHE_SECONDS: src/auth/cache.ts);
  *   anything else is 401 with `WWW-Authenticate: Bearer`.
  * - ADMIN_TOKEN unset: requests to a loopback host are served in open local
  *   mode (caller "local"); every other request is 503, so a deployment is
- *   never accidentally public.
+ *   never accidentally public. API tokens are not accepted in this mode.
+ *
+ * Authentication says who; what they may touch is decided per context from
+ * `caller.grants` (src/auth/grants.ts) where the context is known.
  */
+import { registryOf } from "../registry/Registry";
+import { settings } from "../settings";
+import { tokenCache } from "./cache";
 import type { Caller } from "./caller";
+import { ALL } from "./grants";
 import { secretMatches } from "./secrets";
+import { TOKEN_SHAPE, tokenHash } from "./tokens";
 
 export type AuthResult = { ok: true; caller: Caller } | { ok: false; response: Response };
 
@@ -31,7 +42,7 @@ export function bearerToken(request: Request): string | undefined {
 export async function authenticate(request: Request, env: Env): Promise<AuthResult> {
   const adminToken = env.ADMIN_TOKEN?.trim();
   if (!adminToken) {
-    if (isLoopbackHost(new URL(request.url).hostname)) return { ok: true, caller: { id: "local", kind: "local" } };
+    if (isLoopbackHost(new URL(request.url).hostname)) return { ok: true, caller: { id: "local", kind: "local", grants: ALL } };
     return refuse(
       503,
       "not_configured",
@@ -44,10 +55,25 @@ export async function authenticate(request: Request, env: Env): Promise<AuthResu
       "WWW-Authenticate": 'Bearer realm="engram"',
     });
   }
-  if (await secretMatches(token, adminToken)) return { ok: true, caller: { id: "admin", kind: "admin" } };
+  if (await secretMatches(token, adminToken)) return { ok: true, caller: { id: "admin", kind: "admin", grants: ALL } };
+  const caller = TOKEN_SHAPE.test(token) ? await apiTokenCaller(token, env) : undefined;
+  if (caller) return { ok: true, caller };
   return refuse(401, "invalid_token", "The bearer token is not valid.", {
     "WWW-Authenticate": 'Bearer realm="engram", error="invalid_token"',
   });
+}
+
+/** The caller an API token stands for, from the isolate's cache or the Registry. */
+async function apiTokenCaller(token: string, env: Env): Promise<Caller | undefined> {
+  const hash = await tokenHash(token);
+  const cached = tokenCache.get(hash);
+  if (cached) return cached;
+  const found = await registryOf(env).lookupToken(hash);
+  if (!found.ok || !found.value) return undefined;
+  const t = found.value;
+  const caller: Caller = { id: t.name, kind: "token", tokenId: t.id, grants: t.grants };
+  tokenCache.set(hash, caller, settings(env).TOKEN_CACHE_SECONDS * 1000);
+  return caller;
 }
 
 /**

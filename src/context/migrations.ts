@@ -9,7 +9,10 @@
  *   tables or matching error strings.
  */
 import m0001 from "../../migrations/0001_init.sql";
+import m0002 from "../../migrations/0002_history.sql";
 import m0003 from "../../migrations/0003_search.sql";
+import m0004 from "../../migrations/0004_files_covisit.sql";
+import m0005 from "../../migrations/0005_documents.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -20,7 +23,10 @@ export interface Migration {
 
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "0001_init", sql: m0001 },
+  { version: 2, name: "0002_history", sql: m0002 },
   { version: 3, name: "0003_search", sql: m0003 },
+  { version: 4, name: "0004_files_covisit", sql: m0004 },
+  { version: 5, name: "0005_documents", sql: m0005 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
@@ -32,7 +38,8 @@ export function schemaVersion(db: Db): number {
 }
 
 /**
- * Brings the database up to `target` (default: the latest version).
+ * Brings the database up to `target` (default: the last of `migrations`).
+ * The Registry object reuses it with its own list (src/registry/migrations.ts).
  * `transaction` is the storage's `transactionSync`, so each migration and its
  * version record commit together or not at all.
  */
@@ -40,7 +47,7 @@ export function migrate(
   db: Db,
   transaction: <T>(fn: () => T) => T,
   migrations: readonly Migration[] = MIGRATIONS,
-  target = LATEST_VERSION,
+  target = migrations[migrations.length - 1]?.version ?? 0,
   now = Date.now(),
 ): number {
   let version = schemaVersion(db);

@@ -7,9 +7,10 @@
  * did not have; a relation whose ends do not exist is rejected with its line
  * number (the official server would store it dangling).
  */
-import type { Db } from "../context/sql";
+import type { WriteScope } from "../history";
 import { idsByName } from "./rows";
 import { addObservations, createEntities } from "./store";
+import { insertRelation } from "./writes";
 import type { Entity, Relation } from "./types";
 
 export type ImportItem =
@@ -34,17 +35,17 @@ export const emptyImportReport = (): ImportReport => ({
   rejected: [],
 });
 
-export function importItems(db: Db, items: readonly ImportItem[], now: number): ImportReport {
+export function importItems(w: WriteScope, items: readonly ImportItem[]): ImportReport {
   const report = emptyImportReport();
   for (const item of items) {
     if (item.type === "entity") {
-      const [created] = createEntities(db, [item.entity], now);
+      const [created] = createEntities(w, [item.entity]);
       if (created) {
         report.entitiesCreated++;
         report.observationsAdded += created.observations.length;
         continue;
       }
-      const [merged] = addObservations(db, [{ entityName: item.entity.name, contents: item.entity.observations }], now);
+      const [merged] = addObservations(w, [{ entityName: item.entity.name, contents: item.entity.observations }]);
       const added = merged?.addedObservations.length ?? 0;
       if (added > 0) report.entitiesMerged++;
       else report.duplicates++;
@@ -52,20 +53,13 @@ export function importItems(db: Db, items: readonly ImportItem[], now: number): 
       continue;
     }
     const r = item.relation;
-    const ids = idsByName(db, [r.from, r.to]);
+    const ids = idsByName(w.db, [r.from, r.to]);
     const missing = [r.from, r.to].filter((n) => !ids.has(n));
     if (missing.length > 0) {
       report.rejected.push({ line: item.line, error: `relation names a missing entity: ${[...new Set(missing)].map((n) => JSON.stringify(n)).join(", ")}` });
       continue;
     }
-    const written = db.run(
-      "INSERT INTO relations (from_id, to_id, relation_type, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-      ids.get(r.from) as number,
-      ids.get(r.to) as number,
-      r.relationType,
-      now,
-    );
-    if (written > 0) report.relationsCreated++;
+    if (insertRelation(w, ids.get(r.from) as number, ids.get(r.to) as number, r)) report.relationsCreated++;
     else report.duplicates++;
   }
   return report;

@@ -10,6 +10,8 @@
  * ## Invariants
  * - Every function here runs inside the caller's transaction; a DomainError
  *   thrown part-way rolls back everything the call wrote.
+ * - Writes go through writes.ts, which records each row change with the
+ *   call's history recorder (`WriteScope.rec`).
  * - Duplicates (same entity name, same observation on an entity, same
  *   relation triple) are skipped and not reported as created, as in
  *   @modelcontextprotocol/server-memory.
@@ -18,39 +20,29 @@
  */
 import { DomainError, listNames } from "../errors";
 import type { Db } from "../context/sql";
+import type { WriteScope } from "../history";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
+import {
+  deleteEntityRow,
+  deleteObservation,
+  deleteRelation,
+  insertEntity,
+  insertObservation,
+  insertRelation,
+  touchEntity,
+} from "./writes";
 import type { DeleteReport, Entity, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
 
 /** Relations open_nodes returns at most, so one hub entity cannot flood a context window. */
 export const OPEN_NODES_MAX_RELATIONS = 1000;
 
-function insertObservations(db: Db, entityId: number, contents: readonly string[], now: number): string[] {
-  const added: string[] = [];
-  for (const content of contents) {
-    const written = db.run(
-      "INSERT INTO observations (entity_id, content, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-      entityId,
-      content,
-      now,
-    );
-    if (written > 0) added.push(content);
-  }
-  return added;
-}
-
-export function createEntities(db: Db, entities: readonly Entity[], now: number): Entity[] {
+export function createEntities(w: WriteScope, entities: readonly Entity[]): Entity[] {
   const created: Entity[] = [];
   for (const e of entities) {
-    const row = db.one<{ id: number }>(
-      `INSERT INTO entities (name, entity_type, created_at, updated_at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (name) DO NOTHING RETURNING id`,
-      e.name,
-      e.entityType,
-      now,
-      now,
-    );
-    if (!row) continue;
-    const observations = insertObservations(db, row.id, e.observations, now);
+    const id = insertEntity(w, e.name, e.entityType);
+    if (id === undefined) continue;
+    // Not noted one by one: undoing the creation removes the entity with its observations.
+    const observations = e.observations.filter((content) => insertObservation(w, id, e.name, content, { noted: false }));
     created.push({ name: e.name, entityType: e.entityType, observations });
   }
   return created;
@@ -68,64 +60,53 @@ function requireEntities(db: Db, names: readonly string[], what: string): Map<st
   return ids;
 }
 
-export function createRelations(db: Db, relations: readonly Relation[], now: number): Relation[] {
+export function createRelations(w: WriteScope, relations: readonly Relation[]): Relation[] {
   const ids = requireEntities(
-    db,
+    w.db,
     relations.flatMap((r) => [r.from, r.to]),
     "create_relations",
   );
   const created: Relation[] = [];
   for (const r of relations) {
-    const written = db.run(
-      `INSERT INTO relations (from_id, to_id, relation_type, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      ids.get(r.from) as number,
-      ids.get(r.to) as number,
-      r.relationType,
-      now,
-    );
-    if (written > 0) created.push({ from: r.from, to: r.to, relationType: r.relationType });
+    const relation = { from: r.from, to: r.to, relationType: r.relationType };
+    if (insertRelation(w, ids.get(r.from) as number, ids.get(r.to) as number, relation)) created.push(relation);
   }
   return created;
 }
 
 export function addObservations(
-  db: Db,
+  w: WriteScope,
   items: readonly ObservationAdd[],
-  now: number,
 ): { entityName: string; addedObservations: string[] }[] {
   const ids = requireEntities(
-    db,
+    w.db,
     items.map((o) => o.entityName),
     "add_observations",
   );
   return items.map((o) => {
     const id = ids.get(o.entityName) as number;
-    const added = insertObservations(db, id, o.contents, now);
-    if (added.length > 0) db.run("UPDATE entities SET updated_at = ? WHERE id = ?", now, id);
+    const added = o.contents.filter((content) => insertObservation(w, id, o.entityName, content));
+    if (added.length > 0) touchEntity(w, id);
     return { entityName: o.entityName, addedObservations: added };
   });
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export function deleteEntities(db: Db, names: readonly string[]): DeleteReport & { deleted: string[]; notFound: string[] } {
-  const ids = idsByName(db, names);
+export function deleteEntities(w: WriteScope, names: readonly string[]): DeleteReport & { deleted: string[]; notFound: string[] } {
+  const ids = idsByName(w.db, names);
   const notFound = [...new Set(names)].filter((n) => !ids.has(n));
   let relations = 0;
-  for (const id of ids.values()) {
-    relations += db.run("DELETE FROM relations WHERE from_id = ? OR to_id = ?", id, id);
-    db.run("DELETE FROM observations WHERE entity_id = ?", id);
-    db.run("DELETE FROM entities WHERE id = ?", id);
-  }
+  for (const id of ids.values()) relations += deleteEntityRow(w, id);
   const deleted = [...ids.keys()];
   let message = `Deleted ${plural(deleted.length, "entity", "entities")} and ${plural(relations, "relation")}.`;
   if (notFound.length > 0) message += ` Not found (nothing to delete): ${listNames(notFound)}.`;
   return { success: true, message, deleted, notFound };
 }
 
-export function deleteObservations(db: Db, deletions: readonly ObservationDelete[], now: number): DeleteReport {
+export function deleteObservations(w: WriteScope, deletions: readonly ObservationDelete[]): DeleteReport {
   const ids = idsByName(
-    db,
+    w.db,
     deletions.map((d) => d.entityName),
   );
   const missingEntities = [...new Set(deletions.map((d) => d.entityName))].filter((n) => !ids.has(n));
@@ -136,11 +117,10 @@ export function deleteObservations(db: Db, deletions: readonly ObservationDelete
     if (id === undefined) continue;
     let touched = 0;
     for (const content of d.observations) {
-      const n = db.run("DELETE FROM observations WHERE entity_id = ? AND content = ?", id, content);
-      if (n === 0) missingObservations.push(`${d.entityName}: ${content.slice(0, 60)}`);
-      touched += n;
+      if (deleteObservation(w, id, d.entityName, content)) touched++;
+      else missingObservations.push(`${d.entityName}: ${content.slice(0, 60)}`);
     }
-    if (touched > 0) db.run("UPDATE entities SET updated_at = ? WHERE id = ?", now, id);
+    if (touched > 0) touchEntity(w, id);
     removed += touched;
   }
   let message = `Deleted ${plural(removed, "observation")}.`;
@@ -149,9 +129,9 @@ export function deleteObservations(db: Db, deletions: readonly ObservationDelete
   return { success: true, message };
 }
 
-export function deleteRelations(db: Db, relations: readonly Relation[]): DeleteReport {
+export function deleteRelations(w: WriteScope, relations: readonly Relation[]): DeleteReport {
   const ids = idsByName(
-    db,
+    w.db,
     relations.flatMap((r) => [r.from, r.to]),
   );
   const notFound: string[] = [];
@@ -159,12 +139,9 @@ export function deleteRelations(db: Db, relations: readonly Relation[]): DeleteR
   for (const r of relations) {
     const from = ids.get(r.from);
     const to = ids.get(r.to);
-    const n =
-      from === undefined || to === undefined
-        ? 0
-        : db.run("DELETE FROM relations WHERE from_id = ? AND to_id = ? AND relation_type = ?", from, to, r.relationType);
-    if (n === 0) notFound.push(`${r.from} -${r.relationType}-> ${r.to}`);
-    removed += n;
+    const gone = from !== undefined && to !== undefined && deleteRelation(w, from, to, r);
+    if (gone) removed++;
+    else notFound.push(`${r.from} -${r.relationType}-> ${r.to}`);
   }
   let message = `Deleted ${plural(removed, "relation")}.`;
   if (notFound.length > 0) message += ` Not found (nothing to delete): ${listNames(notFound, 5)}.`;

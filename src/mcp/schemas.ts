@@ -53,3 +53,14 @@ export const contextArg = z
   .regex(CONTEXT_NAME_PATTERN, "context must match [a-z0-9][a-z0-9._-]{0,63}")
   .optional()
   .describe("Memory context to act on (default: the URL's, else the active one)");
+
+/** A file or directory path; src/files/path.ts normalises it and names any problem. */
+export const filePath = (what: string) =>
+  z
+    .string()
+    .min(1, `${what} must not be empty; use / for the memory root`)
+    .max(LIMITS.filePath, `${what} must be at most ${LIMITS.filePath} characters`);
+
+/** File content, at most LIMITS.fileBytes of UTF-8. */
+export const fileText = (what: string) =>
+  z.string().refine((s) => utf8Length(s) <= LIMITS.fileBytes, `${what} must be at most ${LIMITS.fileBytes} bytes (1 MB)`);

@@ -3,11 +3,12 @@
  * server is rebuilt per request; what does not depend on the request (each
  * tool's zod object schemas) is built once per isolate.
  */
-import { McpServer, type CallToolResult } from "@modelcontextprotocol/server";
+import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { Caller } from "../auth/caller";
+import { openContext, type Need } from "../auth/access";
+import { callerKey, type Caller } from "../auth/caller";
 import { fail } from "../errors";
-import { DEFAULT_CONTEXT } from "../limits";
+import { registryOf } from "../registry/Registry";
 import { contextArg } from "./schemas";
 import { TOOLS } from "./tools";
 import type { ResolvedContext, ToolContext, ToolDef, Toolset } from "./tool";
@@ -21,8 +22,25 @@ export interface RequestScope {
   /** The context named in the URL (/mcp/<context>), if any. */
   pinned?: string;
   toolsets: ReadonlySet<Toolset>;
-  /** Session key for co-visitation (MCP session id or Mcp-Memory-Session header). */
+  /** Session key for co-visitation (Mcp-Memory-Session header, else Mcp-Session-Id). */
   session?: string;
+  /** The User-Agent header: the client's name when the request does not carry MCP clientInfo. */
+  userAgent?: string;
+}
+
+const CLIENT_NAME_MAX = 128;
+
+/**
+ * The client's name for this request: the MCP clientInfo a 2026-07-28 request
+ * carries in its envelope, else the User-Agent header (2025-era clients send
+ * clientInfo only with `initialize`, a different request).
+ */
+function clientName(extra: ServerContext | undefined, scope: RequestScope): string | undefined {
+  const envelope = extra?.mcpReq.envelope as Record<string, unknown> | undefined;
+  const info = envelope?.[CLIENT_INFO_META_KEY];
+  const name = info && typeof info === "object" && "name" in info && typeof info.name === "string" ? info.name : scope.userAgent;
+  const clean = name?.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, CLIENT_NAME_MAX);
+  return clean ? clean : undefined;
 }
 
 interface Compiled {
@@ -33,11 +51,17 @@ interface Compiled {
 
 const compiled: Compiled[] = TOOLS.map((def) => ({
   def,
-  input: z.object({ ...def.input, context: contextArg }),
+  input: z.object(def.managesContexts ? def.input : { ...def.input, context: contextArg }),
   output: z.object(def.output),
 }));
 
-function resolver(scope: RequestScope, tool: string): ToolContext["context"] {
+/**
+ * The context resolver for one call. `need` comes from the tool's
+ * annotations (readOnlyHint false means it writes); `notes` collects what the
+ * reply must tell the user, such as a fallback from a removed active context;
+ * `client` names the client for co-visitation sessions.
+ */
+function resolver(scope: RequestScope, tool: string, need: Need, notes: string[], client?: string): ToolContext["context"] {
   return async (argument) => {
     if (scope.pinned !== undefined && argument !== undefined && argument !== scope.pinned) {
       return fail(
@@ -45,14 +69,37 @@ function resolver(scope: RequestScope, tool: string): ToolContext["context"] {
         `This endpoint is pinned to context "${scope.pinned}"; drop the context argument or connect to /mcp/${argument}.`,
       );
     }
-    const name = scope.pinned ?? argument ?? DEFAULT_CONTEXT;
+    let name = scope.pinned ?? argument;
+    if (name === undefined) {
+      const active = await registryOf(scope.env).activeContext(callerKey(scope.caller));
+      if (!active.ok) return active;
+      name = active.value.name;
+      if (active.value.fellBackFrom !== undefined) {
+        notes.push(
+          `Note: your active context "${active.value.fellBackFrom}" was removed, so this call used "${name}". Pick another with set_active_context.`,
+        );
+      }
+    }
+    const opened = await openContext(scope.env, scope.caller, name, need);
+    if (!opened.ok) return opened;
     const resolved: ResolvedContext = {
       name,
       stub: scope.env.MEMORY.getByName(name),
-      meta: { caller: scope.caller.id, tool, ...(scope.session ? { session: scope.session } : {}) },
+      meta: {
+        caller: scope.caller.id,
+        tool,
+        ...(scope.session ? { session: scope.session } : {}),
+        ...(client ? { client } : {}),
+      },
     };
     return resolved;
   };
+}
+
+/** Appends the resolver's notes to a result, after the context line. */
+function withNotes(result: CallToolResult, notes: readonly string[]): CallToolResult {
+  if (notes.length === 0) return result;
+  return { ...result, content: [...result.content, ...notes.map((text) => ({ type: "text" as const, text }))] };
 }
 
 function internalError(tool: string, error: unknown): CallToolResult {
@@ -69,22 +116,24 @@ export function buildServer(scope: RequestScope): McpServer {
     instructions:
       "Engram is a shared team memory. Search before creating; every result names the memory context it acted on.",
   });
-  const toolContext = (tool: string): ToolContext => ({
+  const toolContext = (tool: string, need: Need, notes: string[] = [], extra?: ServerContext): ToolContext => ({
     env: scope.env,
     caller: scope.caller,
     tool,
-    context: resolver(scope, tool),
+    ...(scope.pinned !== undefined ? { pinned: scope.pinned } : {}),
+    context: resolver(scope, tool, need, notes, clientName(extra, scope)),
   });
 
   for (const { def, input, output } of compiled) {
     if (!scope.toolsets.has(def.toolset)) continue;
-    const ctx = toolContext(def.name);
+    const need: Need = def.annotations.readOnlyHint ? "read" : "write";
     server.registerTool(
       def.name,
       { title: def.title, description: def.description, inputSchema: input, outputSchema: output, annotations: def.annotations },
-      async (args: Record<string, unknown>) => {
+      async (args: Record<string, unknown>, extra: ServerContext) => {
         try {
-          return await def.run(args as Parameters<ToolDef["run"]>[0], ctx);
+          const notes: string[] = [];
+          return withNotes(await def.run(args as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, extra)), notes);
         } catch (error) {
           return internalError(def.name, error);
         }
@@ -102,7 +151,8 @@ export function buildServer(scope: RequestScope): McpServer {
         mimeType: "application/json",
       },
       async (uri) => {
-        const c = (await toolContext("resource:knowledge-graph").context(undefined)) as ResolvedContext;
+        const c = await toolContext("resource:knowledge-graph", "read").context(undefined);
+        if ("ok" in c) throw new Error(c.message);
         const page = await c.stub.readGraph({}, c.meta);
         if (!page.ok) throw new Error(page.message);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };

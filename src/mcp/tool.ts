@@ -26,7 +26,14 @@ export interface ToolContext {
   caller: Caller;
   /** The tool being called, recorded in CallMeta. */
   tool: string;
-  /** Resolves the context a call acts on: the URL's, else the `context` argument, else the default. */
+  /** The context named in the URL (/mcp/<context>), if any. */
+  pinned?: string;
+  /**
+   * Resolves and authorizes the context a call acts on: the URL's, else the
+   * `context` argument, else the caller's active context, else the default.
+   * A tool whose annotations say it writes is refused here on a read grant or
+   * a read-only context, so no tool checks that itself.
+   */
   context(argument: string | undefined): Promise<ResolvedContext | DomainFailure>;
 }
 
@@ -38,13 +45,18 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
   input: I;
   output: O;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  /**
+   * True for the tools that manage contexts themselves (toolset "contexts"):
+   * they take no `context` argument and authorize against the caller's grants.
+   */
+  managesContexts?: boolean;
   run(args: z.infer<z.ZodObject<I>> & { context?: string }, ctx: ToolContext): Promise<CallToolResult>;
 }
 
 /** Declares a tool with its argument types inferred from `input`. */
 export const defineTool = <I extends z.ZodRawShape, O extends z.ZodRawShape>(def: ToolDef<I, O>): ToolDef<I, O> => def;
 
-const contextLine = (name: string) => `[context: ${name}]`;
+export const contextLine = (name: string) => `[context: ${name}]`;
 
 /** A successful result: compact JSON (or the given text) plus structuredContent, and the context line. */
 export function reply(context: string, structured: Record<string, unknown>, text?: string): CallToolResult {

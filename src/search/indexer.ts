@@ -5,7 +5,8 @@
  * search never sees a half-written entity.
  *
  * ## What a flush does
- * 1. Documents queued by the update/delete triggers leave both indexes; those
+ * 1. Documents queued by the triggers (updated, deleted, or inserted at or
+ *    below a watermark, as undo does) leave both indexes; those
  *    that still exist (at or below the watermark) are indexed again as they
  *    are now, and their entities' stats are recounted.
  * 2. Rows above the watermarks are new: their documents are indexed, their

@@ -1,14 +1,31 @@
 /** Every tool, in the order tools/list shows them. */
 import type { ToolDef } from "../tool";
+import add_context from "./add_context";
 import add_observations from "./add_observations";
+import create from "./create";
 import create_entities from "./create_entities";
 import create_relations from "./create_relations";
 import delete_entities from "./delete_entities";
+import delete_path from "./delete";
 import delete_observations from "./delete_observations";
 import delete_relations from "./delete_relations";
+import get_active_context from "./get_active_context";
+import list_contexts from "./list_contexts";
+import memory_history from "./memory_history";
+import get_document_tree from "./get_document_tree";
+import insert from "./insert";
 import open_nodes from "./open_nodes";
+import read_document from "./read_document";
 import read_graph from "./read_graph";
+import remove_context from "./remove_context";
 import search_nodes from "./search_nodes";
+import set_active_context from "./set_active_context";
+import undo from "./undo";
+import search_documents from "./search_documents";
+import update_document from "./update_document";
+import rename from "./rename";
+import str_replace from "./str_replace";
+import view from "./view";
 
 // Each tool infers its own argument types; the registry only needs the common shape.
 export const TOOLS = [
@@ -21,4 +38,25 @@ export const TOOLS = [
   read_graph,
   search_nodes,
   open_nodes,
+  // contexts
+  list_contexts,
+  get_active_context,
+  set_active_context,
+  add_context,
+  remove_context,
+  // history
+  memory_history,
+  undo,
+  // documents
+  read_document,
+  update_document,
+  get_document_tree,
+  search_documents,
+  // files
+  view,
+  create,
+  str_replace,
+  insert,
+  delete_path,
+  rename,
 ] as unknown as ToolDef[];

@@ -1,19 +1,21 @@
 import { z } from "zod";
+import { RelatedOut, replyWithRelated } from "../related";
 import { EntityOut, RelationOut, batch, entityName } from "../schemas";
-import { callContext, defineTool, reply } from "../tool";
+import { callContext, defineTool } from "../tool";
 
 export default defineTool({
   name: "open_nodes",
   toolset: "graph",
   title: "Open Nodes",
   description:
-    "Open specific nodes in the knowledge graph by their names, with every relation touching them. Names not found are listed in notFound.",
+    "Open specific nodes in the knowledge graph by their names, with every relation touching them. Names not found are listed in notFound; items often used with them in related.",
   input: { names: batch(entityName).describe("An array of entity names to retrieve") },
   output: {
     entities: z.array(EntityOut),
     relations: z.array(RelationOut),
     notFound: z.array(z.string()).optional(),
     note: z.string().optional(),
+    related: RelatedOut.optional(),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: ({ names, context }, ctx) =>
@@ -25,7 +27,10 @@ export default defineTool({
         const out: Record<string, unknown> = { entities: r.entities, relations: r.relations };
         if (r.notFound.length > 0) out.notFound = r.notFound;
         if (r.relationsTruncated) out.note = "More relations exist than shown; open fewer nodes to see them all.";
-        return reply(c.name, out);
+        // The JSON text keeps the official shape; related items follow as their own block.
+        const text = JSON.stringify(out);
+        if (r.related.length > 0) out.related = r.related;
+        return replyWithRelated(c.name, out, text, r.related);
       },
     ),
 });

@@ -12,29 +12,29 @@ export default defineTool({
   toolset: "graph",
   title: "Search Nodes",
   description:
-    "Search the knowledge graph by words in entity names, types and observations. Returns the best entity per query term (role \"entry\", with score) and the entities connecting them (role \"connector\"), with the relations among them and the connecting paths.",
+    "Search entity names, types and observations. Returns the best entity per query term (role \"entry\"), the entities connecting them (\"connector\"), the relations among them and the connecting paths.",
   input: {
     query: z
       .string()
       .max(LIMITS.queryChars, `query must be at most ${LIMITS.queryChars} characters`)
       .describe("The search query to match against entity names, types, and observation content"),
-    limit: int(SEARCH_RANGES.maxTotalNodes, "limit").optional().describe("Most entities to return (default: maxTotalNodes)"),
+    limit: int(SEARCH_RANGES.maxTotalNodes, "limit").optional().describe("Most entities returned"),
     minRelativeScore: z
       .number()
       .min(SEARCH_RANGES.minRelativeScore.min, "minRelativeScore must be between 0 and 1")
       .max(SEARCH_RANGES.minRelativeScore.max, "minRelativeScore must be between 0 and 1")
       .optional()
-      .describe("Entry candidates must score at least this share of their term's best (default 0.3)"),
-    topPerToken: int(SEARCH_RANGES.topPerToken, "topPerToken").optional().describe("Entry nodes per query term (default 1)"),
+      .describe("Entry nodes score at least this share of their term's best (default 0.3)"),
+    topPerToken: int(SEARCH_RANGES.topPerToken, "topPerToken").optional().describe("Entry nodes per term (default 1)"),
     maxPathLength: int(SEARCH_RANGES.maxPathLength, "maxPathLength")
       .optional()
-      .describe("Longest connecting path between entry nodes, in relations; 0 for none (default 5)"),
-    maxTotalNodes: int(SEARCH_RANGES.maxTotalNodes, "maxTotalNodes").optional().describe("Most entities in the result, entry nodes first (default 50)"),
+      .describe("Longest path between entry nodes, in relations; 0 = none (default 5)"),
+    maxTotalNodes: int(SEARCH_RANGES.maxTotalNodes, "maxTotalNodes").optional().describe("Most entities, entry nodes first (default 50)"),
   },
   output: {
     entities: z.array(EntityOut.extend({ score: z.number(), role: z.enum(["entry", "connector"]) })),
     relations: z.array(RelationOut),
-    paths: z.array(z.array(z.string())).describe("Connections found, as entity names from one entry node to another"),
+    paths: z.array(z.array(z.string())).describe("Entity names from one entry node to another"),
     note: z.string().optional(),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

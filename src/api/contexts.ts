@@ -1,0 +1,79 @@
+/**
+ * Admin routes for contexts, under /api/contexts:
+ *
+ *   GET   /api/contexts[?removed=true]                  -> registered (and removed) contexts
+ *   POST  /api/contexts  {name, description?, readOnly?, capacity?}  -> 201
+ *   PATCH /api/contexts/:name  {description?, readOnly?, capacity?}
+ *   POST  /api/contexts/:name/purge?confirm=<name>      -> wipes the data and forgets the name
+ *
+ * A purge is the only way data is deleted wholesale: the name must be typed
+ * twice, the Registry stops routing to the context first, then the
+ * MemoryContext wipes itself, then the name is forgotten and the purge audited.
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import type { AppEnv } from "../index";
+import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { registryOf } from "../registry/Registry";
+import { failed, invalid, readBody, requireAdmin } from "./http";
+
+const MAX_CAPACITY_KEYS = 32;
+
+const name = z.string().regex(CONTEXT_NAME_PATTERN, "name must match [a-z0-9][a-z0-9._-]{0,63}");
+const description = z.string().max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`);
+const capacity = z
+  .record(z.string().max(64), z.union([z.string().max(256), z.number(), z.boolean(), z.null()]))
+  .refine((c) => Object.keys(c).length <= MAX_CAPACITY_KEYS, `capacity holds at most ${MAX_CAPACITY_KEYS} keys`)
+  .nullable();
+
+const CreateContext = z.object({ name, description: description.optional(), readOnly: z.boolean().optional(), capacity: capacity.optional() });
+const UpdateContext = z
+  .object({ description: description.optional(), readOnly: z.boolean().optional(), capacity: capacity.optional() })
+  .refine((p) => Object.keys(p).length > 0, "give description, readOnly or capacity");
+
+export const contexts = new Hono<AppEnv>();
+
+contexts.get("/", requireAdmin, async (c) => {
+  const listed = await registryOf(c.env).listContexts(c.req.query("removed") === "true");
+  if (!listed.ok) return failed(c, listed);
+  return c.json({ contexts: listed.value });
+});
+
+contexts.post("/", requireAdmin, async (c) => {
+  const body = await readBody(c, CreateContext);
+  if (!body.ok) return body.response;
+  const { name: n, description: d, readOnly, capacity: cap } = body.value;
+  const added = await registryOf(c.env).addContext(
+    { name: n, ...(d !== undefined ? { description: d } : {}), ...(readOnly !== undefined ? { readOnly } : {}), ...(cap !== undefined ? { capacity: cap } : {}) },
+    c.get("caller").id,
+    "api",
+  );
+  if (!added.ok) return failed(c, added);
+  return c.json(added.value, 201);
+});
+
+contexts.patch("/:name", requireAdmin, async (c) => {
+  const target = c.req.param("name");
+  if (!CONTEXT_NAME_PATTERN.test(target)) return invalid(c, "Context names match [a-z0-9][a-z0-9._-]{0,63}.");
+  const body = await readBody(c, UpdateContext);
+  if (!body.ok) return body.response;
+  const { description: d, readOnly, capacity: cap } = body.value;
+  const patch = { ...(d !== undefined ? { description: d } : {}), ...(readOnly !== undefined ? { readOnly } : {}), ...(cap !== undefined ? { capacity: cap } : {}) };
+  const updated = await registryOf(c.env).updateContext(target, patch, c.get("caller").id);
+  if (!updated.ok) return failed(c, updated);
+  return c.json(updated.value);
+});
+
+contexts.post("/:name/purge", requireAdmin, async (c) => {
+  const target = c.req.param("name");
+  if (c.req.query("confirm") !== target) {
+    return invalid(c, `Purging deletes every entity, observation and relation in "${target}" for good. Type the name again: ?confirm=${target}`);
+  }
+  const registry = registryOf(c.env);
+  const before = await registry.beginPurge(target);
+  if (!before.ok) return failed(c, before);
+  await c.env.MEMORY.getByName(target).purge();
+  const done = await registry.finishPurge(target, c.get("caller").id);
+  if (!done.ok) return failed(c, done);
+  return c.json({ purged: target, wasRegistered: before.value !== null && before.value.removedAt === null });
+});

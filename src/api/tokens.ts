@@ -1,0 +1,69 @@
+/**
+ * Admin routes for API tokens, under /api/tokens:
+ *
+ *   POST   /api/tokens          {name, grants}  -> 201 with the token, shown this once
+ *   GET    /api/tokens[?revoked=true]           -> the tokens (never a token or its hash)
+ *   DELETE /api/tokens/:ref                     -> revoke by id ("tok_...") or live name
+ *
+ * A revocation is immediate in this isolate and reaches every other isolate
+ * within TOKEN_CACHE_SECONDS (src/auth/cache.ts).
+ */
+import { Hono } from "hono";
+import { z } from "zod";
+import { tokenCache } from "../auth/cache";
+import { GRANT_PATTERN, grantProblem, ROLES } from "../auth/grants";
+import { mintToken } from "../auth/tokens";
+import type { AppEnv } from "../index";
+import { registryOf } from "../registry/Registry";
+import { failed, invalid, readBody, requireAdmin } from "./http";
+
+/** Names reserved for the built-in callers, so the audit log's "who" is never ambiguous. */
+const RESERVED = new Set(["admin", "local", "system"]);
+const MAX_GRANTS = 100;
+
+const CreateToken = z.object({
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, "name must match [A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
+    .refine((n) => !RESERVED.has(n.toLowerCase()), "name must not be admin, local or system"),
+  grants: z
+    .array(
+      z.object({
+        context: z.string().regex(GRANT_PATTERN, "context must be a context name or glob ([a-z0-9*][a-z0-9._*-]{0,63})"),
+        role: z.enum(ROLES),
+        create: z.boolean().optional(),
+      }),
+    )
+    .min(1, "give at least one grant")
+    .max(MAX_GRANTS, `at most ${MAX_GRANTS} grants`),
+});
+
+export const tokens = new Hono<AppEnv>();
+
+tokens.post("/", requireAdmin, async (c) => {
+  const body = await readBody(c, CreateToken);
+  if (!body.ok) return body.response;
+  const grants = body.value.grants.map((g) => ({ context: g.context, role: g.role, ...(g.create ? { create: true } : {}) }));
+  const problem = grantProblem(grants);
+  if (problem) return invalid(c, problem);
+  const minted = await mintToken();
+  const created = await registryOf(c.env).createToken(
+    { id: minted.id, name: body.value.name, hash: minted.hash, grants },
+    c.get("caller").id,
+  );
+  if (!created.ok) return failed(c, created);
+  return c.json({ ...created.value, token: minted.token, note: "Store this token now: it is shown once and cannot be recovered." }, 201);
+});
+
+tokens.get("/", requireAdmin, async (c) => {
+  const listed = await registryOf(c.env).listTokens(c.req.query("revoked") === "true");
+  if (!listed.ok) return failed(c, listed);
+  return c.json({ tokens: listed.value });
+});
+
+tokens.delete("/:ref", requireAdmin, async (c) => {
+  const revoked = await registryOf(c.env).revokeToken(c.req.param("ref"), c.get("caller").id);
+  if (!revoked.ok) return failed(c, revoked);
+  tokenCache.forgetToken(revoked.value.id);
+  return c.json({ token: revoked.value });
+});

@@ -1,0 +1,140 @@
+/**
+ * The documents table: the only module that writes it.
+ *
+ * ## Mutation primitives
+ * Every change to a document goes through `putDocument` or `deleteDocument`,
+ * and both return the row as it was before, so an undo log can record the
+ * inverse of each change in one line per primitive. `ensureRoot` is not a
+ * mutation in that sense: the root exists from the start, and creating its
+ * row lazily is how the configured template gets in.
+ *
+ * ## Invariants
+ * - Derived columns (title, search_cjk) are computed here from content, so
+ *   they can never disagree with it; the FTS index follows through triggers.
+ * - These functions do not check tree integrity; src/documents/integrity.ts
+ *   does, before the store calls them.
+ */
+import { chunksFor, placeholders, type Db } from "../context/sql";
+import { cjkIndexText } from "./cjk";
+import { ROOT_ID, titleOf } from "./links";
+
+export interface DocumentRow extends Record<string, SqlStorageValue> {
+  id: string;
+  parent_id: string | null;
+  title: string;
+  content: string;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = "id, parent_id, title, content, created_at, updated_at";
+
+export function getDocument(db: Db, id: string): DocumentRow | undefined {
+  return db.one<DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE id = ?`, id);
+}
+
+/**
+ * Creates or replaces document `id` under `parent` (null only for the root).
+ * Returns the prior row, or null when the document is new.
+ */
+export function putDocument(db: Db, id: string, content: string, parent: string | null, now: number): DocumentRow | null {
+  const prior = getDocument(db, id) ?? null;
+  db.run(
+    `INSERT INTO documents (id, parent_id, title, content, search_cjk, created_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+     ON CONFLICT (id) DO UPDATE SET parent_id = ?2, title = ?3, content = ?4, search_cjk = ?5, updated_at = ?6`,
+    id,
+    parent,
+    titleOf(content),
+    content,
+    cjkIndexText(content),
+    now,
+  );
+  return prior;
+}
+
+/** Deletes document `id` (its children must be gone first). Returns the prior row, or null. */
+export function deleteDocument(db: Db, id: string): DocumentRow | null {
+  const prior = getDocument(db, id) ?? null;
+  if (prior) db.run("DELETE FROM documents WHERE id = ?", id);
+  return prior;
+}
+
+/** Creates the root with `template` unless it exists; see the module note. */
+export function ensureRoot(db: Db, template: string, now: number): void {
+  db.run(
+    `INSERT INTO documents (id, parent_id, title, content, search_cjk, created_at, updated_at)
+     VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (id) DO NOTHING`,
+    ROOT_ID,
+    titleOf(template),
+    template,
+    cjkIndexText(template),
+    now,
+  );
+}
+
+/** `id`'s ancestors, nearest first (parent, grandparent, ..., root). */
+export function ancestorsOf(db: Db, id: string): string[] {
+  return db
+    .all<{ id: string }>(
+      `WITH RECURSIVE up(id, parent_id, n) AS (
+         SELECT id, parent_id, 0 FROM documents WHERE id = ?
+         UNION ALL SELECT d.id, d.parent_id, up.n + 1 FROM documents d JOIN up ON d.id = up.parent_id
+       ) SELECT id FROM up WHERE n > 0 ORDER BY n`,
+      id,
+    )
+    .map((r) => r.id);
+}
+
+/** The ids of `id`'s children, in the order its content links them. */
+export function childrenOf(db: Db, id: string): string[] {
+  return db
+    .all<{ id: string }>(
+      `SELECT d.id FROM documents d JOIN documents p ON p.id = d.parent_id
+       WHERE d.parent_id = ? ORDER BY instr(p.content, '[[' || d.id || ']]'), d.id`,
+      id,
+    )
+    .map((r) => r.id);
+}
+
+/** id -> parent_id for those of `ids` that exist. */
+export function parentsOf(db: Db, ids: readonly string[]): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  for (const chunk of chunksFor(ids)) {
+    const rows = db.all<{ id: string; parent_id: string | null }>(
+      `SELECT id, parent_id FROM documents WHERE id IN (${placeholders(chunk.length)})`,
+      ...chunk,
+    );
+    for (const r of rows) out.set(r.id, r.parent_id);
+  }
+  return out;
+}
+
+/** `id` and everything below it, level by level (ids sorted within a level); reversed, children come before parents. */
+export function subtreeByLevel(db: Db, id: string): string[] {
+  return db
+    .all<{ id: string }>(
+      `WITH RECURSIVE down(id, n) AS (
+         SELECT id, 0 FROM documents WHERE id = ?
+         UNION ALL SELECT d.id, down.n + 1 FROM documents d JOIN down ON d.parent_id = down.id
+       ) SELECT id FROM down ORDER BY n, id`,
+      id,
+    )
+    .map((r) => r.id);
+}
+
+export interface TreeRow extends Record<string, SqlStorageValue> {
+  id: string;
+  parent_id: string | null;
+  title: string;
+  /** Where the parent's content first links this document (1-based; 0 if it does not). */
+  pos: number;
+}
+
+/** Every document with its place among its siblings: the order of the parent's links. */
+export function treeRows(db: Db): TreeRow[] {
+  return db.all<TreeRow>(
+    `SELECT d.id, d.parent_id, d.title, COALESCE(instr(p.content, '[[' || d.id || ']]'), 0) AS pos
+     FROM documents d LEFT JOIN documents p ON p.id = d.parent_id`,
+  );
+}

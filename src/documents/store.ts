@@ -1,0 +1,100 @@
+/**
+ * Working memory: a tree of markdown documents per context, grown from one
+ * root by [[id]] links (see README "Working memory (documents)").
+ *
+ * ## Lifecycle
+ * The root exists from the start: every entry point first creates it with
+ * the configured template if it is missing, inside the caller's transaction.
+ * A document is created only by a link from its parent and deleted only
+ * when that link goes away, together with its whole subtree.
+ *
+ * ## Invariants
+ * - A document's links are exactly its children (src/documents/integrity.ts
+ *   checks an update before anything is written).
+ * - Every function runs inside the caller's transaction; a DomainError
+ *   rolls back all of it.
+ */
+import type { Db } from "../context/sql";
+import { DomainError } from "../errors";
+import { LIMITS } from "../limits";
+import { planUpdate } from "./integrity";
+import { findDocuments, type DocumentHit } from "./search";
+import { ROOT_ID, childTemplate, utf8Bytes } from "./links";
+import { deleteDocument, ensureRoot, getDocument, putDocument, subtreeByLevel, treeRows, type TreeRow } from "./rows";
+
+export interface DocumentOptions {
+  /** Content of the root when it is first created (ROOT_TEMPLATE). */
+  rootTemplate: string;
+  /** Links a document may be below the root at most (DOCUMENT_MAX_DEPTH). */
+  maxDepth: number;
+}
+
+export interface UpdateResult {
+  /** Children created by new links, in link order. */
+  created: string[];
+  /** Documents deleted because their link went away: each orphan, then its descendants level by level. */
+  removed: string[];
+}
+
+export interface TreeNode {
+  id: string;
+  title: string;
+  children: TreeNode[];
+}
+
+const notFound = (id: string, hint = "") => new DomainError("NotFound", `${id}: not found${hint}`);
+
+export function readDocument(db: Db, id: string, opts: DocumentOptions, now: number): { id: string; content: string } {
+  ensureRoot(db, opts.rootTemplate, now);
+  const row = getDocument(db, id);
+  if (!row) throw notFound(id);
+  return { id, content: row.content };
+}
+
+export function updateDocument(db: Db, id: string, content: string, opts: DocumentOptions, now: number): UpdateResult {
+  ensureRoot(db, opts.rootTemplate, now);
+  const bytes = utf8Bytes(content);
+  if (bytes > LIMITS.documentBytes) {
+    throw new DomainError("TooLarge", `content is ${bytes} bytes; a document may be at most ${LIMITS.documentBytes} bytes`);
+  }
+  const row = getDocument(db, id);
+  if (!row) throw notFound(id, `. A document is created by linking [[${id}]] from its parent.`);
+
+  const plan = planUpdate(db, id, content, opts.maxDepth);
+  putDocument(db, id, content, row.parent_id, now);
+  for (const child of plan.create) putDocument(db, child, childTemplate(child), id, now);
+  const removed: string[] = [];
+  for (const orphan of plan.orphans) {
+    const subtree = subtreeByLevel(db, orphan);
+    // Deepest first, so no document is ever left without its parent.
+    for (const doc of [...subtree].reverse()) deleteDocument(db, doc);
+    removed.push(...subtree);
+  }
+  return { created: plan.create, removed };
+}
+
+/** The whole hierarchy from the root, children in the order their parent links them. */
+export function documentTree(db: Db, opts: DocumentOptions, now: number): { root: TreeNode; count: number } {
+  ensureRoot(db, opts.rootTemplate, now);
+  const rows = treeRows(db);
+  const byParent = new Map<string, TreeRow[]>();
+  for (const r of rows) {
+    if (r.parent_id === null) continue;
+    const siblings = byParent.get(r.parent_id) ?? [];
+    siblings.push(r);
+    byParent.set(r.parent_id, siblings);
+  }
+  const build = (id: string, title: string): TreeNode => ({
+    id,
+    title,
+    children: (byParent.get(id) ?? []).sort((a, b) => a.pos - b.pos).map((c) => build(c.id, c.title)),
+  });
+  const root = rows.find((r) => r.id === ROOT_ID) as TreeRow;
+  return { root: build(root.id, root.title), count: rows.length };
+}
+
+/** Documents matching `query`, best first (see ./search.ts for the query rules). */
+export function searchDocuments(db: Db, query: string, limit: number, opts: DocumentOptions, now: number): DocumentHit[] {
+  ensureRoot(db, opts.rootTemplate, now);
+  return findDocuments(db, query, limit);
+}

@@ -1,0 +1,86 @@
+/**
+ * How the graph's inverse ops are undone and described (registered with
+ * history in MemoryContext). Each applier replays through the recorded
+ * writes in writes.ts, so an undo is itself a change that can be undone.
+ *
+ * An op whose target is already in the wanted state does nothing. An op that
+ * cannot be applied (restoring an observation on an entity that no longer
+ * exists) throws a Conflict, which rolls the whole undo back.
+ */
+import { DomainError } from "../errors";
+import type { InverseKind, InverseOp, Phrase } from "../history";
+import { idsByName } from "./rows";
+import type { EntityOp, ObservationOp, RelationOp } from "./writes";
+import {
+  deleteEntityRow,
+  deleteObservation,
+  deleteRelation,
+  insertEntity,
+  insertObservation,
+  insertRelation,
+  touchEntity,
+} from "./writes";
+
+const conflict = (message: string) => new DomainError("Conflict", `${message}; nothing was undone.`);
+
+/** Narrows a stored op to the shape its kind wrote (history hands back what writes.ts noted). */
+const as = <T>(op: InverseOp) => op as unknown as T;
+
+const entity: InverseKind = {
+  apply(w, raw) {
+    const op = as<EntityOp>(raw);
+    const id = idsByName(w.db, [op.name]).get(op.name);
+    if (op.prior === null) {
+      if (id !== undefined) deleteEntityRow(w, id);
+      return;
+    }
+    if (id !== undefined) throw conflict(`entity "${op.name}" exists again, so its deletion cannot be undone`);
+    insertEntity(w, op.name, op.prior.entityType, op.prior);
+  },
+  describe: (raw): Phrase => {
+    const op = as<EntityOp>(raw);
+    return { action: op.prior === null ? "+" : "-", noun: "entity", name: op.name };
+  },
+};
+
+const observation: InverseKind = {
+  apply(w, raw) {
+    const op = as<ObservationOp>(raw);
+    const id = idsByName(w.db, [op.entity]).get(op.entity);
+    if (op.prior === null) {
+      if (id !== undefined && deleteObservation(w, id, op.entity, op.content)) touchEntity(w, id);
+      return;
+    }
+    if (id === undefined) throw conflict(`entity "${op.entity}" no longer exists, so its observation cannot be restored`);
+    if (insertObservation(w, id, op.entity, op.content, { prior: op.prior })) touchEntity(w, id);
+  },
+  describe: (raw): Phrase => {
+    const op = as<ObservationOp>(raw);
+    return { action: op.prior === null ? "+" : "-", noun: "obs", name: op.entity };
+  },
+};
+
+const relation: InverseKind = {
+  apply(w, raw) {
+    const op = as<RelationOp>(raw);
+    const ids = idsByName(w.db, [op.from, op.to]);
+    const from = ids.get(op.from);
+    const to = ids.get(op.to);
+    if (op.prior === null) {
+      if (from !== undefined && to !== undefined) deleteRelation(w, from, to, op);
+      return;
+    }
+    if (from === undefined || to === undefined) {
+      const missing = [op.from, op.to].filter((n) => !ids.has(n)).map((n) => JSON.stringify(n));
+      throw conflict(`relation ${op.from} -${op.relationType}-> ${op.to} cannot be restored: no entity ${missing.join(", ")}`);
+    }
+    insertRelation(w, from, to, op, op.prior);
+  },
+  describe: (raw): Phrase => {
+    const op = as<RelationOp>(raw);
+    return { action: op.prior === null ? "+" : "-", noun: "rel", name: `${op.from} -${op.relationType}-> ${op.to}` };
+  },
+};
+
+/** Registration order is the order summaries list them in. */
+export const graphInverses: Readonly<Record<string, InverseKind>> = { entity, observation, relation };

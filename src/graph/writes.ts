@@ -1,0 +1,201 @@
+/**
+ * The graph's recorded row writes. Every change to an entity, observation or
+ * relation row goes through one of these functions, which notes the inverse
+ * op with the change's recorder (src/history) in the same transaction. The
+ * batch functions in store.ts and the undo appliers in inverse.ts are both
+ * built from them, so an undo is recorded exactly like any other write.
+ *
+ * ## Inverse ops (JSON, stored in change_inverse)
+ * - `{kind:"entity", name, prior}`: prior null = the entity was created (undo
+ *   deletes it with whatever it holds); prior = its row before it was deleted.
+ * - `{kind:"observation", entity, content, prior}`: prior null = added;
+ *   prior `{id, createdAt}` = deleted.
+ * - `{kind:"relation", from, to, relationType, prior}`: the same for relations.
+ * A deleted row's id is kept so a restore puts it back in its old place in
+ * insertion order when that id is still free.
+ *
+ * Observations created together with their entity are not noted one by one:
+ * undoing the creation deletes the entity and everything it holds.
+ */
+import { itemKey } from "../context/access";
+import type { Db } from "../context/sql";
+import type { WriteScope } from "../history";
+import type { Relation } from "./types";
+
+/** The history item key of an entity. Relations and observations count as changes to their entities. */
+const entityItem = itemKey.entity;
+
+export type EntityPrior = {
+  id: number;
+  entityType: string;
+  createdAt: number;
+  updatedAt: number;
+  lastAccessedAt: number | null;
+  accessCount: number;
+};
+export type RowPrior = { id: number; createdAt: number };
+
+export type EntityOp = { kind: "entity"; name: string; prior: EntityPrior | null };
+export type ObservationOp = { kind: "observation"; entity: string; content: string; prior: RowPrior | null };
+export type RelationOp = { kind: "relation"; from: string; to: string; relationType: string; prior: RowPrior | null };
+
+/** `id` when no row of `table` has it, else null (let SQLite choose). */
+function freeId(db: Db, table: "entities" | "observations" | "relations", id: number | undefined): number | null {
+  if (id === undefined) return null;
+  return db.one(`SELECT 1 AS taken FROM ${table} WHERE id = ?`, id) ? null : id;
+}
+
+/** Creates an entity; returns its id, or undefined when the name is taken. */
+export function insertEntity(w: WriteScope, name: string, entityType: string, prior?: EntityPrior): number | undefined {
+  const row = w.db.one<{ id: number }>(
+    `INSERT INTO entities (id, name, entity_type, created_at, updated_at, last_accessed_at, access_count)
+     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING id`,
+    freeId(w.db, "entities", prior?.id),
+    name,
+    entityType,
+    prior?.createdAt ?? w.now,
+    prior?.updatedAt ?? w.now,
+    prior?.lastAccessedAt ?? null,
+    prior?.accessCount ?? 0,
+  );
+  if (row) w.rec.note(entityItem(name), { kind: "entity", name, prior: null } satisfies EntityOp);
+  return row?.id;
+}
+
+interface EntityRowFull extends Record<string, SqlStorageValue> {
+  id: number;
+  name: string;
+  entity_type: string;
+  created_at: number;
+  updated_at: number;
+  last_accessed_at: number | null;
+  access_count: number;
+}
+
+/** Deletes an entity with its observations and relations; returns how many relations went. */
+export function deleteEntityRow(w: WriteScope, id: number): number {
+  const e = w.db.one<EntityRowFull>("SELECT * FROM entities WHERE id = ?", id);
+  if (!e) return 0;
+  const relations = w.db.all<{ id: number; from_name: string; to_name: string; relation_type: string; created_at: number }>(
+    `SELECT r.id, f.name AS from_name, t.name AS to_name, r.relation_type, r.created_at
+     FROM relations r JOIN entities f ON f.id = r.from_id JOIN entities t ON t.id = r.to_id
+     WHERE r.from_id = ? OR r.to_id = ? ORDER BY r.id`,
+    id,
+    id,
+  );
+  w.db.run("DELETE FROM relations WHERE from_id = ? OR to_id = ?", id, id);
+  for (const r of relations) {
+    w.rec.note([entityItem(r.from_name), entityItem(r.to_name)], {
+      kind: "relation",
+      from: r.from_name,
+      to: r.to_name,
+      relationType: r.relation_type,
+      prior: { id: r.id, createdAt: r.created_at },
+    } satisfies RelationOp);
+  }
+  const observations = w.db.all<{ id: number; content: string; created_at: number }>(
+    "SELECT id, content, created_at FROM observations WHERE entity_id = ? ORDER BY id",
+    id,
+  );
+  w.db.run("DELETE FROM observations WHERE entity_id = ?", id);
+  w.db.run("DELETE FROM entities WHERE id = ?", id);
+  for (const o of observations) {
+    w.rec.note(entityItem(e.name), {
+      kind: "observation",
+      entity: e.name,
+      content: o.content,
+      prior: { id: o.id, createdAt: o.created_at },
+    } satisfies ObservationOp);
+  }
+  const prior: EntityPrior = {
+    id: e.id,
+    entityType: e.entity_type,
+    createdAt: e.created_at,
+    updatedAt: e.updated_at,
+    lastAccessedAt: e.last_accessed_at,
+    accessCount: e.access_count,
+  };
+  w.rec.note(entityItem(e.name), { kind: "entity", name: e.name, prior } satisfies EntityOp);
+  return relations.length;
+}
+
+/**
+ * Adds an observation; false when the entity already has it. `noted` false
+ * is for observations created with their entity (see the module note).
+ */
+export function insertObservation(
+  w: WriteScope,
+  entityId: number,
+  entity: string,
+  content: string,
+  opts: { prior?: RowPrior; noted?: boolean } = {},
+): boolean {
+  const written = w.db.run(
+    "INSERT INTO observations (id, entity_id, content, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (entity_id, content) DO NOTHING",
+    freeId(w.db, "observations", opts.prior?.id),
+    entityId,
+    content,
+    opts.prior?.createdAt ?? w.now,
+  );
+  if (written > 0 && opts.noted !== false) {
+    w.rec.note(entityItem(entity), { kind: "observation", entity, content, prior: null } satisfies ObservationOp);
+  }
+  return written > 0;
+}
+
+/** Deletes one observation; false when the entity did not have it. */
+export function deleteObservation(w: WriteScope, entityId: number, entity: string, content: string): boolean {
+  const row = w.db.one<{ id: number; created_at: number }>(
+    "DELETE FROM observations WHERE entity_id = ? AND content = ? RETURNING id, created_at",
+    entityId,
+    content,
+  );
+  if (row) {
+    w.rec.note(entityItem(entity), {
+      kind: "observation",
+      entity,
+      content,
+      prior: { id: row.id, createdAt: row.created_at },
+    } satisfies ObservationOp);
+  }
+  return row !== undefined;
+}
+
+/** Marks an entity as modified now (not itself a recorded change). */
+export function touchEntity(w: WriteScope, entityId: number): void {
+  w.db.run("UPDATE entities SET updated_at = ? WHERE id = ?", w.now, entityId);
+}
+
+const relationOp = (r: Relation, prior: RowPrior | null): RelationOp => ({
+  kind: "relation",
+  from: r.from,
+  to: r.to,
+  relationType: r.relationType,
+  prior,
+});
+
+/** Adds a relation between two existing entities; false when it already exists. */
+export function insertRelation(w: WriteScope, fromId: number, toId: number, r: Relation, prior?: RowPrior): boolean {
+  const written = w.db.run(
+    "INSERT INTO relations (id, from_id, to_id, relation_type, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (from_id, to_id, relation_type) DO NOTHING",
+    freeId(w.db, "relations", prior?.id),
+    fromId,
+    toId,
+    r.relationType,
+    prior?.createdAt ?? w.now,
+  );
+  if (written > 0) w.rec.note([entityItem(r.from), entityItem(r.to)], relationOp(r, null));
+  return written > 0;
+}
+
+/** Deletes a relation; false when it did not exist. */
+export function deleteRelation(w: WriteScope, fromId: number, toId: number, r: Relation): boolean {
+  const row = w.db.one<{ id: number; created_at: number }>(
+    "DELETE FROM relations WHERE from_id = ? AND to_id = ? AND relation_type = ? RETURNING id, created_at",
+    fromId,
+    toId,
+    r.relationType,
+  );
+  if (row) w.rec.note([entityItem(r.from), entityItem(r.to)], relationOp(r, { id: row.id, createdAt: row.created_at }));
+  return row !== undefined;
+}

@@ -1,0 +1,125 @@
+/**
+ * Reading the change log: the memory_history listing, single changes for
+ * undo, and the history lines of an export. Read-only; the recorder writes.
+ */
+import type { Db } from "../context/sql";
+
+export interface ChangeRow extends Record<string, SqlStorageValue> {
+  seq: number;
+  at: number;
+  caller: string;
+  session: string | null;
+  tool: string;
+  summary: string;
+  undone_by: number | null;
+  undoes: string | null;
+}
+
+export interface HistoryQuery {
+  /** Only changes that touched this item (`entity:<name>`). */
+  item?: string;
+  /** Only changes by this caller. */
+  caller?: string;
+  /** Only changes made at or after this time (ms). */
+  since?: number;
+  /** Only changes older than this seq (paging). */
+  before?: number;
+  limit: number;
+}
+
+/** One change as memory_history shows it. */
+export interface ChangeInfo {
+  seq: number;
+  at: string;
+  caller: string;
+  session?: string;
+  tool: string;
+  summary: string;
+  /** The undo that reverted this change, while it is in effect. */
+  undoneBy?: number;
+  /** For an undo: the changes it reverted. */
+  undoes?: number[];
+}
+
+export const parseSeqs = (text: string | null): number[] => (text ? (JSON.parse(text) as number[]) : []);
+
+export function toInfo(r: ChangeRow): ChangeInfo {
+  return {
+    seq: r.seq,
+    at: new Date(r.at).toISOString(),
+    caller: r.caller,
+    ...(r.session !== null ? { session: r.session } : {}),
+    tool: r.tool,
+    summary: r.summary,
+    ...(r.undone_by !== null ? { undoneBy: r.undone_by } : {}),
+    ...(r.undoes !== null ? { undoes: parseSeqs(r.undoes) } : {}),
+  };
+}
+
+export function getChange(db: Db, seq: number): ChangeRow | undefined {
+  return db.one<ChangeRow>("SELECT * FROM changes WHERE seq = ?", seq);
+}
+
+export function changeItems(db: Db, seq: number): string[] {
+  return db.all<{ item: string }>("SELECT item FROM change_items WHERE seq = ? ORDER BY item", seq).map((r) => r.item);
+}
+
+/** Newest first; `more` says whether older matching changes exist (page with `before`). */
+export function listChanges(db: Db, q: HistoryQuery): { changes: ChangeInfo[]; more: boolean } {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (q.item !== undefined) {
+    where.push("c.seq IN (SELECT seq FROM change_items WHERE item = ?)");
+    params.push(q.item);
+  }
+  if (q.caller !== undefined) {
+    where.push("c.caller = ?");
+    params.push(q.caller);
+  }
+  if (q.since !== undefined) {
+    where.push("c.at >= ?");
+    params.push(q.since);
+  }
+  if (q.before !== undefined) {
+    where.push("c.seq < ?");
+    params.push(q.before);
+  }
+  const rows = db.all<ChangeRow>(
+    `SELECT c.* FROM changes c ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY c.seq DESC LIMIT ?`,
+    ...params,
+    q.limit + 1,
+  );
+  return { changes: rows.slice(0, q.limit).map(toInfo), more: rows.length > q.limit };
+}
+
+/** The parts of a change's inverse, last part first, each a JSON array of ops in write order. */
+export function* inversePartsNewestFirst(db: Db, seq: number): Generator<string> {
+  const parts = db.all<{ part: number }>("SELECT part FROM change_inverse WHERE seq = ? ORDER BY part DESC", seq);
+  // One part in memory at a time: a change's inverse can be far larger than a part.
+  for (const { part } of parts) {
+    const row = db.one<{ ops: string }>("SELECT ops FROM change_inverse WHERE seq = ? AND part = ?", seq, part);
+    if (row) yield row.ops;
+  }
+}
+
+/**
+ * History lines for an export, oldest first, after `after`: one JSON object a
+ * line with `type: "change"`, the change, its items and its inverse ops.
+ * Stops after about `maxChars` characters (always at least one line).
+ */
+export function exportChanges(db: Db, after: number, maxChars: number): { lines: string[]; next?: number } {
+  const rows = db.all<ChangeRow>("SELECT * FROM changes WHERE seq > ? ORDER BY seq LIMIT 100", after);
+  const lines: string[] = [];
+  let used = 0;
+  for (const r of rows) {
+    const parts = db.all<{ ops: string }>("SELECT ops FROM change_inverse WHERE seq = ? ORDER BY part", r.seq);
+    const inverse = `[${parts.map((p) => p.ops.slice(1, -1)).join(",")}]`;
+    const head = JSON.stringify({ type: "change", ...toInfo(r), items: changeItems(db, r.seq) });
+    const line = `${head.slice(0, -1)},"inverse":${inverse}}`;
+    lines.push(line);
+    used += line.length;
+    if (used >= maxChars) return { lines, next: r.seq };
+  }
+  const last = rows[rows.length - 1];
+  return rows.length === 100 && last ? { lines, next: last.seq } : { lines };
+}

@@ -1,0 +1,195 @@
+/**
+ * The recorder: how a write call turns into one change record.
+ *
+ * A store function that changes an item calls `rec.note(items, inverse)` once
+ * per small change it makes, with the inverse op that puts back what was
+ * there before. `ChangeRecorder.finish()` then writes one `changes` row (plus
+ * its `change_items` and `change_inverse` rows) inside the caller's
+ * transaction, or nothing at all when nothing was noted.
+ *
+ * ## Invariants
+ * - Notes are kept in write order; undo applies them in reverse.
+ * - Every op's kind must be registered (see `InverseKind`): an unregistered
+ *   kind is a programming error and aborts the transaction, so a change can
+ *   never be recorded without a way to undo it.
+ * - Memory stays bounded: the inverse is flushed to SQL in parts of about
+ *   `PART_CHARS` characters, so one huge change never builds one huge row.
+ */
+import { chunksFor, type Db } from "../context/sql";
+
+export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+
+/** An inverse op: a small JSON object whose `kind` names the domain applier that replays it. */
+export type InverseOp = { kind: string } & { [key: string]: Json };
+
+/** What a store function writes through: the database, the clock and the recorder. */
+export interface WriteScope {
+  db: Db;
+  now: number;
+  rec: Recorder;
+}
+
+/** The scope MemoryContext.write hands a call: a WriteScope whose recorder is the full ChangeRecorder (undo needs its seq). */
+export interface RecordingScope extends WriteScope {
+  rec: ChangeRecorder;
+}
+
+/** The one thing store functions see of history. */
+export interface Recorder {
+  /**
+   * Records that `items` (keys like `entity:<name>`) changed, and `inverse`
+   * restores their prior state. Call it for every write that changed a row,
+   * never for one that changed nothing.
+   */
+  note(items: string | readonly string[], inverse: InverseOp): void;
+}
+
+/** One phrase of a change's summary: "+entity Alice", "-obs Alice". */
+export interface Phrase {
+  action: "+" | "-" | "~";
+  noun: string;
+  name: string;
+}
+
+/** How a domain undoes and describes one kind of inverse op. */
+export interface InverseKind {
+  /** Replays `op` through `w` (so the replay is itself recorded); throws DomainError("Conflict") when it cannot. */
+  apply(w: WriteScope, op: InverseOp): void;
+  /** The forward change this inverse undoes, for summaries. */
+  describe(op: InverseOp): Phrase;
+}
+
+export type InverseRegistry = ReadonlyMap<string, InverseKind>;
+
+/** Joins the inverse kinds of every domain; summaries list kinds in this order. */
+export function inverseRegistry(...domains: Readonly<Record<string, InverseKind>>[]): InverseRegistry {
+  const out = new Map<string, InverseKind>();
+  for (const domain of domains) {
+    for (const [kind, def] of Object.entries(domain)) {
+      if (out.has(kind)) throw new Error(`inverse kind "${kind}" is registered twice`);
+      out.set(kind, def);
+    }
+  }
+  return out;
+}
+
+/** Who made a change; MemoryContext's CallMeta satisfies it. */
+export interface ChangeMeta {
+  caller: string;
+  tool: string;
+  session?: string;
+}
+
+/** Characters of inverse JSON per part: well under the 2 MB row limit even for 3-byte UTF-8. */
+export const PART_CHARS = 256 * 1024;
+const SUMMARY_CHARS = 300;
+const NAMES_PER_GROUP = 3;
+
+interface Group {
+  order: number;
+  label: string;
+  /** The first few names and how often each was noted. */
+  names: Map<string, number>;
+  /** Notes about names past the first few, counted without keeping them. */
+  others: number;
+}
+
+export class ChangeRecorder implements Recorder {
+  private seqValue: number | undefined;
+  private part = 0;
+  private buffer: string[] = [];
+  private bufferChars = 0;
+  private readonly items = new Set<string>();
+  private readonly groups = new Map<string, Group>();
+  private readonly order: Map<string, number>;
+  private headline = "";
+
+  constructor(
+    private readonly db: Db,
+    private readonly meta: ChangeMeta,
+    private readonly now: number,
+    private readonly kinds: InverseRegistry,
+  ) {
+    this.order = new Map([...kinds.keys()].map((k, i) => [k, i]));
+  }
+
+  note(items: string | readonly string[], inverse: InverseOp): void {
+    const kind = this.kinds.get(inverse.kind);
+    if (!kind) throw new Error(`no inverse kind "${inverse.kind}" is registered; register it in MemoryContext`);
+    for (const item of typeof items === "string" ? [items] : items) this.items.add(item);
+    const json = JSON.stringify(inverse);
+    this.buffer.push(json);
+    this.bufferChars += json.length + 1;
+    this.describe(inverse.kind, kind.describe(inverse));
+    if (this.bufferChars >= PART_CHARS) this.flush();
+  }
+
+  /** Marks this change as an undo, shown before its phrases: "undo #12, #13". */
+  setHeadline(text: string): void {
+    this.headline = text;
+  }
+
+  /** The change's sequence number, creating its row if nothing was noted yet. */
+  seq(): number {
+    if (this.seqValue !== undefined) return this.seqValue;
+    const row = this.db.one<{ seq: number }>(
+      "INSERT INTO changes (at, caller, session, tool, summary) VALUES (?, ?, ?, ?, '') RETURNING seq",
+      this.now,
+      this.meta.caller,
+      this.meta.session ?? null,
+      this.meta.tool,
+    );
+    if (!row) throw new Error("INSERT INTO changes returned no seq");
+    this.seqValue = row.seq;
+    return row.seq;
+  }
+
+  /** Completes the record; returns its seq, or undefined when the call changed nothing. */
+  finish(): number | undefined {
+    if (this.seqValue === undefined && this.buffer.length === 0) return undefined;
+    this.flush();
+    const seq = this.seq();
+    for (const chunk of chunksFor([...this.items], 2)) {
+      this.db.run(
+        `INSERT INTO change_items (item, seq) VALUES ${chunk.map(() => "(?, ?)").join(", ")} ON CONFLICT DO NOTHING`,
+        ...chunk.flatMap((item) => [item, seq]),
+      );
+    }
+    this.db.run("UPDATE changes SET summary = ? WHERE seq = ?", this.summary(), seq);
+    return seq;
+  }
+
+  private flush(): void {
+    if (this.buffer.length === 0) return;
+    const seq = this.seq();
+    this.db.run("INSERT INTO change_inverse (seq, part, ops) VALUES (?, ?, ?)", seq, this.part++, `[${this.buffer.join(",")}]`);
+    this.buffer = [];
+    this.bufferChars = 0;
+  }
+
+  private describe(kind: string, p: Phrase): void {
+    const label = `${p.action}${p.noun}`;
+    let group = this.groups.get(label);
+    if (!group) {
+      group = { order: this.order.get(kind) ?? 0, label, names: new Map(), others: 0 };
+      this.groups.set(label, group);
+    }
+    if (group.names.has(p.name) || group.names.size < NAMES_PER_GROUP) {
+      group.names.set(p.name, (group.names.get(p.name) ?? 0) + 1);
+    } else {
+      group.others++;
+    }
+  }
+
+  /** "+entity Alice, Bob; +obs Alice ×3; -rel A -knows-> B and 4 more" */
+  private summary(): string {
+    const parts = [...this.groups.values()]
+      .sort((a, b) => a.order - b.order)
+      .map((g) => {
+        const names = [...g.names].map(([name, n]) => (n > 1 ? `${name} ×${n}` : name)).join(", ");
+        return `${g.label} ${names}${g.others > 0 ? ` and ${g.others} more` : ""}`;
+      });
+    const text = [this.headline, parts.join("; ")].filter(Boolean).join(": ");
+    return text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS - 1)}…` : text;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * What the context tools (toolset "contexts") share: the name schema, the
+ * output shape of a context, and where calls without a `context` argument go.
+ * These tools manage the Registry and authorize against the caller's grants
+ * themselves; they never act inside a memory context.
+ */
+import { z } from "zod";
+import { callerKey } from "../auth/caller";
+import { roleFor, ROLES } from "../auth/grants";
+import { fail, ok, type Outcome } from "../errors";
+import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { registryOf } from "../registry/Registry";
+import type { ContextInfo } from "../registry/types";
+import type { ToolContext } from "./tool";
+
+export const contextName = z
+  .string()
+  .regex(CONTEXT_NAME_PATTERN, "name must match [a-z0-9][a-z0-9._-]{0,63}")
+  .describe("Context name: [a-z0-9][a-z0-9._-]{0,63}");
+
+export const description = z
+  .string()
+  .max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`);
+
+export const ContextOut = z.object({
+  name: z.string(),
+  description: z.string(),
+  readOnly: z.boolean(),
+  role: z.enum(ROLES).describe("Your access: read, write or admin"),
+});
+export type ContextOut = z.infer<typeof ContextOut>;
+
+export const contextOut = (c: ContextInfo, ctx: ToolContext): ContextOut => ({
+  name: c.name,
+  description: c.description,
+  readOnly: c.readOnly,
+  role: roleFor(ctx.caller.grants, c.name) ?? "read",
+});
+
+/** Where this connection's calls go when they name no context, and why. */
+export interface CurrentContext {
+  name: string;
+  source: "url" | "active" | "default";
+  note?: string;
+}
+
+export async function currentContext(ctx: ToolContext): Promise<Outcome<CurrentContext>> {
+  if (ctx.pinned !== undefined) return ok({ name: ctx.pinned, source: "url" });
+  const active = await registryOf(ctx.env).activeContext(callerKey(ctx.caller));
+  if (!active.ok) return fail(active.kind, active.message);
+  const { name, fellBackFrom } = active.value;
+  if (fellBackFrom !== undefined) {
+    return ok({ name, source: "default", note: `Your active context "${fellBackFrom}" was removed; calls use "${name}".` });
+  }
+  return ok({ name, source: name === "default" ? "default" : "active" });
+}

@@ -1,0 +1,44 @@
+/**
+ * What the documents tools share: input schemas for ids and content, and
+ * the not-found answer the working-memory tools give (`Error: <id>: not found`).
+ */
+import { z } from "zod";
+import type { CallToolResult } from "@modelcontextprotocol/server";
+import { DOCUMENT_ID_PATTERN, utf8Bytes } from "../documents/links";
+import type { DomainFailure, Outcome } from "../errors";
+import { LIMITS } from "../limits";
+import { failure, type ResolvedContext, type ToolContext } from "./tool";
+
+const CONTROL_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+export const documentId = z
+  .string()
+  .regex(DOCUMENT_ID_PATTERN, `id must be 1-${LIMITS.documentId} characters of letters, digits, '_' and '-'`)
+  .optional()
+  .describe("Document id (default: root)");
+
+export const documentContent = z
+  .string()
+  .refine((s) => utf8Bytes(s) <= LIMITS.documentBytes, `content must be at most ${LIMITS.documentBytes} bytes (256 KB, UTF-8)`)
+  .refine((s) => !CONTROL_EXCEPT_WHITESPACE.test(s), "content must not contain control characters other than tab and line breaks")
+  .describe("The document's whole new markdown");
+
+/** A failure as a tool error; a missing document reads `Error: <id>: not found`. */
+export function documentFailure(f: DomainFailure, context: string): CallToolResult {
+  const result = failure(f, context);
+  if (f.kind === "NotFound") result.content[0] = { type: "text", text: `Error: ${f.message}` };
+  return result;
+}
+
+/** `callContext` for the documents tools: the same flow, with their not-found answer. */
+export async function callDocuments<T>(
+  ctx: ToolContext,
+  argument: string | undefined,
+  call: (c: ResolvedContext) => Promise<Outcome<T>>,
+  answer: (value: T, c: ResolvedContext) => CallToolResult,
+): Promise<CallToolResult> {
+  const c = await ctx.context(argument);
+  if ("ok" in c) return failure(c);
+  const outcome = await call(c);
+  return outcome.ok ? answer(outcome.value, c) : documentFailure(outcome, c.name);
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+import { mayCreate } from "../../auth/grants";
+import { fail } from "../../errors";
+import { registryOf } from "../../registry/Registry";
+import { ContextOut, contextName, contextOut, description } from "../contexts";
+import { defineTool, failure, reply } from "../tool";
+
+export default defineTool({
+  name: "add_context",
+  toolset: "contexts",
+  title: "Add Context",
+  description:
+    "Create a memory context. Needs an admin grant, or a grant with create=true, matching the name. A read_only context refuses every write tool. Adding a removed context's name brings its data back.",
+  input: {
+    name: contextName,
+    description: description.optional().describe("What the context holds"),
+    read_only: z.boolean().optional().describe("Refuse writes to this context (default false)"),
+  },
+  output: { context: ContextOut, revived: z.boolean().describe("True when a removed context and its data came back") },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  managesContexts: true,
+  run: async ({ name, description, read_only }, ctx) => {
+    if (!mayCreate(ctx.caller.grants, name)) {
+      return failure(
+        fail("Forbidden", `Creating context ${JSON.stringify(name)} needs an admin grant or a grant with create=true matching it.`),
+      );
+    }
+    const added = await registryOf(ctx.env).addContext(
+      { name, ...(description !== undefined ? { description } : {}), ...(read_only !== undefined ? { readOnly: read_only } : {}) },
+      ctx.caller.id,
+      "tool:add_context",
+    );
+    if (!added.ok) return failure(added);
+    const { revived, ...info } = added.value;
+    const text = revived
+      ? `Context "${name}" is registered again, with the data it held when it was removed.`
+      : `Created context "${name}"${info.readOnly ? " (read-only)" : ""}.`;
+    return reply(name, { context: contextOut(info, ctx), revived }, text);
+  },
+});

@@ -1,0 +1,29 @@
+import { z } from "zod";
+import { filePath } from "../schemas";
+import { plural } from "../format";
+import { callContext, defineTool, reply } from "../tool";
+
+export default defineTool({
+  name: "delete",
+  toolset: "files",
+  title: "Delete File or Directory",
+  description: "Delete a memory file, or a directory and everything in it.",
+  input: { path: filePath("path").describe("File or directory relative to the memory root") },
+  output: {
+    path: z.string(),
+    type: z.enum(["file", "directory"]),
+    filesDeleted: z.number(),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  run: ({ path, context }, ctx) =>
+    callContext(
+      ctx,
+      context,
+      (c) => c.stub.deletePath(path, c.meta),
+      (r, c) => {
+        const out = { path: r.path, type: r.type, filesDeleted: r.filesDeleted };
+        const what = r.type === "file" ? r.path : `${r.path} (${plural(r.filesDeleted, "file")})`;
+        return reply(c.name, out, `Deleted ${what}.`);
+      },
+    ),
+});

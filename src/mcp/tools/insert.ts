@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { filePath, fileText } from "../schemas";
+import { plural } from "../format";
+import { callContext, defineTool, reply } from "../tool";
+
+export default defineTool({
+  name: "insert",
+  toolset: "files",
+  title: "Insert Text into File",
+  description: "Insert text into a memory file after line insert_line (0 = at the top).",
+  input: {
+    path: filePath("path").describe("File path relative to the memory root"),
+    insert_line: z.number().int().min(0, "insert_line must be 0 (top) or a line number").describe("Insert after this line; 0 = at the top"),
+    insert_text: fileText("insert_text").min(1, "insert_text must not be empty").describe("Text to insert"),
+  },
+  output: {
+    path: z.string(),
+    insert_line: z.number(),
+    linesInserted: z.number(),
+    lines: z.number().describe("Lines in the file now"),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  run: ({ path, insert_line, insert_text, context }, ctx) =>
+    callContext(
+      ctx,
+      context,
+      (c) => c.stub.insertText(path, insert_line, insert_text, c.meta),
+      (r, c) => {
+        const out = { path: r.path, insert_line: r.insert_line, linesInserted: r.linesInserted, lines: r.lines };
+        return reply(c.name, out, `Inserted ${plural(r.linesInserted, "line")} after line ${r.insert_line} of ${r.path} (now ${plural(r.lines, "line")}).`);
+      },
+    ),
+});

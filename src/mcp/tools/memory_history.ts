@@ -1,0 +1,62 @@
+import { z } from "zod";
+import { LIMITS } from "../../limits";
+import type { ChangeInfo } from "../../history";
+import { callContext, defineTool, reply } from "../tool";
+
+const ChangeOut = z.object({
+  seq: z.number(),
+  at: z.string(),
+  caller: z.string(),
+  session: z.string().optional(),
+  tool: z.string(),
+  summary: z.string(),
+  undoneBy: z.number().optional(),
+  undoes: z.array(z.number()).optional(),
+});
+
+/** "#12 2026-11-22T10:15:03Z alice create_entities: +entity Alice [undone by #14]" */
+export function changeLine(c: ChangeInfo): string {
+  const at = c.at.replace(/\.\d{3}Z$/, "Z");
+  const flag = c.undoneBy !== undefined ? ` [undone by #${c.undoneBy}]` : "";
+  return `#${c.seq} ${at} ${c.caller} ${c.tool}: ${c.summary}${flag}`;
+}
+
+export default defineTool({
+  name: "memory_history",
+  toolset: "history",
+  title: "Memory History",
+  description:
+    "Who changed what in this memory context, newest first, one line per change (#seq time caller tool: summary). Filter by item, caller or time; page with before.",
+  input: {
+    item: z
+      .string()
+      .max(LIMITS.entityName + 16)
+      .regex(/^[a-z]+:./, 'item must be a key like "entity:Alice"')
+      .optional()
+      .describe('Only changes to this item, e.g. "entity:Alice"'),
+    caller: z.string().min(1).max(128).optional().describe("Only changes by this caller"),
+    since: z
+      .string()
+      .max(40)
+      .refine((s) => !Number.isNaN(Date.parse(s)), "since must be an ISO 8601 time such as 2026-11-22T10:00:00Z")
+      .optional()
+      .describe("Only changes at or after this ISO 8601 time"),
+    before: z.number().int().min(1).optional().describe("Only changes older than this #seq (to page back)"),
+    limit: z.number().int().min(1).max(200).optional().describe("Most changes to list (default 20)"),
+  },
+  output: { changes: z.array(ChangeOut), more: z.boolean() },
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: ({ item, caller, since, before, limit, context }, ctx) =>
+    callContext(
+      ctx,
+      context,
+      (c) => c.stub.history({ item, caller, since: since === undefined ? undefined : Date.parse(since), before, limit: limit ?? 20 }, c.meta),
+      ({ changes, more }, c) => {
+        const lines = changes.map(changeLine);
+        if (lines.length === 0) lines.push("No changes match.");
+        const last = changes[changes.length - 1];
+        if (more && last) lines.push(`Older changes: memory_history{before: ${last.seq}}`);
+        return reply(c.name, { changes, more }, lines.join("\n"));
+      },
+    ),
+});

@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { roleFor } from "../../auth/grants";
+import { fail } from "../../errors";
+import { registryOf } from "../../registry/Registry";
+import { contextName } from "../contexts";
+import { defineTool, failure, reply } from "../tool";
+
+export default defineTool({
+  name: "remove_context",
+  toolset: "contexts",
+  title: "Remove Context",
+  description:
+    'Unregister a context (needs an admin grant on it). Its data is kept, and add_context with the same name brings it back; only an administrator can purge the data. "default" cannot be removed.',
+  input: { name: contextName },
+  output: { name: z.string(), removed: z.boolean(), dataKept: z.boolean() },
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  managesContexts: true,
+  run: async ({ name }, ctx) => {
+    if (roleFor(ctx.caller.grants, name) !== "admin") {
+      return failure(fail("Forbidden", `Removing context ${JSON.stringify(name)} needs an admin grant on it.`));
+    }
+    const removed = await registryOf(ctx.env).removeContext(name, ctx.caller.id, "tool:remove_context");
+    if (!removed.ok) return failure(removed);
+    const text = `Removed context "${name}". Its data is kept until an administrator purges it.`;
+    return reply(name, { name, removed: true, dataKept: true }, text);
+  },
+});

@@ -1,0 +1,33 @@
+import { z } from "zod";
+import { filePath } from "../schemas";
+import { plural } from "../format";
+import { callContext, defineTool, reply } from "../tool";
+
+export default defineTool({
+  name: "rename",
+  toolset: "files",
+  title: "Rename or Move File or Directory",
+  description: "Rename or move a memory file or directory. new_path must not exist yet. Associations move with it.",
+  input: {
+    old_path: filePath("old_path").describe("Existing file or directory"),
+    new_path: filePath("new_path").describe("Where it goes; must not exist"),
+  },
+  output: {
+    old_path: z.string(),
+    new_path: z.string(),
+    type: z.enum(["file", "directory"]),
+    filesMoved: z.number(),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  run: ({ old_path, new_path, context }, ctx) =>
+    callContext(
+      ctx,
+      context,
+      (c) => c.stub.renamePath(old_path, new_path, c.meta),
+      (r, c) => {
+        const out = { old_path: r.old_path, new_path: r.new_path, type: r.type, filesMoved: r.filesMoved };
+        const count = r.type === "directory" ? ` (${plural(r.filesMoved, "file")})` : "";
+        return reply(c.name, out, `Renamed ${r.old_path} to ${r.new_path}${count}.`);
+      },
+    ),
+});

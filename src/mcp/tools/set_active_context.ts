@@ -1,0 +1,32 @@
+import { z } from "zod";
+import { noGrant } from "../../auth/access";
+import { callerKey } from "../../auth/caller";
+import { roleFor } from "../../auth/grants";
+import { fail } from "../../errors";
+import { registryOf } from "../../registry/Registry";
+import { ContextOut, contextName, contextOut } from "../contexts";
+import { defineTool, failure, reply } from "../tool";
+
+export default defineTool({
+  name: "set_active_context",
+  toolset: "contexts",
+  title: "Set Active Context",
+  description:
+    "Make an existing context your active one: calls on /mcp that name no context then act on it. It is yours alone (other callers keep theirs) and persists.",
+  input: { name: contextName },
+  output: { context: ContextOut, note: z.string().optional() },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  managesContexts: true,
+  run: async ({ name }, ctx) => {
+    if (roleFor(ctx.caller.grants, name) === undefined) return failure(fail("Forbidden", noGrant(name)));
+    const set = await registryOf(ctx.env).setActiveContext(callerKey(ctx.caller), name, ctx.caller.id);
+    if (!set.ok) return failure(set);
+    const note =
+      ctx.pinned !== undefined && ctx.pinned !== name
+        ? `This endpoint is pinned to "${ctx.pinned}", so calls here still go there; the active context applies on /mcp.`
+        : undefined;
+    const context = contextOut(set.value, ctx);
+    const text = `Active context is now "${name}".${note ? ` ${note}` : ""}`;
+    return reply(name, { context, ...(note ? { note } : {}) }, text);
+  },
+});

@@ -1,0 +1,178 @@
+/**
+ * Registry: the deployment's one SQLite-backed Durable Object for who may do
+ * what (`env.REGISTRY.getByName("registry")`). It owns API tokens (hashes
+ * only), the list of memory contexts and their flags, each caller's active
+ * context, and the admin audit log. It stores and answers; deciding whether a
+ * caller is allowed is the Worker's job (src/auth/grants.ts), done before any
+ * call that changes something here.
+ *
+ * ## Lifecycle
+ * Migrations from migrations/registry/ run in `blockConcurrencyWhile` in the
+ * constructor, like a MemoryContext's.
+ *
+ * ## Concurrency and atomicity
+ * Every method is one `transactionSync`; a change and its audit entry commit
+ * together. Domain failures come back as `Outcome` values.
+ */
+import { DurableObject } from "cloudflare:workers";
+import { capture, DomainError, type Outcome } from "../errors";
+import { DEFAULT_CONTEXT } from "../limits";
+import type { Grant } from "../auth/grants";
+import { migrate } from "../context/migrations";
+import { Db } from "../context/sql";
+import { record, readAudit } from "./audit";
+import * as contexts from "./contexts";
+import { REGISTRY_MIGRATIONS } from "./migrations";
+import * as tokens from "./tokens";
+import type { ActiveContext, AuditEntry, ContextInfo, ContextPatch, NewContext, TokenInfo, TokenPrincipal } from "./types";
+
+/** The name of the deployment's one Registry object. */
+export const REGISTRY_NAME = "registry";
+
+export const registryOf = (env: Env) => env.REGISTRY.getByName(REGISTRY_NAME);
+
+export class Registry extends DurableObject<Env> {
+  private readonly db: Db;
+  /** The object's clock. Tests replace it (through runInDurableObject) instead of sleeping. */
+  now: () => number = Date.now;
+
+  constructor(ctx: DurableObjectState, env: Env) {
+    super(ctx, env);
+    this.db = new Db(ctx.storage.sql);
+    void ctx.blockConcurrencyWhile(async () => {
+      migrate(this.db, (fn) => ctx.storage.transactionSync(fn), REGISTRY_MIGRATIONS);
+    });
+  }
+
+  private tx<T>(fn: (db: Db, now: number) => T): Outcome<T> {
+    return capture(() => this.ctx.storage.transactionSync(() => fn(this.db, this.now())));
+  }
+
+  // ---- tokens
+
+  /** The live token whose SHA-256 is `hash`, or null; records the use. */
+  lookupToken(hash: string): Outcome<TokenPrincipal | null> {
+    return this.tx((db, now) => {
+      const t = tokens.useToken(db, hash, now);
+      return t ? { id: t.id, name: t.name, grants: t.grants } : null;
+    });
+  }
+
+  createToken(t: { id: string; name: string; hash: string; grants: Grant[] }, actor: string): Outcome<TokenInfo> {
+    return this.tx((db, now) => {
+      const created = tokens.insertToken(db, t, now);
+      record(db, now, actor, "token.create", t.name, { id: t.id, grants: t.grants });
+      return created;
+    });
+  }
+
+  listTokens(includeRevoked: boolean): Outcome<TokenInfo[]> {
+    return this.tx((db) => tokens.listTokens(db, includeRevoked));
+  }
+
+  revokeToken(ref: string, actor: string): Outcome<TokenInfo> {
+    return this.tx((db, now) => {
+      const t = tokens.revokeToken(db, ref, now);
+      if (t.revokedAt === now) record(db, now, actor, "token.revoke", t.name, { id: t.id });
+      return t;
+    });
+  }
+
+  // ---- contexts
+
+  /**
+   * The registered context `name`, registering it first when it is missing
+   * and `create` allows it (the default context always may be). This is how
+   * contexts of a deployment that predates the Registry appear: on first use.
+   */
+  useContext(name: string, create: boolean, actor: string): Outcome<ContextInfo & { created: boolean }> {
+    return this.tx((db, now) => ensureRegistered(db, now, name, create, actor));
+  }
+
+  listContexts(includeRemoved: boolean): Outcome<ContextInfo[]> {
+    return this.tx((db) => contexts.listContexts(db, includeRemoved));
+  }
+
+  addContext(c: NewContext, actor: string, via: string): Outcome<ContextInfo & { revived: boolean }> {
+    return this.tx((db, now) => {
+      const added = contexts.registerContext(db, c, actor, now);
+      record(db, now, actor, "context.create", c.name, { via, revived: added.revived, readOnly: added.readOnly });
+      return added;
+    });
+  }
+
+  updateContext(name: string, patch: ContextPatch, actor: string): Outcome<ContextInfo> {
+    return this.tx((db, now) => {
+      const updated = contexts.updateContext(db, name, patch);
+      record(db, now, actor, "context.update", name, { ...patch });
+      return updated;
+    });
+  }
+
+  removeContext(name: string, actor: string, via: string): Outcome<ContextInfo> {
+    return this.tx((db, now) => {
+      const removed = contexts.removeContext(db, name, now);
+      record(db, now, actor, "context.remove", name, { via });
+      return removed;
+    });
+  }
+
+  /** Step one of a purge: stop calls from using `name` while its data is wiped. */
+  beginPurge(name: string): Outcome<ContextInfo | null> {
+    return this.tx((db, now) => {
+      const c = contexts.findContext(db, name);
+      if (c && c.removedAt === null && name !== DEFAULT_CONTEXT) contexts.removeContext(db, name, now);
+      return c ?? null;
+    });
+  }
+
+  /** Step two, after the MemoryContext wiped itself: forget the name and record the purge. */
+  finishPurge(name: string, actor: string): Outcome<void> {
+    return this.tx((db, now) => {
+      contexts.deleteContext(db, name);
+      record(db, now, actor, "context.purge", name);
+    });
+  }
+
+  // ---- active context per caller
+
+  activeContext(caller: string): Outcome<ActiveContext> {
+    return this.tx((db) => contexts.activeContext(db, caller));
+  }
+
+  /** Makes the registered context `name` the caller's active one (the default is registered if need be). */
+  setActiveContext(caller: string, name: string, actor: string): Outcome<ContextInfo> {
+    return this.tx((db, now) => {
+      const c = ensureRegistered(db, now, name, false, actor);
+      contexts.setActiveContext(db, caller, name, now);
+      const { created: _, ...info } = c;
+      return info;
+    });
+  }
+
+  // ---- audit
+
+  auditLog(limit: number, before?: number): Outcome<AuditEntry[]> {
+    return this.tx((db) => readAudit(db, limit, before));
+  }
+}
+
+/**
+ * The registered context `name`, registering it when it is missing and
+ * `create` allows it; the default context always may be registered. This is
+ * how contexts of a deployment that predates the Registry appear: on first use.
+ */
+function ensureRegistered(db: Db, now: number, name: string, create: boolean, actor: string): ContextInfo & { created: boolean } {
+  const found = contexts.findContext(db, name);
+  if (found && found.removedAt === null) return { ...found, created: false };
+  if (!create && name !== DEFAULT_CONTEXT) {
+    const what = found ? "was removed" : "does not exist";
+    throw new DomainError(
+      "NotFound",
+      `Context ${JSON.stringify(name)} ${what}, and your grants do not allow creating it. list_contexts shows yours.`,
+    );
+  }
+  const { revived, ...info } = contexts.registerContext(db, { name }, actor, now);
+  record(db, now, actor, "context.create", name, { via: "first use", revived });
+  return { ...info, created: true };
+}

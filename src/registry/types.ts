@@ -1,0 +1,60 @@
+/** Values the Registry object hands across RPC. Plain data, no methods. */
+import type { Grant } from "../auth/grants";
+
+/** A context's capacity settings: named scalar limits, stored as JSON (reserved for the priority feature). */
+export type Capacity = { [key: string]: string | number | boolean | null };
+
+/** A token as admins see it: never the token or its hash. */
+export interface TokenInfo {
+  id: string;
+  name: string;
+  grants: Grant[];
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+/** What authentication needs from a live token. */
+export interface TokenPrincipal {
+  id: string;
+  name: string;
+  grants: Grant[];
+}
+
+export interface ContextInfo {
+  name: string;
+  description: string;
+  readOnly: boolean;
+  /** Reserved for the priority feature; stored and returned as given. */
+  capacity: Capacity | null;
+  createdAt: number;
+  createdBy: string;
+  /** Set when the context was removed (unregistered); its data is kept until a purge. */
+  removedAt: number | null;
+}
+
+export interface NewContext {
+  name: string;
+  description?: string;
+  readOnly?: boolean;
+  capacity?: Capacity | null;
+}
+
+export type ContextPatch = Omit<NewContext, "name">;
+
+export interface AuditEntry {
+  id: number;
+  at: number;
+  actor: string;
+  action: string;
+  target: string;
+  /** JSON text of a small object (never a secret); the API parses it for display. */
+  detail: string | null;
+}
+
+/** The caller's active context as calls use it. */
+export interface ActiveContext {
+  name: string;
+  /** The stored active context, when it was removed and `name` fell back to the default. */
+  fellBackFrom?: string;
+}

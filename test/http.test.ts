@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { connectV1, connectV2, workerFetch } from "./helpers/clients";
+
+const init = (headers: Record<string, string> = {}) => ({
+  method: "POST",
+  headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
+});
+
+describe("HTTP edge", () => {
+  it("serves loopback requests with no ADMIN_TOKEN configured (open local mode)", async () => {
+    const c = await connectV2({ url: "http://127.0.0.1:8787/mcp" });
+    expect((await c.listTools()).length).toBeGreaterThan(0);
+    await c.close();
+  });
+
+  it("refuses non-loopback requests with 503 when no ADMIN_TOKEN is configured", async () => {
+    const res = await workerFetch()("https://memory.example.com/mcp", init());
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as { message: string }).message).toContain("ADMIN_TOKEN");
+  });
+
+  it("requires the bearer token once ADMIN_TOKEN is set, with WWW-Authenticate", async () => {
+    const f = workerFetch({ ADMIN_TOKEN: "s3cret-token" });
+    const missing = await f("https://memory.example.com/mcp", init());
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("WWW-Authenticate")).toContain("Bearer");
+    const wrong = await f("https://memory.example.com/mcp", init({ Authorization: "Bearer nope" }));
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get("WWW-Authenticate")).toContain("invalid_token");
+    // Loopback is not open once a token is configured.
+    expect((await f("http://localhost/mcp", init())).status).toBe(401);
+  });
+
+  it("accepts the admin token, also when configured as its SHA-256", async () => {
+    const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode("s3cret-token"));
+    const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    for (const configured of ["s3cret-token", `sha256:${hex}`]) {
+      const c = await connectV1({
+        url: "https://memory.example.com/mcp",
+        fetch: workerFetch({ ADMIN_TOKEN: configured }),
+        headers: { Authorization: "Bearer s3cret-token" },
+      });
+      expect((await c.listTools()).length).toBeGreaterThan(0);
+      await c.close();
+    }
+  });
+
+  it("refuses a foreign browser Origin and accepts the server's own", async () => {
+    const f = workerFetch();
+    expect((await f("http://localhost/mcp", init({ Origin: "https://evil.example" }))).status).toBe(403);
+    expect((await f("http://localhost:8787/mcp", init({ Origin: "http://localhost:8787" }))).status).toBe(200);
+  });
+
+  it("lists only the toolsets a connection asks for, and rejects unknown ones", async () => {
+    const c = await connectV2({ url: "http://localhost/mcp?tools=history" });
+    expect((await c.listTools()).map((t) => t.name)).not.toContain("create_entities");
+    await c.close();
+    const res = await workerFetch()("http://localhost/mcp?tools=graph,nope", init());
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toContain("nope");
+  });
+
+  it("answers malformed JSON-RPC with a protocol error and keeps serving", async () => {
+    const f = workerFetch();
+    const bad = await f("http://localhost/mcp", { ...init(), body: "{not json" });
+    expect(bad.status).toBeGreaterThanOrEqual(400);
+    expect(bad.status).toBeLessThan(500);
+    const body = (await bad.json()) as { error?: { code: number } };
+    expect(body.error?.code).toBe(-32700);
+    expect((await f("http://localhost/mcp", { ...init(), body: JSON.stringify({ jsonrpc: "2.0", id: 2 }) })).status).toBeLessThan(500);
+    const c = await connectV2();
+    expect((await c.listTools()).length).toBeGreaterThan(0);
+    await c.close();
+  });
+
+  it("refuses bodies over 4 MB with 413", async () => {
+    const res = await workerFetch()("http://localhost/mcp", { ...init(), body: "x".repeat(4 * 1024 * 1024 + 1) });
+    expect(res.status).toBe(413);
+  });
+
+  it("rejects an invalid context in the URL", async () => {
+    const res = await workerFetch()("http://localhost/mcp/Not%20Valid", init());
+    expect(res.status).toBe(400);
+  });
+});
