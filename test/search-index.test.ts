@@ -209,6 +209,27 @@ describe("search index consistency", () => {
     });
   });
 
+  it("applies the search migration to a database that already has later migrations, and indexes its graph", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      const tx = <T>(fn: () => T) => state.storage.transactionSync(fn);
+      instance.createEntities([{ name: "tuatara", entityType: "reptile", observations: ["third eye"] }], meta);
+      // As if this database had reached the latest version before 0003 existed.
+      tx(() => {
+        for (const t of db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'search%'")) db.run(`DROP TRIGGER ${t.name}`);
+        for (const t of ["search_words", "search_grams", "search_state", "search_dirty", "search_entity_stats"]) db.run(`DROP TABLE ${t}`);
+        db.run("DROP INDEX search_relations_by_to");
+        db.run("DELETE FROM _schema_version WHERE version = 3");
+      });
+      expect(migrate(db, tx)).toBe(MIGRATIONS.at(-1)?.version);
+      expect(db.all("SELECT version FROM _schema_version WHERE version = 3")).toHaveLength(1);
+      instance.addObservations([{ entityName: "tuatara", contents: ["lives long"] }], meta);
+      const r = instance.searchNodes("third eye lives", {}, meta);
+      expect(r.ok && r.value.entities.map((e) => e.name)).toEqual(["tuatara"]);
+      expect(db.all("SELECT observations FROM search_entity_stats")).toEqual([{ observations: 2 }]);
+    });
+  });
+
   it("backfills the indexes for a context created before search existed", async () => {
     await runInDurableObject(stubFor(), async (_instance, state) => {
       const db = new Db(state.storage.sql);
