@@ -34,7 +34,8 @@ import * as graph from "../graph/store";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { importItems, type ImportItem, type ImportReport } from "../graph/import";
 import type { Entity, GraphPage, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
-import { searchGraph, type SearchOptions } from "../search";
+import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
+import { flushSearchIndex } from "../search/indexer";
 import { graphInverses } from "../graph/inverse";
 import {
   ChangeRecorder,
@@ -84,13 +85,24 @@ export class MemoryContext extends DurableObject<Env> {
     this.upkeep = new Upkeep(ctx.storage, this.db);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
+      // Index and count whatever a migration left to do (search catches up with existing rows).
+      ctx.storage.transactionSync(() => flushSearchIndex(this.db));
       await this.upkeep.load();
     });
   }
 
-  /** Runs a read as one transaction; domain failures roll back and return as values. */
+  /**
+   * Runs a read as one transaction; domain failures roll back and return as values.
+   * The search indexes catch up with any rows written before it commits.
+   */
   private tx<T>(fn: (db: Db, now: number) => T): Outcome<T> {
-    return capture(() => this.ctx.storage.transactionSync(() => fn(this.db, this.now())));
+    return capture(() =>
+      this.ctx.storage.transactionSync(() => {
+        const value = fn(this.db, this.now());
+        flushSearchIndex(this.db);
+        return value;
+      }),
+    );
   }
 
   /**
@@ -105,6 +117,8 @@ export class MemoryContext extends DurableObject<Env> {
         const now = this.now();
         const rec = new ChangeRecorder(this.db, meta, now, INVERSES);
         const value = fn({ db: this.db, now, rec });
+        // The search indexes commit with the rows they describe.
+        flushSearchIndex(this.db);
         recorded = rec.finish() !== undefined;
         return value;
       }),
@@ -180,8 +194,9 @@ export class MemoryContext extends DurableObject<Env> {
     return this.tx((db) => readGraph(db, opts));
   }
 
-  searchNodes(query: string, opts: SearchOptions, _meta: CallMeta): Outcome<KnowledgeGraph> {
-    return this.tx((db) => searchGraph(db, query, opts));
+  searchNodes(query: string, opts: SearchOptions, _meta: CallMeta): Outcome<SearchResult> {
+    const params = searchParams(opts, this.config());
+    return this.tx((db, now) => searchGraph(db, query, params, now));
   }
 
   openNodes(names: string[], meta: CallMeta) {
