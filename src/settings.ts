@@ -5,6 +5,7 @@
  * listed in the README's Settings table.
  */
 import { z } from "zod";
+import { SEARCH_RANGES } from "./search/options";
 import { hasLinks, utf8Bytes } from "./documents/links";
 import { LIMITS } from "./limits";
 
@@ -24,8 +25,19 @@ const num = (fallback: number, schema: z.ZodNumber) =>
       return parsed.data;
     });
 
+/** A number within [min, max], with a message naming the range. */
+const ranged = (schema: z.ZodNumber, r: { min: number; max: number }) => {
+  const message = `must be a number from ${r.min} to ${r.max}`;
+  return schema.min(r.min, message).max(r.max, message);
+};
+
 export const SettingsSchema = z.object({
   MEMORY_TOOLSETS: z.string().optional().default("all"),
+  // Search (src/search/): see the README's Search section.
+  SEARCH_MIN_RELATIVE_SCORE: num(0.3, ranged(z.number(), SEARCH_RANGES.minRelativeScore)),
+  SEARCH_TOP_PER_TOKEN: num(1, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.topPerToken)),
+  SEARCH_MAX_PATH_LENGTH: num(5, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.maxPathLength)),
+  SEARCH_MAX_TOTAL_NODES: num(50, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.maxTotalNodes)),
   /** How long a Worker isolate trusts an API token lookup: the bound on a revocation taking effect. */
   TOKEN_CACHE_SECONDS: num(30, z.number().int().min(0).max(60)),
   /** History retention per context: keep at most the last this many changes (src/history/retention.ts). */

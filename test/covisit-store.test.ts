@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { Db } from "../src/context/sql";
 import { covisit, covisitMaintenance, MAX_ASSOCIATIONS_PER_ITEM, SESSION_MAX_ITEMS } from "../src/covisit";
+import { DAY_MS } from "../src/history";
 import { settings, SettingsError } from "../src/settings";
 import { freshContext } from "./helpers/clients";
 
@@ -85,7 +86,8 @@ describe("co-visitation storage", () => {
 
   it("drops a session idle past the gap when the alarm runs, and keeps a live one", async () => {
     const s = stub();
-    let t = Date.now();
+    const start = Date.now();
+    let t = start;
     await runInDurableObject(s, (instance: MemoryContext) => {
       instance.now = () => t;
       instance.createFile("a.md", "a", false, { caller: "x", tool: "create", session: "old" });
@@ -103,8 +105,9 @@ describe("co-visitation storage", () => {
     await runInDurableObject(s, (_i: MemoryContext, state) => {
       expect(counts(new Db(state.storage.sql)).sessions).toBe(0);
     });
-    // Nothing left to watch: no alarm is set again.
-    expect(await runDurableObjectAlarm(s)).toBe(false);
+    // Nothing left for co-visitation to watch: the one alarm left is history's, for when the first change comes of age.
+    const retention = settings(env).HISTORY_MAX_DAYS * DAY_MS;
+    expect(await runInDurableObject(s, (_i: MemoryContext, state) => state.storage.getAlarm())).toBe(start + retention);
   });
 
   it("keeps an item's strongest associations when it has too many", async () => {

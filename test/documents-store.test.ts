@@ -1,6 +1,6 @@
 /**
  * The documents store inside the object (runInDurableObject): the configured
- * root template, the mutation primitives undo will hook into, the depth
+ * root template, the recorded mutation primitives undo replays, the depth
  * option, and a property test that no sequence of updates, accepted or
  * rejected, ever breaks the tree.
  */
@@ -14,11 +14,19 @@ import { deleteDocument, getDocument, putDocument } from "../src/documents/rows"
 import * as documents from "../src/documents/store";
 import { renderTree, yamlKey } from "../src/documents/yaml";
 import { capture } from "../src/errors";
+import type { InverseOp, WriteScope } from "../src/history";
 import { settings } from "../src/settings";
 import { freshContext } from "./helpers/clients";
 import { expectTreeIntact, snapshot } from "./helpers/documents";
 
 const OPTS: documents.DocumentOptions = { rootTemplate: "# メモ帳\n", maxDepth: 16 };
+
+/** A write scope at time `now` whose recorder keeps the notes in `notes`. */
+const scope = (db: Db, now: number, notes: [string | readonly string[], InverseOp][] = []): WriteScope => ({
+  db,
+  now,
+  rec: { note: (items, op) => void notes.push([items, op]) },
+});
 
 /** Runs `fn` in a fresh context's object, inside one transaction as MemoryContext does. */
 function inObject<T>(context: string, fn: (db: Db) => T): Promise<T> {
@@ -39,16 +47,28 @@ describe("documents store", () => {
     expect(await inObject(ctx, (db) => getDocument(db, "root"))).toMatchObject({ parent_id: null, title: "Team notebook", created_at: 1 });
   });
 
-  it("sends every mutation through primitives that return the prior row", async () => {
+  it("sends every mutation through primitives that return the prior row and note its inverse", async () => {
     const ctx = freshContext("prim");
     await inObject(ctx, (db) => {
-      expect(putDocument(db, "root", "# r\n[[a]]", null, 1)).toBeNull();
-      expect(putDocument(db, "a", "# a\n", "root", 2)).toBeNull();
-      const prior = putDocument(db, "a", "# A2\n", "root", 3);
+      const notes: [string | readonly string[], InverseOp][] = [];
+      const at = (now: number) => scope(db, now, notes);
+      expect(putDocument(at(1), "root", "# r\n[[a]]", null)).toBeNull();
+      expect(putDocument(at(2), "a", "# a\n", "root")).toBeNull();
+      const prior = putDocument(at(3), "a", "# A2\n", "root");
       expect(prior).toMatchObject({ id: "a", parent_id: "root", content: "# a\n", title: "a", created_at: 2, updated_at: 2 });
       expect(getDocument(db, "a")).toMatchObject({ content: "# A2\n", title: "A2", created_at: 2, updated_at: 3 });
-      expect(deleteDocument(db, "a")).toMatchObject({ id: "a", content: "# A2\n" });
-      expect(deleteDocument(db, "a")).toBeNull();
+      expect(deleteDocument(at(4), "a")).toMatchObject({ id: "a", content: "# A2\n" });
+      expect(deleteDocument(at(5), "a")).toBeNull();
+      const seq = prior?.seq;
+      expect(notes).toEqual([
+        ["doc:root", { kind: "document", id: "root", prior: null }],
+        ["doc:a", { kind: "document", id: "a", prior: null }],
+        ["doc:a", { kind: "document", id: "a", prior: { seq, parent: "root", content: "# a\n", createdAt: 2, updatedAt: 2 } }],
+        ["doc:a", { kind: "document", id: "a", prior: { seq, parent: "root", content: "# A2\n", createdAt: 2, updatedAt: 3 }, deleted: true }],
+      ]);
+      // A restore puts the row back exactly: its seq (the FTS rowid) and its times.
+      putDocument(at(9), "a", "# A2\n", "root", { seq: seq as number, parent: "root", content: "# A2\n", createdAt: 2, updatedAt: 3 });
+      expect(getDocument(db, "a")).toMatchObject({ seq, created_at: 2, updated_at: 3, title: "A2" });
     });
   });
 
@@ -56,10 +76,10 @@ describe("documents store", () => {
     const ctx = freshContext("depth");
     const shallow = { ...OPTS, maxDepth: 2 };
     await inObject(ctx, (db) => {
-      documents.updateDocument(db, "root", "[[one]]", shallow, 1);
-      documents.updateDocument(db, "one", "[[two]]", shallow, 1);
+      documents.updateDocument(scope(db, 1), "root", "[[one]]", shallow);
+      documents.updateDocument(scope(db, 1), "one", "[[two]]", shallow);
     });
-    const outcome = await inObject(ctx, (db) => capture(() => documents.updateDocument(db, "two", "[[three]]", shallow, 1)));
+    const outcome = await inObject(ctx, (db) => capture(() => documents.updateDocument(scope(db, 1), "two", "[[three]]", shallow)));
     expect(outcome).toEqual({
       ok: false,
       kind: "TooLarge",
@@ -78,11 +98,11 @@ describe("documents store", () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { maxLength: 12 }), async (ops) => {
         await inObject(ctx, (db) => db.run("DELETE FROM documents WHERE parent_id IS NOT NULL"));
-        await inObject(ctx, (db) => documents.updateDocument(db, "root", "# メモ帳\n", OPTS, 0));
+        await inObject(ctx, (db) => documents.updateDocument(scope(db, 0), "root", "# メモ帳\n", OPTS));
         for (const { doc, links, text } of ops) {
           const before = await snapshot(ctx);
           const content = text + links.map((l) => `[[${l}]]`).join(" ");
-          const outcome = await inObject(ctx, (db) => capture(() => documents.updateDocument(db, doc, content, OPTS, 1)));
+          const outcome = await inObject(ctx, (db) => capture(() => documents.updateDocument(scope(db, 1), doc, content, OPTS)));
           if (!outcome.ok) expect(await snapshot(ctx)).toEqual(before);
           await expectTreeIntact(ctx);
         }

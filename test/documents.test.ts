@@ -22,7 +22,7 @@ describe.each(CLIENTS)("working memory documents (%s)", (_label, connect) => {
     const r = await c.call("read_document");
     expect(r.isError).toBeFalsy();
     expect(r.content[0]?.text).toBe("# メモ帳\n");
-    expect(r.structuredContent).toEqual({ id: "root", content: "# メモ帳\n" });
+    expect(r.structuredContent).toEqual({ id: "root", content: "# メモ帳\n", related: [] });
     expect(r.content.at(-1)?.text).toBe(`[context: ${ctx}]`);
     expect(text(await c.call("get_document_tree"))).toContain("root:\n");
     await c.close();
@@ -42,7 +42,7 @@ describe.each(CLIENTS)("working memory documents (%s)", (_label, connect) => {
     expect(r.structuredContent).toEqual({ created: ["db_schema", "service_layer"], removed: [] });
 
     expect(text(await c.call("read_document", { id: "db_schema" }))).toContain("# db_schema\n\n");
-    expect((await c.call("read_document", { id: "db_schema" })).structuredContent).toEqual({ id: "db_schema", content: "# db_schema\n\n" });
+    expect((await c.call("read_document", { id: "db_schema" })).structuredContent).toMatchObject({ id: "db_schema", content: "# db_schema\n\n" });
     expect((await c.call("get_document_tree")).content[0]?.text).toBe(NATURAL_TREE);
 
     // Rewriting a document that keeps its links creates and removes nothing.

@@ -46,6 +46,34 @@ describe("export with history", () => {
     expect(seqs).toEqual(Array.from({ length: 251 }, (_, i) => i + 1));
   });
 
+  it("includes file and document changes with their items and inverse ops", async () => {
+    const ctx = freshContext("exh");
+    const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });
+    await c.call("create", { path: "notes/a.md", file_text: "one" });
+    await c.call("rename", { old_path: "notes/a.md", new_path: "b.md" });
+    await c.call("update_document", { content: "# root\n\n[[plan]]\n" });
+    await c.call("undo");
+    await c.close();
+
+    const lines = (await exportText(ctx, true)).trimEnd().split("\n");
+    const changes = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((x) => x.type === "change");
+    expect(changes.map((x) => [x.tool, x.summary, x.items])).toEqual([
+      ["create", "+file notes/a.md", ["file:notes/a.md"]],
+      ["rename", "~file notes/a.md -> b.md", ["file:b.md", "file:notes/a.md"]],
+      ["update_document", "~doc root; +doc plan", ["doc:plan", "doc:root"]],
+      ["undo", expect.stringMatching(/^undo #\d+: -doc plan; ~doc root$/), ["doc:plan", "doc:root"]],
+    ]);
+    expect(changes[0]?.inverse).toEqual([{ kind: "file", path: "notes/a.md", prior: null }]);
+    expect(changes[1]?.inverse).toEqual([{ kind: "fileMove", from: "notes/a.md", to: "b.md", updatedAt: expect.any(Number) }]);
+    expect(changes[2]).toMatchObject({
+      undoneBy: changes[3]?.seq,
+      inverse: [
+        { kind: "document", id: "root", prior: { parent: null, content: "# メモ帳\n" } },
+        { kind: "document", id: "plan", prior: null },
+      ],
+    });
+  });
+
   it("exports an empty context with history as an empty file", async () => {
     expect(await exportText(freshContext("exh"), true)).toBe("");
   });

@@ -12,17 +12,21 @@
  * comes back as a value, never as a thrown error.
  *
  * ## History
- * Writes run through `write(meta, fn)`, which hands store functions a
- * recorder and appends the call's change record in the same transaction
- * (src/history). Each domain's inverse kinds are joined in INVERSES below.
+ * Writes (graph, files, documents, imports, undo) run through
+ * `write(meta, fn)`, which hands store functions a recorder and appends the
+ * call's change record in the same transaction (src/history). Each domain's
+ * inverse kinds are joined in INVERSES below.
  *
- * ## Accesses and the alarm
- * Calls that view, open or write items report them to the access hook
- * (./access.ts) in the same transaction; retrievals come back with the
- * items related to them. One alarm does all upkeep: it trims history to the
- * retention settings and keeps the co-visitation index bounded
- * (covisitMaintenance drops idle sessions), then sets itself for the
- * earliest time either wants to run again.
+ * ## Accesses
+ * Calls that view, open or write items report what they did to the access
+ * hook (./access.ts) in the same transaction: accesses, removals, renames.
+ * Retrievals (view, open_nodes, read_document) come back with the items
+ * related to them.
+ *
+ * ## Helpers
+ * Upkeep (the alarm: history retention, co-visitation cleanup) lives in
+ * ./upkeep.ts and point-in-time recovery in ./restore.ts; the RPC methods
+ * here delegate to them.
  */
 import { DurableObject } from "cloudflare:workers";
 import { capture, type Outcome } from "../errors";
@@ -30,15 +34,14 @@ import * as graph from "../graph/store";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { importItems, type ImportItem, type ImportReport } from "../graph/import";
 import type { Entity, GraphPage, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
-import { searchGraph, type SearchOptions } from "../search";
+import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
+import { flushSearchIndex } from "../search/indexer";
 import { graphInverses } from "../graph/inverse";
 import {
   ChangeRecorder,
   exportChanges,
   inverseRegistry,
   listChanges,
-  nextTrimAt,
-  trimHistory,
   undo,
   type ChangeInfo,
   type HistoryQuery,
@@ -47,38 +50,27 @@ import {
   type UndoResult,
 } from "../history";
 import * as documents from "../documents/store";
+import { documentInverses } from "../documents/inverse";
 import type { DocumentHit } from "../documents/search";
 import * as files from "../files/commands";
-import { covisitMaintenance } from "../covisit";
+import { fileInverses } from "../files/inverse";
 import { settings, type Settings } from "../settings";
-import { itemKey, recordAccess, recordRemoval, reportEffects, type AccessOptions, type ItemEffects, type RelatedItem } from "./access";
+import { accessOptions, itemKey, recordAccess, recordRemoval, reportEffects, type ItemEffects, type RelatedItem } from "./access";
+import type { CallMeta } from "./meta";
 import { migrate } from "./migrations";
-import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
+import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
 import { Db } from "./sql";
+import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
+import { Upkeep } from "./upkeep";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
-const INVERSES = inverseRegistry(graphInverses);
+export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses);
 
-/** After a write, the alarm trims history within this long. */
-const TRIM_AFTER_WRITE_MS = 60 * 60 * 1000;
+/** A call's value and what it did to items (for the access hook). */
+type WithEffects<T> = { value: T; effects: ItemEffects };
+type Related = { related: RelatedItem[] };
 
-/** Point-in-time recovery, step one (see prepareRestore). */
-export type RestorePlan =
-  | { supported: true; ok: true; bookmark: string; undoBookmark: string }
-  | { supported: true; ok: false; message: string }
-  | { supported: false; message: string };
-
-/** Who is calling and from where; recorded with every change (src/history). */
-export interface CallMeta {
-  /** The caller's identity: "admin", "local" or a token's name. */
-  caller: string;
-  /** The tool (or API route) that made the call. */
-  tool: string;
-  /** Session key, when the client has one: Mcp-Memory-Session, else Mcp-Session-Id (src/covisit/session.ts). */
-  session?: string;
-  /** The client's name (MCP clientInfo, else User-Agent), which identifies a session when there is no key. */
-  client?: string;
-}
+export type { CallMeta } from "./meta";
 
 export class MemoryContext extends DurableObject<Env> {
   private readonly db: Db;
@@ -86,21 +78,32 @@ export class MemoryContext extends DurableObject<Env> {
   now: () => number = Date.now;
   /** The deployment's settings. Tests replace it (like `now`) to try other values. */
   config: () => Settings = () => settings(this.env);
-  /** When the alarm is set for, mirrored so a call need not await getAlarm(). */
-  private alarmAt: number | null = null;
+  private readonly upkeep: Upkeep;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = new Db(ctx.storage.sql);
+    this.upkeep = new Upkeep(ctx.storage, this.db);
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
-      this.alarmAt = await ctx.storage.getAlarm();
+      // Index and count whatever a migration left to do (search catches up with existing rows).
+      ctx.storage.transactionSync(() => flushSearchIndex(this.db));
+      await this.upkeep.load();
     });
   }
 
-  /** Runs a read as one transaction; domain failures roll back and return as values. */
+  /**
+   * Runs a read as one transaction; domain failures roll back and return as values.
+   * The search indexes catch up with any rows written before it commits.
+   */
   private tx<T>(fn: (db: Db, now: number) => T): Outcome<T> {
-    return capture(() => this.ctx.storage.transactionSync(() => fn(this.db, this.now())));
+    return capture(() =>
+      this.ctx.storage.transactionSync(() => {
+        const value = fn(this.db, this.now());
+        flushSearchIndex(this.db);
+        return value;
+      }),
+    );
   }
 
   /**
@@ -115,66 +118,49 @@ export class MemoryContext extends DurableObject<Env> {
         const now = this.now();
         const rec = new ChangeRecorder(this.db, meta, now, INVERSES);
         const value = fn({ db: this.db, now, rec });
+        // The search indexes commit with the rows they describe.
+        flushSearchIndex(this.db);
         recorded = rec.finish() !== undefined;
         return value;
       }),
     );
-    if (recorded) this.scheduleAlarm(this.now() + TRIM_AFTER_WRITE_MS);
+    if (recorded) this.upkeep.changeRecorded(this.now());
     return outcome;
   }
 
-  private accessOptions(): AccessOptions {
-    const s = this.config();
-    return { sessionIdleMs: s.COVIS_SESSION_IDLE_MINUTES * 60_000, maxRelated: s.MEMORY_COVIS_MAX_RECOMMENDATIONS };
-  }
-
-  /** Sets the alarm for `at` unless it is already due sooner. */
-  private scheduleAlarm(at: number): void {
-    if (this.alarmAt !== null && this.alarmAt <= at) return;
-    this.alarmAt = at;
-    this.ctx.storage.setAlarm(at).catch((error: unknown) => console.error(JSON.stringify({ event: "set_alarm_failed", error: String(error) })));
-  }
-
-  /** After a call that may have started a session: make sure the alarm will clean it up. */
-  private sessionsMayIdle(): void {
-    this.scheduleAlarm(this.now() + this.accessOptions().sessionIdleMs + 1);
+  /** Upkeep: trims history, drops idle co-visitation sessions and weak associations (./upkeep.ts). */
+  override alarm(): void {
+    this.upkeep.run(this.config, this.now());
   }
 
   /**
-   * Upkeep: trims history to HISTORY_MAX_CHANGES / HISTORY_MAX_DAYS, drops idle
-   * co-visitation sessions and weak associations, then sets the next alarm for
-   * the earliest time either task wants.
+   * Runs `fn` through `run` (a read or a recorded write) and reports what it
+   * did to the access hook in the same transaction; its value comes back with
+   * the items related to what it retrieved.
    */
-  override alarm(): void {
-    this.alarmAt = null;
-    let config: Settings;
-    try {
-      config = this.config();
-    } catch (error) {
-      // The Worker refuses requests with bad settings too; the next call sets the alarm again.
-      console.error(JSON.stringify({ event: "maintenance_skipped", error: String(error) }));
-      return;
-    }
-    const now = this.now();
-    const retention = { maxChanges: config.HISTORY_MAX_CHANGES, maxDays: config.HISTORY_MAX_DAYS };
-    const next = this.ctx.storage.transactionSync(() => {
-      const { more } = trimHistory(this.db, retention, now);
-      const trimAt = more ? now : nextTrimAt(this.db, retention, now);
-      const covisitAt = covisitMaintenance(this.db, now, config);
-      const times = [trimAt, covisitAt].filter((t): t is number => t !== null);
-      return times.length > 0 ? Math.min(...times) : null;
+  private withEffects<S extends { db: Db; now: number }, T extends object>(
+    meta: CallMeta,
+    run: (body: (scope: S) => T & Related) => Outcome<T & Related>,
+    fn: (scope: S) => WithEffects<T>,
+  ): Outcome<T & Related> {
+    const options = accessOptions(this.config());
+    let accessed = false;
+    const out = run((scope) => {
+      const r = fn(scope);
+      accessed = r.effects.accesses.length > 0;
+      return { ...r.value, related: reportEffects(scope.db, r.effects, scope.now, meta, options) };
     });
-    if (next !== null) this.scheduleAlarm(next);
+    // A session may have started or gone on: the alarm must drop it once it idles out.
+    if (out.ok && accessed) this.upkeep.sessionsMayIdle(this.now(), options.sessionIdleMs);
+    return out;
   }
 
-  /** Runs a file command as a recorded write and reports its effects to the access hook; retrievals come back with related items. */
-  private fileCall<T>(meta: CallMeta, fn: (w: RecordingScope) => { value: T; effects: ItemEffects }): Outcome<T & { related: RelatedItem[] }> {
-    const out = this.write(meta, (w) => {
-      const r = fn(w);
-      return { ...r.value, related: reportEffects(w.db, r.effects, w.now, meta, this.accessOptions()) };
-    });
-    if (out.ok) this.sessionsMayIdle();
-    return out;
+  private readCall<T extends object>(meta: CallMeta, fn: (scope: { db: Db; now: number }) => WithEffects<T>) {
+    return this.withEffects(meta, (body) => this.tx((db, now) => body({ db, now })), fn);
+  }
+
+  private writeCall<T extends object>(meta: CallMeta, fn: (w: RecordingScope) => WithEffects<T>) {
+    return this.withEffects(meta, (body) => this.write(meta, body), fn);
   }
 
   createEntities(entities: Entity[], meta: CallMeta): Outcome<Entity[]> {
@@ -185,10 +171,7 @@ export class MemoryContext extends DurableObject<Env> {
     return this.write(meta, (w) => graph.createRelations(w, relations));
   }
 
-  addObservations(
-    items: ObservationAdd[],
-    meta: CallMeta,
-  ): Outcome<{ entityName: string; addedObservations: string[] }[]> {
+  addObservations(items: ObservationAdd[], meta: CallMeta): Outcome<{ entityName: string; addedObservations: string[] }[]> {
     return this.write(meta, (w) => graph.addObservations(w, items));
   }
 
@@ -212,42 +195,41 @@ export class MemoryContext extends DurableObject<Env> {
     return this.tx((db) => readGraph(db, opts));
   }
 
-  searchNodes(query: string, opts: SearchOptions, _meta: CallMeta): Outcome<KnowledgeGraph> {
-    return this.tx((db) => searchGraph(db, query, opts));
+  searchNodes(query: string, opts: SearchOptions, _meta: CallMeta): Outcome<SearchResult> {
+    const params = searchParams(opts, this.config());
+    return this.tx((db, now) => searchGraph(db, query, params, now));
   }
 
   openNodes(names: string[], meta: CallMeta) {
-    const out = this.tx((db, now) => {
+    return this.readCall(meta, ({ db }) => {
       const found = graph.openNodes(db, names);
       const accesses = found.entities.map((e) => ({ item: itemKey.entity(e.name), kind: "open" as const }));
-      return { ...found, related: reportEffects(db, { accesses, removed: [], moved: [] }, now, meta, this.accessOptions()) };
+      return { value: found, effects: { accesses, removed: [], moved: [] } };
     });
-    if (out.ok && out.value.entities.length > 0) this.sessionsMayIdle();
-    return out;
   }
 
   viewFile(path: string, viewRange: number[] | undefined, meta: CallMeta) {
-    return this.fileCall(meta, (w) => files.view(w.db, path, viewRange));
+    return this.readCall(meta, ({ db }) => files.view(db, path, viewRange));
   }
 
   createFile(path: string, content: string, overwrite: boolean, meta: CallMeta) {
-    return this.fileCall(meta, (w) => files.create(w, path, content, overwrite));
+    return this.writeCall(meta, (w) => files.create(w, path, content, overwrite));
   }
 
   strReplace(path: string, oldStr: string, newStr: string, meta: CallMeta) {
-    return this.fileCall(meta, (w) => files.strReplace(w, path, oldStr, newStr));
+    return this.writeCall(meta, (w) => files.strReplace(w, path, oldStr, newStr));
   }
 
   insertText(path: string, after: number, text: string, meta: CallMeta) {
-    return this.fileCall(meta, (w) => files.insert(w, path, after, text));
+    return this.writeCall(meta, (w) => files.insert(w, path, after, text));
   }
 
   deletePath(path: string, meta: CallMeta) {
-    return this.fileCall(meta, (w) => files.remove(w, path));
+    return this.writeCall(meta, (w) => files.remove(w, path));
   }
 
   renamePath(oldPath: string, newPath: string, meta: CallMeta) {
-    return this.fileCall(meta, (w) => files.rename(w, oldPath, newPath));
+    return this.writeCall(meta, (w) => files.rename(w, oldPath, newPath));
   }
 
   stats() {
@@ -287,27 +269,9 @@ export class MemoryContext extends DurableObject<Env> {
     return this.tx((db) => exportChanges(db, after, maxChars));
   }
 
-  /**
-   * Point-in-time recovery, step one: arranges for this object's next start to
-   * restore its whole database (graph and history alike) to `target`. Step two
-   * is `restart()`. Only the deployed platform has PITR: local workerd
-   * (wrangler dev, tests) answers `supported: false`.
-   */
-  async prepareRestore(target: { at: number } | { bookmark: string }): Promise<RestorePlan> {
-    const storage = this.ctx.storage;
-    try {
-      const undoBookmark = await storage.getCurrentBookmark();
-      const bookmark = "bookmark" in target ? target.bookmark : await storage.getBookmarkForTime(target.at);
-      await storage.onNextSessionRestoreBookmark(bookmark);
-      return { supported: true, ok: true, bookmark, undoBookmark };
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      // Local workerd only says so in its message; nothing else tells "unsupported" from "refused".
-      if (/does not implement point-in-time recovery/i.test(message)) {
-        return { supported: false, message: "Point-in-time recovery works only on the deployed Cloudflare platform, not under local workerd (wrangler dev, tests)." };
-      }
-      return { supported: true, ok: false, message: `The storage refused the restore: ${message}` };
-    }
+  /** Point-in-time recovery, step one: the next start restores the whole database to `target` (./restore.ts). */
+  prepareRestore(target: RestoreTarget): Promise<RestorePlan> {
+    return prepareRestore(this.ctx.storage, target);
   }
 
   /** Point-in-time recovery, step two: resets the object so it starts again from the bookmark. The call itself fails. */
@@ -324,29 +288,28 @@ export class MemoryContext extends DurableObject<Env> {
     await this.ctx.blockConcurrencyWhile(async () => {
       await this.ctx.storage.deleteAll();
       migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
-      this.alarmAt = await this.ctx.storage.getAlarm();
+      await this.upkeep.load();
     });
   }
 
   private get documentOptions(): documents.DocumentOptions {
-    const s = settings(this.env);
+    const s = this.config();
     return { rootTemplate: s.ROOT_TEMPLATE, maxDepth: s.DOCUMENT_MAX_DEPTH };
   }
 
-  readDocument(id: string, meta: CallMeta): Outcome<{ id: string; content: string }> {
-    return this.tx((db, now) => {
-      const doc = documents.readDocument(db, id, this.documentOptions, now);
-      recordAccess(db, [{ item: itemKey.doc(id), kind: "view" }], now, meta);
-      return doc;
-    });
+  readDocument(id: string, meta: CallMeta): Outcome<{ id: string; content: string; related: RelatedItem[] }> {
+    return this.readCall(meta, ({ db, now }) => ({
+      value: documents.readDocument(db, id, this.documentOptions, now),
+      effects: { accesses: [{ item: itemKey.doc(id), kind: "view" }], removed: [], moved: [] },
+    }));
   }
 
+  /** One recorded change, whatever the update created and removed; the document and its new children count as written. */
   updateDocument(id: string, content: string, meta: CallMeta): Outcome<documents.UpdateResult> {
-    return this.tx((db, now) => {
-      const result = documents.updateDocument(db, id, content, this.documentOptions, now);
-      const written = [id, ...result.created].map((d) => ({ item: itemKey.doc(d), kind: "write" as const }));
-      recordAccess(db, written, now, meta);
-      return result;
+    return this.writeCall(meta, (w) => {
+      const result = documents.updateDocument(w, id, content, this.documentOptions);
+      const accesses = [id, ...result.created].map((d) => ({ item: itemKey.doc(d), kind: "write" as const }));
+      return { value: result, effects: { accesses, removed: result.removed.map(itemKey.doc), moved: [] } };
     });
   }
 
@@ -358,7 +321,7 @@ export class MemoryContext extends DurableObject<Env> {
   searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<DocumentHit[]> {
     return this.tx((db, now) => {
       const hits = documents.searchDocuments(db, query, limit, this.documentOptions, now);
-      recordAccess(db, hits.map((h) => ({ item: itemKey.doc(h.id), kind: "search" as const })), now, meta);
+      recordAccess(db, hits.map((h) => ({ item: itemKey.doc(h.id), kind: "search" as const })), now, meta, accessOptions(this.config()));
       return hits;
     });
   }

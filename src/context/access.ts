@@ -16,7 +16,8 @@
  */
 import { covisit, covisitForget, covisitRename, type Move, type RelatedItem } from "../covisit";
 import { chunksFor, placeholders, type Db } from "./sql";
-import type { CallMeta } from "./MemoryContext";
+import type { Settings } from "../settings";
+import type { CallMeta } from "./meta";
 
 export type AccessKind = "open" | "search" | "view" | "write";
 
@@ -52,6 +53,12 @@ export interface AccessOptions {
 }
 
 export const DEFAULT_ACCESS_OPTIONS: AccessOptions = { sessionIdleMs: 30 * 60_000, maxRelated: 3 };
+
+/** The options a deployment's settings give. */
+export const accessOptions = (s: Settings): AccessOptions => ({
+  sessionIdleMs: s.COVIS_SESSION_IDLE_MINUTES * 60_000,
+  maxRelated: s.MEMORY_COVIS_MAX_RECOMMENDATIONS,
+});
 
 /** Retrievals that count as a use of the item (a write is not a retrieval). */
 const RETRIEVALS: ReadonlySet<AccessKind> = new Set(["open", "search", "view"]);

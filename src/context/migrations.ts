@@ -3,13 +3,16 @@
  *
  * ## Rules
  * - Files in /migrations are numbered, append-only and never edited once shipped.
- * - They are applied once, in order, each in its own transaction, and the
- *   version reached is recorded in `_schema_version`.
+ * - They are applied once, in order, each in its own transaction, and each
+ *   version applied is recorded in `_schema_version`; a listed version not
+ *   recorded there is applied even when a higher one is (features merge in
+ *   any order, so 0003 may reach a database after 0005).
  * - Whether a migration ran is decided by that version, never by probing
  *   tables or matching error strings.
  */
 import m0001 from "../../migrations/0001_init.sql";
 import m0002 from "../../migrations/0002_history.sql";
+import m0003 from "../../migrations/0003_search.sql";
 import m0004 from "../../migrations/0004_files_covisit.sql";
 import m0005 from "../../migrations/0005_documents.sql";
 import type { Db } from "./sql";
@@ -23,6 +26,7 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: "0001_init", sql: m0001 },
   { version: 2, name: "0002_history", sql: m0002 },
+  { version: 3, name: "0003_search", sql: m0003 },
   { version: 4, name: "0004_files_covisit", sql: m0004 },
   { version: 5, name: "0005_documents", sql: m0005 },
 ];
@@ -49,13 +53,16 @@ export function migrate(
   now = Date.now(),
 ): number {
   let version = schemaVersion(db);
+  // Features land in any order, so a database may have a later migration and
+  // not an earlier-numbered one: apply every listed version not yet recorded.
+  const applied = new Set(db.all<{ version: number }>("SELECT version FROM _schema_version").map((r) => r.version));
   for (const m of migrations) {
-    if (m.version <= version || m.version > target) continue;
+    if (applied.has(m.version) || m.version > target) continue;
     transaction(() => {
       db.script(m.sql);
       db.run("INSERT INTO _schema_version (version, applied_at) VALUES (?, ?)", m.version, now);
     });
-    version = m.version;
+    version = Math.max(version, m.version);
   }
   return version;
 }

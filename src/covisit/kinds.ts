@@ -7,6 +7,7 @@
  * are skipped and logged rather than recommended unchecked.
  */
 import type { Db } from "../context/sql";
+import { parentsOf } from "../documents/rows";
 import { existingFiles } from "../files/store";
 import { idsByName } from "../graph/rows";
 
@@ -15,6 +16,7 @@ type Exists = (db: Db, names: readonly string[]) => Set<string>;
 const KINDS: Readonly<Record<string, Exists>> = {
   entity: (db, names) => new Set(idsByName(db, names).keys()),
   file: existingFiles,
+  doc: (db, ids) => new Set(parentsOf(db, ids).keys()),
 };
 
 export interface ParsedKey {

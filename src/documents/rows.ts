@@ -1,12 +1,18 @@
 /**
  * The documents table: the only module that writes it.
  *
- * ## Mutation primitives
- * Every change to a document goes through `putDocument` or `deleteDocument`,
- * and both return the row as it was before, so an undo log can record the
- * inverse of each change in one line per primitive. `ensureRoot` is not a
- * mutation in that sense: the root exists from the start, and creating its
- * row lazily is how the configured template gets in.
+ * ## Mutation primitives (recorded)
+ * Every change to a document goes through `putDocument` or `deleteDocument`:
+ * both return the row as it was before and note its inverse with the
+ * change's recorder (src/history) under the item `doc:<id>`:
+ *
+ *   {kind:"document", id, prior, deleted?}   prior null = the document was created
+ *
+ * The undo appliers (./inverse.ts) replay ops through these same functions,
+ * passing the prior row so seq (the FTS rowid), parent and times come back
+ * exactly. `ensureRoot` is not a mutation in that sense and is not recorded:
+ * the root exists from the start, and creating its row lazily is how the
+ * configured template gets in.
  *
  * ## Invariants
  * - Derived columns (title, search_cjk) are computed here from content, so
@@ -14,11 +20,14 @@
  * - These functions do not check tree integrity; src/documents/integrity.ts
  *   does, before the store calls them.
  */
+import { itemKey } from "../context/access";
 import { chunksFor, placeholders, type Db } from "../context/sql";
+import type { WriteScope } from "../history";
 import { cjkIndexText } from "./cjk";
 import { ROOT_ID, titleOf } from "./links";
 
 export interface DocumentRow extends Record<string, SqlStorageValue> {
+  seq: number;
   id: string;
   parent_id: string | null;
   title: string;
@@ -27,7 +36,19 @@ export interface DocumentRow extends Record<string, SqlStorageValue> {
   updated_at: number;
 }
 
-const COLUMNS = "id, parent_id, title, content, created_at, updated_at";
+const COLUMNS = "seq, id, parent_id, title, content, created_at, updated_at";
+
+/** A document's row as an inverse op keeps it (title and search text are derived from content). */
+export type DocumentPrior = { seq: number; parent: string | null; content: string; createdAt: number; updatedAt: number };
+export type DocumentOp = { kind: "document"; id: string; prior: DocumentPrior | null; deleted?: true };
+
+const priorOf = (r: DocumentRow): DocumentPrior => ({
+  seq: r.seq,
+  parent: r.parent_id,
+  content: r.content,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
 
 export function getDocument(db: Db, id: string): DocumentRow | undefined {
   return db.one<DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE id = ?`, id);
@@ -35,28 +56,37 @@ export function getDocument(db: Db, id: string): DocumentRow | undefined {
 
 /**
  * Creates or replaces document `id` under `parent` (null only for the root).
- * Returns the prior row, or null when the document is new.
+ * Returns the prior row, or null when the document is new. `restore` (undo)
+ * puts a prior row back: its seq when still free, and its times instead of now.
  */
-export function putDocument(db: Db, id: string, content: string, parent: string | null, now: number): DocumentRow | null {
-  const prior = getDocument(db, id) ?? null;
-  db.run(
-    `INSERT INTO documents (id, parent_id, title, content, search_cjk, created_at, updated_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
-     ON CONFLICT (id) DO UPDATE SET parent_id = ?2, title = ?3, content = ?4, search_cjk = ?5, updated_at = ?6`,
+export function putDocument(w: WriteScope, id: string, content: string, parent: string | null, restore?: DocumentPrior): DocumentRow | null {
+  const prior = getDocument(w.db, id) ?? null;
+  const seq = restore && !w.db.one("SELECT 1 AS taken FROM documents WHERE seq = ?", restore.seq) ? restore.seq : null;
+  w.db.run(
+    `INSERT INTO documents (seq, id, parent_id, title, content, search_cjk, created_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+     ON CONFLICT (id) DO UPDATE SET parent_id = ?3, title = ?4, content = ?5, search_cjk = ?6, updated_at = ?8,
+       created_at = CASE WHEN ?9 THEN ?7 ELSE documents.created_at END`,
+    seq,
     id,
     parent,
     titleOf(content),
     content,
     cjkIndexText(content),
-    now,
+    restore?.createdAt ?? w.now,
+    restore?.updatedAt ?? w.now,
+    restore ? 1 : 0,
   );
+  w.rec.note(itemKey.doc(id), { kind: "document", id, prior: prior && priorOf(prior) } satisfies DocumentOp);
   return prior;
 }
 
 /** Deletes document `id` (its children must be gone first). Returns the prior row, or null. */
-export function deleteDocument(db: Db, id: string): DocumentRow | null {
-  const prior = getDocument(db, id) ?? null;
-  if (prior) db.run("DELETE FROM documents WHERE id = ?", id);
+export function deleteDocument(w: WriteScope, id: string): DocumentRow | null {
+  const prior = getDocument(w.db, id) ?? null;
+  if (!prior) return null;
+  w.db.run("DELETE FROM documents WHERE id = ?", id);
+  w.rec.note(itemKey.doc(id), { kind: "document", id, prior: priorOf(prior), deleted: true } satisfies DocumentOp);
   return prior;
 }
 

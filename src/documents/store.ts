@@ -13,9 +13,13 @@
  *   checks an update before anything is written).
  * - Every function runs inside the caller's transaction; a DomainError
  *   rolls back all of it.
+ * - An update is one change in history, whatever it created and removed:
+ *   the primitives (./rows.ts) note each row's inverse, so undo restores a
+ *   removed subtree and removes created children (./inverse.ts).
  */
 import type { Db } from "../context/sql";
 import { DomainError } from "../errors";
+import type { WriteScope } from "../history";
 import { LIMITS } from "../limits";
 import { planUpdate } from "./integrity";
 import { findDocuments, type DocumentHit } from "./search";
@@ -51,8 +55,10 @@ export function readDocument(db: Db, id: string, opts: DocumentOptions, now: num
   return { id, content: row.content };
 }
 
-export function updateDocument(db: Db, id: string, content: string, opts: DocumentOptions, now: number): UpdateResult {
-  ensureRoot(db, opts.rootTemplate, now);
+/** Replaces `id`'s content as one recorded change: its new children and removed subtrees included. */
+export function updateDocument(w: WriteScope, id: string, content: string, opts: DocumentOptions): UpdateResult {
+  const db = w.db;
+  ensureRoot(db, opts.rootTemplate, w.now);
   const bytes = utf8Bytes(content);
   if (bytes > LIMITS.documentBytes) {
     throw new DomainError("TooLarge", `content is ${bytes} bytes; a document may be at most ${LIMITS.documentBytes} bytes`);
@@ -61,13 +67,13 @@ export function updateDocument(db: Db, id: string, content: string, opts: Docume
   if (!row) throw notFound(id, `. A document is created by linking [[${id}]] from its parent.`);
 
   const plan = planUpdate(db, id, content, opts.maxDepth);
-  putDocument(db, id, content, row.parent_id, now);
-  for (const child of plan.create) putDocument(db, child, childTemplate(child), id, now);
+  putDocument(w, id, content, row.parent_id);
+  for (const child of plan.create) putDocument(w, child, childTemplate(child), id);
   const removed: string[] = [];
   for (const orphan of plan.orphans) {
     const subtree = subtreeByLevel(db, orphan);
     // Deepest first, so no document is ever left without its parent.
-    for (const doc of [...subtree].reverse()) deleteDocument(db, doc);
+    for (const doc of [...subtree].reverse()) deleteDocument(w, doc);
     removed.push(...subtree);
   }
   return { created: plan.create, removed };

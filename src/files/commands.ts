@@ -3,7 +3,8 @@
  * memory tool: view, create, str_replace, insert, delete, rename.
  *
  * Each command validates everything before it writes, then changes files
- * only through the primitives in ./store (writeFile, deleteFile, moveFile).
+ * only through the primitives in ./store (writeFile, deleteFile, moveFile),
+ * which record each change for history and undo.
  * A failure is a DomainError naming the path and the problem; thrown inside
  * MemoryContext's transaction it rolls back the whole call.
  *
@@ -15,8 +16,9 @@ import { DomainError } from "../errors";
 import { LIMITS } from "../limits";
 import { itemKey, type ItemEffects } from "../context/access";
 import type { Db } from "../context/sql";
+import type { WriteScope } from "../history";
 import { ancestors, displayPath, normalisePath } from "./path";
-import { countFiles, deleteFile, isDirectory, listFiles, moveFile, readFile, writeFile, type FileScope } from "./store";
+import { countFiles, deleteFile, isDirectory, listFiles, moveFile, readFile, writeFile } from "./store";
 import { insertAfterLine, lineAt, lineCount, occurrences, utf8Bytes } from "./text";
 import { renderFile, renderTree } from "./view";
 
@@ -82,7 +84,7 @@ export function view(db: Db, rawPath: string, viewRange?: readonly number[]): Fi
 export type EntryType = "file" | "directory";
 
 export function create(
-  w: FileScope,
+  w: WriteScope,
   rawPath: string,
   content: string,
   overwrite: boolean,
@@ -106,7 +108,7 @@ export function create(
 }
 
 export function strReplace(
-  w: FileScope,
+  w: WriteScope,
   rawPath: string,
   oldStr: string,
   newStr: string,
@@ -134,7 +136,7 @@ export function strReplace(
 }
 
 export function insert(
-  w: FileScope,
+  w: WriteScope,
   rawPath: string,
   after: number,
   text: string,
@@ -155,7 +157,7 @@ export function insert(
   };
 }
 
-export function remove(w: FileScope, rawPath: string): FileResult<{ path: string; type: EntryType; filesDeleted: number }> {
+export function remove(w: WriteScope, rawPath: string): FileResult<{ path: string; type: EntryType; filesDeleted: number }> {
   const path = normalisePath(rawPath);
   if (path === "") throw fail("Invalid", "Refusing to delete the memory root; delete the files or directories inside it.");
   if (deleteFile(w, path)) {
@@ -171,7 +173,7 @@ export function remove(w: FileScope, rawPath: string): FileResult<{ path: string
 }
 
 export function rename(
-  w: FileScope,
+  w: WriteScope,
   rawOld: string,
   rawNew: string,
 ): FileResult<{ old_path: string; new_path: string; type: EntryType; filesMoved: number }> {

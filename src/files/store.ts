@@ -6,32 +6,57 @@
  * (migrations/0004_files_covisit.sql). Directories are implicit: `notes` is a
  * directory while some file's path starts with `notes/`.
  *
- * ## Mutation primitives
- * Every change to a file goes through exactly three functions, so history
- * (undo) can note each change with its inverse in one place:
+ * ## Mutation primitives (recorded)
+ * Every change to a file goes through exactly three functions, and each
+ * notes its inverse with the change's recorder (src/history) in the same
+ * transaction, under the item `file:<path>`:
  *
- *   writeFile(w, path, content) → the prior row or null   (inverse: write prior back, or delete)
- *   deleteFile(w, path)         → the prior row or null   (inverse: write prior back)
- *   moveFile(w, from, to)       → true if a file moved    (inverse: move back)
+ *   writeFile(w, path, content) → the prior row or null   op {kind:"file", path, prior}
+ *   deleteFile(w, path)         → the prior row or null   op {kind:"file", path, prior, deleted}
+ *   moveFile(w, from, to)       → true if a file moved    op {kind:"fileMove", from, to, updatedAt}
  *
- * They take a `FileScope` (`{db, now}`), the part of history's write scope
- * they need today. They do not validate: callers pass canonical paths
- * (src/files/path.ts) and check sizes and conflicts first.
+ * A `file` op puts `path` back as `prior` (null: no file there); a
+ * `fileMove` op moves the file back with its old `updated_at`. The undo
+ * appliers (./inverse.ts) replay them through these same functions, passing
+ * the prior row so id and times come back exactly. The primitives do not
+ * validate: callers pass canonical paths (src/files/path.ts) and check sizes
+ * and conflicts first.
  */
+import { itemKey } from "../context/access";
 import { chunksFor, placeholders, type Db } from "../context/sql";
+import type { WriteScope } from "../history";
 
 export interface FileRow extends Record<string, SqlStorageValue> {
+  id: number;
   path: string;
   content: string;
   created_at: number;
   updated_at: number;
 }
 
-/** What a mutation primitive writes through. */
-export interface FileScope {
-  db: Db;
-  now: number;
+/**
+ * A file's row as an inverse op keeps it. `content` is the text, or with
+ * `base64` its UTF-8 bytes in base64: a file of quotes or control characters
+ * would grow up to six-fold as JSON, past the 2 MB a history row may hold,
+ * and then the write (or delete) it records could not happen at all.
+ */
+export type FilePrior = { id: number; content: string; base64?: true; createdAt: number; updatedAt: number };
+export type FileOp = { kind: "file"; path: string; prior: FilePrior | null; deleted?: true };
+export type FileMoveOp = { kind: "fileMove"; from: string; to: string; updatedAt: number };
+
+/** Bytes of escaped JSON past which content is kept in base64 (at most 4/3 of the 1 MB a file holds). */
+const PLAIN_JSON_MAX_BYTES = 1536 * 1024;
+
+function priorOf(r: FileRow): FilePrior {
+  const times = { id: r.id, createdAt: r.created_at, updatedAt: r.updated_at };
+  // Cheap bound first: escaping at most sextuples a character, UTF-8 at most triples it.
+  if (r.content.length * 6 <= PLAIN_JSON_MAX_BYTES) return { ...times, content: r.content };
+  if (Buffer.byteLength(JSON.stringify(r.content)) <= PLAIN_JSON_MAX_BYTES) return { ...times, content: r.content };
+  return { ...times, content: Buffer.from(r.content, "utf8").toString("base64"), base64: true };
 }
+
+/** The text a FilePrior holds. */
+export const priorContent = (p: FilePrior): string => (p.base64 ? Buffer.from(p.content, "base64").toString("utf8") : p.content);
 
 /** The range of paths under directory `dir` ("" = everything): `dir/` ≤ path < `dir0` ('0' follows '/'). */
 function under(dir: string): [string, string] | null {
@@ -39,33 +64,51 @@ function under(dir: string): [string, string] | null {
 }
 
 export function readFile(db: Db, path: string): FileRow | undefined {
-  return db.one<FileRow>("SELECT path, content, created_at, updated_at FROM files WHERE path = ?", path);
+  return db.one<FileRow>("SELECT id, path, content, created_at, updated_at FROM files WHERE path = ?", path);
 }
 
-/** Creates or replaces the file at `path`; returns what was there before, or null. */
-export function writeFile(w: FileScope, path: string, content: string): FileRow | null {
+/**
+ * Creates or replaces the file at `path`; returns what was there before, or
+ * null. `restore` (undo) puts a prior row back: its id when still free, and
+ * its times instead of now.
+ */
+export function writeFile(w: WriteScope, path: string, content: string, restore?: FilePrior): FileRow | null {
   const prior = readFile(w.db, path) ?? null;
+  const freeId = restore && !w.db.one("SELECT 1 AS taken FROM files WHERE id = ?", restore.id) ? restore.id : null;
   w.db.run(
-    `INSERT INTO files (path, content, created_at, updated_at) VALUES (?, ?, ?, ?)
-     ON CONFLICT (path) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at`,
+    `INSERT INTO files (id, path, content, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
+     ON CONFLICT (path) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at,
+       created_at = CASE WHEN ?6 THEN excluded.created_at ELSE files.created_at END`,
+    freeId,
     path,
     content,
-    w.now,
-    w.now,
+    restore?.createdAt ?? w.now,
+    restore?.updatedAt ?? w.now,
+    restore ? 1 : 0,
   );
+  w.rec.note(itemKey.file(path), { kind: "file", path, prior: prior && priorOf(prior) } satisfies FileOp);
   return prior;
 }
 
 /** Deletes the file at `path`; returns what was there, or null if nothing was. */
-export function deleteFile(w: FileScope, path: string): FileRow | null {
+export function deleteFile(w: WriteScope, path: string): FileRow | null {
   const prior = readFile(w.db, path) ?? null;
-  if (prior) w.db.run("DELETE FROM files WHERE path = ?", path);
+  if (!prior) return null;
+  w.db.run("DELETE FROM files WHERE path = ?", path);
+  w.rec.note(itemKey.file(path), { kind: "file", path, prior: priorOf(prior), deleted: true } satisfies FileOp);
   return prior;
 }
 
-/** Moves the file at `from` to `to` (which must be free), keeping its content and creation time. */
-export function moveFile(w: FileScope, from: string, to: string): boolean {
-  return w.db.run("UPDATE files SET path = ?, updated_at = ? WHERE path = ?", to, w.now, from) > 0;
+/**
+ * Moves the file at `from` to `to` (which must be free), keeping its id,
+ * content and creation time; `updatedAt` (undo) instead of now.
+ */
+export function moveFile(w: WriteScope, from: string, to: string, updatedAt?: number): boolean {
+  const prior = readFile(w.db, from);
+  if (!prior) return false;
+  w.db.run("UPDATE files SET path = ?, updated_at = ? WHERE path = ?", to, updatedAt ?? w.now, from);
+  w.rec.note([itemKey.file(from), itemKey.file(to)], { kind: "fileMove", from, to, updatedAt: prior.updated_at } satisfies FileMoveOp);
+  return true;
 }
 
 /** Files under `dir` ("" = all), in path order, at most `limit`. */

@@ -7,6 +7,7 @@
  * cannot be applied (restoring an observation on an entity that no longer
  * exists) throws a Conflict, which rolls the whole undo back.
  */
+import { itemKey, recordRemoval } from "../context/access";
 import { DomainError } from "../errors";
 import type { InverseKind, InverseOp, Phrase } from "../history";
 import { idsByName } from "./rows";
@@ -31,7 +32,10 @@ const entity: InverseKind = {
     const op = as<EntityOp>(raw);
     const id = idsByName(w.db, [op.name]).get(op.name);
     if (op.prior === null) {
-      if (id !== undefined) deleteEntityRow(w, id);
+      if (id === undefined) return;
+      deleteEntityRow(w, id);
+      // As delete_entities does: a re-created entity of that name must not inherit these associations.
+      recordRemoval(w.db, [itemKey.entity(op.name)]);
       return;
     }
     if (id !== undefined) throw conflict(`entity "${op.name}" exists again, so its deletion cannot be undone`);

@@ -15,25 +15,23 @@
  * Each domain owns its op kinds: it exports `Record<kind, InverseKind>`
  * (`apply` replays an op through a WriteScope, so undo is recorded like any
  * write; `describe` gives a summary phrase) and MemoryContext joins them with
- * `inverseRegistry(graphInverses, ...)`. History never imports a domain's SQL.
- * See src/graph/writes.ts and src/graph/inverse.ts for the graph's kinds.
+ * `inverseRegistry(graphInverses, fileInverses, documentInverses)`. History
+ * never imports a domain's SQL. The three domains, each a pair of recorded
+ * writes and their appliers:
  *
- * A new domain, sketched (files):
+ *     graph      src/graph/writes.ts      + src/graph/inverse.ts      entity, observation, relation
+ *     files      src/files/store.ts       + src/files/inverse.ts      file, fileMove
+ *     documents  src/documents/rows.ts    + src/documents/inverse.ts  document
  *
- *     // src/files/store.ts: a recorded write
- *     export function writeFile(w: WriteScope, path: string, text: string) {
- *       const prior = w.db.one<{ text: string }>("SELECT text FROM files WHERE path = ?", path);
- *       w.db.run("INSERT INTO files (path, text) VALUES (?, ?) ON CONFLICT (path) DO UPDATE SET text = excluded.text", path, text);
- *       w.rec.note(`file:${path}`, { kind: "file", path, prior: prior?.text ?? null });
- *     }
- *     // src/files/inverse.ts: how to undo and describe it (apply goes through writeFile/deleteFile again)
- *     export const fileInverses = { file: { apply: (w, op) => ..., describe: (op) => ({ action: "~", noun: "file", name: op.path }) } };
- *     // src/context/MemoryContext.ts
- *     const INVERSES = inverseRegistry(graphInverses, fileInverses);
- *     writeFile(args, meta) { return this.write(meta, (w) => files.writeFile(w, args.path, args.text)); }
+ * A new domain follows the files pattern: its mutation primitive reads the
+ * prior row, writes, and calls `w.rec.note(itemKey, {kind, ..., prior})`;
+ * its applier writes the prior state back through the same primitive (so
+ * the undo is recorded too); MemoryContext adds its `...Inverses` to
+ * INVERSES and runs its calls through `this.write`.
  *
  * Rules: note only writes that changed a row; keep each op small (one row's
- * prior state; a big value is fine, a whole table is not); an applier must
+ * prior state; a big value is fine while its JSON stays under ~1.5 MB, since
+ * an op is never split across rows; a whole table is not); an applier must
  * write through the same recorded functions and throw DomainError("Conflict")
  * when the op cannot apply, which rolls the whole undo back.
  *

@@ -14,6 +14,8 @@
  *   never be recorded without a way to undo it.
  * - Memory stays bounded: the inverse is flushed to SQL in parts of about
  *   `PART_CHARS` characters, so one huge change never builds one huge row.
+ *   An op bigger than that gets a part of its own; a domain keeps each op
+ *   well under the 2 MB row limit (src/files/store.ts says how for files).
  */
 import { chunksFor, type Db } from "../context/sql";
 
@@ -118,6 +120,8 @@ export class ChangeRecorder implements Recorder {
     if (!kind) throw new Error(`no inverse kind "${inverse.kind}" is registered; register it in MemoryContext`);
     for (const item of typeof items === "string" ? [items] : items) this.items.add(item);
     const json = JSON.stringify(inverse);
+    // A large op (a file's prior content) starts a part of its own, so a part never holds a full buffer and a large op.
+    if (this.bufferChars > 0 && this.bufferChars + json.length > PART_CHARS) this.flush();
     this.buffer.push(json);
     this.bufferChars += json.length + 1;
     this.describe(inverse.kind, kind.describe(inverse));

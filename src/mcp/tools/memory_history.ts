@@ -30,10 +30,10 @@ export default defineTool({
   input: {
     item: z
       .string()
-      .max(LIMITS.entityName + 16)
-      .regex(/^[a-z]+:./, 'item must be a key like "entity:Alice"')
+      .max(LIMITS.filePath + 16)
+      .regex(/^[a-z]+:./, 'item must be a key like "entity:Alice", "file:notes/a.md" or "doc:root"')
       .optional()
-      .describe('Only changes to this item, e.g. "entity:Alice"'),
+      .describe('Only changes to this item: "entity:<name>", "file:<path>" or "doc:<id>"'),
     caller: z.string().min(1).max(128).optional().describe("Only changes by this caller"),
     since: z
       .string()

@@ -1,21 +1,23 @@
 import { z } from "zod";
 import { ROOT_ID } from "../../documents/links";
 import { callDocuments, documentId } from "../documents";
-import { defineTool, reply } from "../tool";
+import { RelatedOut, replyWithRelated } from "../related";
+import { defineTool } from "../tool";
 
 export default defineTool({
   name: "read_document",
   toolset: "documents",
   title: "Read Document",
-  description: "Read a working-memory document's markdown (default: root). Its [[id]] links are its child documents.",
+  description:
+    "Read a working-memory document's markdown (default: root). Its [[id]] links are its child documents. Related items follow.",
   input: { id: documentId },
-  output: { id: z.string(), content: z.string() },
+  output: { id: z.string(), content: z.string(), related: RelatedOut },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: ({ id, context }, ctx) =>
     callDocuments(
       ctx,
       context,
       (c) => c.stub.readDocument(id ?? ROOT_ID, c.meta),
-      (doc, c) => reply(c.name, doc, doc.content),
+      (doc, c) => replyWithRelated(c.name, { ...doc }, doc.content, doc.related),
     ),
 });

@@ -1,0 +1,16 @@
+/**
+ * Who is calling and from where: what every MemoryContext RPC method is
+ * given with its arguments. History records it with each change
+ * (src/history), and co-visitation derives a call's session from it
+ * (src/covisit/session.ts).
+ */
+export interface CallMeta {
+  /** The caller's identity: "admin", "local" or a token's name. */
+  caller: string;
+  /** The tool (or API route) that made the call. */
+  tool: string;
+  /** Session key, when the client has one: Mcp-Memory-Session, else Mcp-Session-Id (src/covisit/session.ts). */
+  session?: string;
+  /** The client's name (MCP clientInfo, else User-Agent), which identifies a session when there is no key. */
+  client?: string;
+}

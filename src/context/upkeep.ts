@@ -1,0 +1,73 @@
+/**
+ * The context object's one alarm and what it does: trim history to the
+ * retention settings (src/history/retention.ts) and keep the co-visitation
+ * index bounded (src/covisit/maintenance.ts), then set itself again for the
+ * earliest time either task wants.
+ *
+ * ## Invariants
+ * - `alarmAt` mirrors the storage's alarm, so a call can ask for upkeep
+ *   without awaiting getAlarm(); `schedule` only ever brings it forward.
+ * - A write that recorded a change asks for a trim within TRIM_AFTER_WRITE_MS;
+ *   a call that may have started a session asks for a run once it can idle out.
+ * - Bad settings skip the run (logged); the next call sets the alarm again.
+ */
+import { covisitMaintenance } from "../covisit";
+import { nextTrimAt, trimHistory } from "../history";
+import type { Settings } from "../settings";
+import type { Db } from "./sql";
+
+/** After a write, the alarm trims history within this long. */
+const TRIM_AFTER_WRITE_MS = 60 * 60 * 1000;
+
+export class Upkeep {
+  private alarmAt: number | null = null;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly db: Db,
+  ) {}
+
+  /** Reads the alarm the storage holds (at start, and after a purge). */
+  async load(): Promise<void> {
+    this.alarmAt = await this.storage.getAlarm();
+  }
+
+  /** Sets the alarm for `at` unless it is already due sooner. */
+  schedule(at: number): void {
+    if (this.alarmAt !== null && this.alarmAt <= at) return;
+    this.alarmAt = at;
+    this.storage.setAlarm(at).catch((error: unknown) => console.error(JSON.stringify({ event: "set_alarm_failed", error: String(error) })));
+  }
+
+  /** After a call that recorded a change. */
+  changeRecorded(now: number): void {
+    this.schedule(now + TRIM_AFTER_WRITE_MS);
+  }
+
+  /** After a call that may have started a co-visitation session idling out after `idleMs`. */
+  sessionsMayIdle(now: number, idleMs: number): void {
+    this.schedule(now + idleMs + 1);
+  }
+
+  /** The alarm: one upkeep pass at `now`, then the next alarm. */
+  run(config: () => Settings, now: number): void {
+    this.alarmAt = null;
+    let s: Settings;
+    try {
+      s = config();
+    } catch (error) {
+      // The Worker refuses requests with bad settings too; the next call sets the alarm again.
+      console.error(JSON.stringify({ event: "maintenance_skipped", error: String(error) }));
+      return;
+    }
+    const retention = { maxChanges: s.HISTORY_MAX_CHANGES, maxDays: s.HISTORY_MAX_DAYS };
+    const next = this.storage.transactionSync(() => {
+      const { more } = trimHistory(this.db, retention, now);
+      const trimAt = more ? now : nextTrimAt(this.db, retention, now);
+      const covisitAt = covisitMaintenance(this.db, now, s);
+      const times = [trimAt, covisitAt].filter((t): t is number => t !== null);
+      return times.length > 0 ? Math.min(...times) : null;
+    });
+    if (next !== null) this.schedule(next);
+  }
+}

@@ -1,0 +1,169 @@
+/**
+ * Keeps the search indexes and per-entity stats in step with the graph
+ * (migrations/0003_search.sql describes the layout): run at the end of every
+ * MemoryContext transaction, so they commit or roll back with the rows and a
+ * search never sees a half-written entity.
+ *
+ * ## What a flush does
+ * 1. Documents queued by the triggers (updated, deleted, or inserted at or
+ *    below a watermark, as undo does) leave both indexes; those
+ *    that still exist (at or below the watermark) are indexed again as they
+ *    are now, and their entities' stats are recounted.
+ * 2. Rows above the watermarks are new: their documents are indexed, their
+ *    observations and relation ends are added to existing entities' stats,
+ *    and new entities get stats counted from their rows.
+ * 3. The watermarks move to each table's highest id.
+ *
+ * ## Invariants
+ * - Idempotent and order-free within a transaction: documents are read from
+ *   their tables at flush time, so insert-then-delete indexes nothing and an
+ *   update indexes the final text.
+ * - A page of documents at a time, multi-row statements: memory stays flat
+ *   even when a migration leaves a whole context to index.
+ */
+import { MAX_PARAMS, type Db } from "../context/sql";
+import { bigrams, CJK_RUN, WORD, wordParts, withoutCjk } from "./tokenize";
+
+/** Documents read from the queue at a time. */
+const PAGE = 500;
+
+/**
+ * What unicode61 cannot derive by itself from `text`: the parts and the joined
+ * form of every compound ("dockerCompose" -> "docker compose dockercompose")
+ * and the bigrams of every CJK run ("会議室" -> "会議 議室"); null when none.
+ */
+export function derivedText(text: string): string | null {
+  // Most texts have neither: skip the full scan (this runs for every document written).
+  if (!MAYBE_DERIVED.test(text)) return null;
+  const out: string[] = [];
+  const normal = ASCII.test(text) ? text : text.normalize("NFKC");
+  for (const m of normal.matchAll(CJK_RUN)) {
+    if ([...m[0]].length > 1) out.push(bigrams(m[0]).join(" "));
+  }
+  for (const m of withoutCjk(normal).matchAll(WORD)) {
+    const parts = wordParts(m[0]);
+    if (parts.length > 1) out.push(parts.join(" "), parts.join(""));
+  }
+  return out.length > 0 ? out.join(" ") : null;
+}
+
+// A joiner between letters or digits, a camelCase hump, or a CJK character (same ranges as CJK_RUN).
+const MAYBE_DERIVED = /[\p{L}\p{N}][-_./'\u2019][\p{L}\p{N}]|\p{Ll}\p{Lu}|\p{Lu}\p{Lu}\p{Ll}|[\u3040-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]/u;
+const ASCII = /^[\x00-\x7f]*$/;
+
+interface Doc extends Record<string, SqlStorageValue> {
+  /** Paging key: increases along the query's order. */
+  cursor: number;
+  doc: number;
+  text: string;
+}
+
+function insertPage(db: Db, docs: readonly Doc[]): void {
+  const perWords = Math.floor(MAX_PARAMS / 3);
+  for (let i = 0; i < docs.length; i += perWords) {
+    const chunk = docs.slice(i, i + perWords);
+    db.run(
+      `INSERT INTO search_words (rowid, text, alt) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")}`,
+      ...chunk.flatMap((d) => [d.doc, d.text, derivedText(d.text)]),
+    );
+  }
+  // Trigrams cover names and types only: over observations they doubled the
+  // cost of writing and took milliseconds per lookup, for what compound
+  // splitting and stemming already find.
+  const names = docs.filter((d) => d.doc < 0);
+  const perGrams = Math.floor(MAX_PARAMS / 2);
+  for (let i = 0; i < names.length; i += perGrams) {
+    const chunk = names.slice(i, i + perGrams);
+    db.run(`INSERT INTO search_grams (rowid, text) VALUES ${chunk.map(() => "(?, ?)").join(", ")}`, ...chunk.flatMap((d) => [d.doc, d.text]));
+  }
+}
+
+interface State extends Record<string, SqlStorageValue> {
+  entity_wm: number;
+  observation_wm: number;
+  relation_wm: number;
+  max_entity: number;
+  max_observation: number;
+  max_relation: number;
+  queued: number;
+}
+
+const NAME_TEXT = "e.name || ' ' || e.entity_type";
+
+/** Indexes the documents `query` returns (its params, then the last cursor seen, then the page size), a page at a time. */
+function indexPages(db: Db, query: string, ...params: number[]): void {
+  let after = Number.MIN_SAFE_INTEGER;
+  for (;;) {
+    const docs = db.all<Doc>(query, ...params, after, PAGE);
+    if (docs.length === 0) return;
+    insertPage(db, docs);
+    after = (docs[docs.length - 1] as Doc).cursor;
+  }
+}
+
+// Stats of the entities `where` selects (alias e), counted from their rows.
+const countStats = (where: string) => `INSERT INTO search_entity_stats (entity_id, observations, degree, updated_at)
+  SELECT e.id, (SELECT count(*) FROM observations o WHERE o.entity_id = e.id),
+    (SELECT count(*) FROM relations r WHERE r.from_id = e.id) + (SELECT count(*) FROM relations r WHERE r.to_id = e.id),
+    e.updated_at
+  FROM ${where}
+  ON CONFLICT (entity_id) DO UPDATE SET observations = excluded.observations, degree = excluded.degree, updated_at = excluded.updated_at`;
+
+/** Brings the search indexes and stats up to date with the rows written in this transaction. */
+export function flushSearchIndex(db: Db): void {
+  const s = db.one<State>(
+    `SELECT entity_wm, observation_wm, relation_wm,
+       coalesce((SELECT max(id) FROM entities), 0) AS max_entity,
+       coalesce((SELECT max(id) FROM observations), 0) AS max_observation,
+       coalesce((SELECT max(id) FROM relations), 0) AS max_relation,
+       EXISTS (SELECT 1 FROM search_dirty) AS queued
+     FROM search_state`,
+  );
+  if (!s) return;
+  const fresh = s.max_entity > s.entity_wm || s.max_observation > s.observation_wm || s.max_relation > s.relation_wm;
+  if (!s.queued && !fresh) return;
+
+  if (s.queued) {
+    db.run("DELETE FROM search_words WHERE rowid IN (SELECT doc FROM search_dirty WHERE indexed = 1)");
+    db.run("DELETE FROM search_grams WHERE rowid IN (SELECT doc FROM search_dirty WHERE indexed = 1 AND doc < 0)");
+    indexPages(
+      db,
+      `SELECT d.doc AS cursor, d.doc, ${NAME_TEXT} AS text FROM search_dirty d JOIN entities e ON e.id = -d.doc
+       WHERE d.doc < 0 AND e.id <= ?1 AND d.doc > ?2 ORDER BY d.doc LIMIT ?3`,
+      s.entity_wm,
+    );
+    indexPages(
+      db,
+      `SELECT d.doc AS cursor, d.doc, o.content AS text FROM search_dirty d JOIN observations o ON o.id = d.doc
+       WHERE d.doc > 0 AND o.id <= ?1 AND d.doc > ?2 ORDER BY d.doc LIMIT ?3`,
+      s.observation_wm,
+    );
+  }
+  indexPages(db, `SELECT e.id AS cursor, -e.id AS doc, ${NAME_TEXT} AS text FROM entities e WHERE e.id > ?1 AND e.id > ?2 ORDER BY e.id LIMIT ?3`, s.entity_wm);
+  indexPages(db, "SELECT o.id AS cursor, o.id AS doc, o.content AS text FROM observations o WHERE o.id > ?1 AND o.id > ?2 ORDER BY o.id LIMIT ?3", s.observation_wm);
+
+  // Stats: increments for entities that already have them, then new entities counted whole.
+  db.run(
+    `UPDATE search_entity_stats SET observations = observations + g.n
+     FROM (SELECT entity_id AS id, count(*) AS n FROM observations WHERE id > ?1 GROUP BY entity_id) AS g
+     WHERE g.id = search_entity_stats.entity_id`,
+    s.observation_wm,
+  );
+  db.run(
+    `UPDATE search_entity_stats SET degree = degree + g.n
+     FROM (SELECT id, count(*) AS n FROM (SELECT from_id AS id FROM relations WHERE id > ?1
+                                          UNION ALL SELECT to_id AS id FROM relations WHERE id > ?1) GROUP BY id) AS g
+     WHERE g.id = search_entity_stats.entity_id`,
+    s.relation_wm,
+  );
+  db.run(countStats("entities e WHERE e.id > ?1"), s.entity_wm);
+  if (s.queued) db.run(countStats("search_dirty d JOIN entities e ON e.id = -d.doc WHERE d.doc < 0"));
+
+  db.run(
+    "UPDATE search_state SET entity_wm = ?1, observation_wm = ?2, relation_wm = ?3",
+    s.max_entity,
+    s.max_observation,
+    s.max_relation,
+  );
+  if (s.queued) db.run("DELETE FROM search_dirty");
+}

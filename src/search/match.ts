@@ -1,0 +1,118 @@
+/**
+ * Finds the candidate entities for each query term in the FTS5 indexes and
+ * counts the term's hits in them. SQL for search reads lives here and in
+ * src/search/walk.ts.
+ *
+ * ## Cost at scale
+ * A term is looked up newest-first with `ORDER BY rowid DESC LIMIT`, which
+ * FTS5 answers by walking the term's doclist backwards and stopping after the
+ * cap: the cost is bounded by the cap, not by how common the term is. (Ranking
+ * all matches with `ORDER BY rank` reads every posting: seconds for a very
+ * common term at 100,000 entities.) So for a term in more than
+ * OBSERVATION_CANDIDATES observations only the newest ones are candidates,
+ * plus up to NAME_CANDIDATES entities whose name or type holds it, and its
+ * document frequency is estimated from how far back the capped window reaches.
+ */
+import type { Db } from "../context/sql";
+import { NAME_WEIGHT, SUBSTRING_WEIGHT } from "./score";
+import { bigrams, quote, type QueryTerm } from "./tokenize";
+
+/** Newest observations considered per term. */
+export const OBSERVATION_CANDIDATES = 50;
+/** Entities considered per term by a hit in their name or type. */
+export const NAME_CANDIDATES = 20;
+/** Entities considered per term from the substring (trigram) index over names and types. */
+export const SUBSTRING_CANDIDATES = 20;
+
+export interface TermMatch {
+  term: QueryTerm;
+  /** Weighted hits per entity id: NAME_WEIGHT for its name row, 1 per observation holding the term. */
+  hits: Map<number, number>;
+  /** Documents (names and observations) estimated to hold the term. */
+  df: number;
+}
+
+export interface Corpus {
+  /** Upper bound on the documents in the index (ids are never reused below the maximum). */
+  documents: number;
+  maxObservationId: number;
+  maxEntityId: number;
+}
+
+export function corpus(db: Db): Corpus {
+  const row = db.one<{ o: number | null; e: number | null }>(
+    "SELECT (SELECT max(id) FROM observations) AS o, (SELECT max(id) FROM entities) AS e",
+  );
+  const o = row?.o ?? 0;
+  const e = row?.e ?? 0;
+  return { documents: o + e, maxObservationId: o, maxEntityId: e };
+}
+
+/** The MATCH expression for a term over search_words (text, alt); every string quoted. */
+function expression(term: QueryTerm): string {
+  if (term.cjk) return [...term.key].length > 1 ? `{alt} : ${quote(bigrams(term.key).join(" "))}` : `{text} : ${quote(term.key)}`;
+  if (term.parts.length === 1) return quote(term.key);
+  return `${quote(term.parts.join(" "))} OR ${quote(term.key)}`;
+}
+
+/** Documents seen in a newest-first window of `seen` rows reaching back to `oldest`, out of ids up to `max`. */
+function estimateDf(seen: number, cap: number, oldest: number, max: number): number {
+  if (seen < cap) return seen;
+  return Math.max(seen, (seen * max) / Math.max(1, max - oldest + 1));
+}
+
+const docs = (db: Db, table: string, names: boolean, match: string, cap: number) =>
+  db
+    .all<{ doc: number }>(
+      `SELECT rowid AS doc FROM ${table} WHERE ${table} MATCH ?1 AND ${names ? "rowid < 0 ORDER BY rowid" : "rowid > 0 ORDER BY rowid DESC"} LIMIT ?2`,
+      match,
+      cap,
+    )
+    .map((r) => r.doc);
+
+/** Candidates and weighted hit counts for one term. */
+export function matchTerm(db: Db, term: QueryTerm, c: Corpus): TermMatch {
+  const hits = new Map<number, number>();
+  const add = (eid: number, weight: number) => hits.set(eid, (hits.get(eid) ?? 0) + weight);
+  const match = expression(term);
+  const names = docs(db, "search_words", true, match, NAME_CANDIDATES);
+  for (const doc of names) add(-doc, NAME_WEIGHT);
+  const observations = docs(db, "search_words", false, match, OBSERVATION_CANDIDATES);
+  if (observations.length > 0) {
+    const owners = db.all<{ eid: number }>(
+      "SELECT entity_id AS eid FROM observations WHERE id IN (SELECT value FROM json_each(?1))",
+      JSON.stringify(observations),
+    );
+    for (const o of owners) add(o.eid, 1);
+  }
+  const df =
+    estimateDf(names.length, NAME_CANDIDATES, -(names.at(-1) ?? 0), c.maxEntityId) +
+    estimateDf(observations.length, OBSERVATION_CANDIDATES, observations.at(-1) ?? 0, c.maxObservationId);
+  // Substrings of names and types ("zoom" inside "zoomIntegration", "kube" inside
+  // "kubernetes-cluster"), when no name or type holds the term as a word: the
+  // trigram lookup costs several times a word lookup.
+  if (names.length === 0 && [...term.key].length >= 3) {
+    const wordHit = new Set(hits.keys());
+    for (const doc of docs(db, "search_grams", true, quote(term.key), SUBSTRING_CANDIDATES)) {
+      if (!wordHit.has(-doc)) add(-doc, SUBSTRING_WEIGHT * NAME_WEIGHT);
+    }
+  }
+  return { term, hits, df };
+}
+
+export interface EntityStats extends Record<string, SqlStorageValue> {
+  id: number;
+  updated: number;
+  observations: number;
+  degree: number;
+}
+
+/** Observation count, degree and last update of each entity in `ids` (kept by triggers, migrations/0003_search.sql). */
+export function entityStats(db: Db, ids: readonly number[]): EntityStats[] {
+  if (ids.length === 0) return [];
+  return db.all<EntityStats>(
+    `SELECT s.entity_id AS id, s.updated_at AS updated, s.observations, s.degree
+     FROM json_each(?1) j JOIN search_entity_stats s ON s.entity_id = j.value`,
+    JSON.stringify(ids),
+  );
+}

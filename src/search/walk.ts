@@ -1,0 +1,112 @@
+/**
+ * Steiner-tree approximation over the relation graph: connects the entry
+ * nodes with short paths, walking the graph with indexed SQL one frontier at
+ * a time (relations by from_id and by to_id, both directions), never loading
+ * the graph.
+ *
+ * ## Method
+ * One breadth-first search grows from all entry nodes at once; every reached
+ * node remembers the nearest entry node and its parent (a Voronoi partition of
+ * the graph around the entries, as in Mehlhorn's 2-approximation). A relation
+ * between two regions joins their entries with a path of length
+ * d(u) + 1 + d(v); for each pair of entries the shortest such path of at most
+ * `maxPathLength` hops is kept. Regions only need to grow ceil(L / 2) levels
+ * for paths of length L to meet, which keeps the walk small.
+ *
+ * ## Bounds
+ * At most MAX_WALK_EDGES relations are read per search; a hub whose relations
+ * exceed what is left stops the walk there, and the paths found so far stand.
+ */
+import type { Db } from "../context/sql";
+import { RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
+
+/** Relations read per search at most, whatever the graph's size and shape. */
+export const MAX_WALK_EDGES = 5_000;
+
+interface Reached {
+  source: number;
+  depth: number;
+  parent: number | undefined;
+}
+
+export interface Path {
+  /** Entity ids from one entry node to another. */
+  nodes: number[];
+}
+
+function neighbours(db: Db, frontier: readonly number[], limit: number): { a: number; b: number }[] {
+  return db.all<{ a: number; b: number }>(
+    `SELECT from_id AS a, to_id AS b FROM relations WHERE from_id IN (SELECT value FROM json_each(?1))
+     UNION ALL
+     SELECT to_id AS a, from_id AS b FROM relations WHERE to_id IN (SELECT value FROM json_each(?1))
+     LIMIT ?2`,
+    JSON.stringify(frontier),
+    limit,
+  );
+}
+
+function trace(reached: Map<number, Reached>, node: number): number[] {
+  const out: number[] = [];
+  for (let at: number | undefined = node; at !== undefined; at = reached.get(at)?.parent) out.push(at);
+  return out; // node ... source
+}
+
+/** Shortest connecting paths between pairs of `entries`, each at most `maxPathLength` hops, shortest first. */
+export function connect(db: Db, entries: readonly number[], maxPathLength: number): Path[] {
+  if (entries.length < 2 || maxPathLength < 1) return [];
+  const reached = new Map<number, Reached>();
+  for (const id of entries) reached.set(id, { source: id, depth: 0, parent: undefined });
+  // Best bridge per pair of sources: key "a:b" with a < b.
+  const bridges = new Map<string, { length: number; u: number; v: number }>();
+  const levels = Math.ceil(maxPathLength / 2);
+  let frontier = [...entries];
+  let budget = MAX_WALK_EDGES;
+  for (let level = 0; level < levels && frontier.length > 0 && budget > 0; level++) {
+    const edges = neighbours(db, frontier, budget);
+    budget -= edges.length;
+    const next: number[] = [];
+    for (const { a, b } of edges) {
+      if (a === b || reached.has(b)) continue;
+      const from = reached.get(a) as Reached;
+      reached.set(b, { source: from.source, depth: level + 1, parent: a });
+      next.push(b);
+    }
+    for (const { a, b } of edges) {
+      const ra = reached.get(a) as Reached;
+      const rb = reached.get(b) as Reached;
+      if (ra.source === rb.source) continue;
+      const length = ra.depth + 1 + rb.depth;
+      if (length > maxPathLength) continue;
+      const [u, v] = ra.source < rb.source ? [a, b] : [b, a];
+      const key = `${Math.min(ra.source, rb.source)}:${Math.max(ra.source, rb.source)}`;
+      const best = bridges.get(key);
+      if (!best || length < best.length) bridges.set(key, { length, u, v });
+    }
+    frontier = next;
+  }
+  return [...bridges.values()]
+    .sort((x, y) => x.length - y.length)
+    .map(({ u, v }) => ({ nodes: [...trace(reached, u).reverse(), ...trace(reached, v)] }));
+}
+
+/** Relations with both ends among `ids`, in insertion order, at most `limit + 1` (so the caller can tell there were more). */
+export function relationsAmong(db: Db, ids: readonly number[], limit: number): RelationRow[] {
+  if (ids.length === 0) return [];
+  return db.all<RelationRow>(
+    `${RELATION_SELECT} WHERE r.from_id IN (SELECT value FROM json_each(?1)) AND r.to_id IN (SELECT value FROM json_each(?1))
+     ORDER BY r.id LIMIT ?2`,
+    JSON.stringify(ids),
+    limit + 1,
+  );
+}
+
+/** Entity rows for `ids`, in the order of `ids`. */
+export function entityRows(db: Db, ids: readonly number[]): EntityRow[] {
+  if (ids.length === 0) return [];
+  const rows = db.all<EntityRow>(
+    "SELECT id, name, entity_type FROM entities WHERE id IN (SELECT value FROM json_each(?1))",
+    JSON.stringify(ids),
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

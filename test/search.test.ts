@@ -1,0 +1,335 @@
+import { describe, expect, it } from "vitest";
+import { CLIENTS, freshContext, json, type TestClient } from "./helpers/clients";
+
+interface Hit {
+  name: string;
+  entityType: string;
+  observations: string[];
+  score: number;
+  role: "entry" | "connector";
+}
+interface Found {
+  entities: Hit[];
+  relations: { from: string; to: string; relationType: string }[];
+  paths: string[][];
+  note?: string;
+}
+
+type Seed = { entities: { name: string; entityType: string; observations: string[] }[]; relations?: [string, string, string][] };
+
+const SEED: Seed = {
+  entities: [
+    { name: "zoom-api-integration", entityType: "project", observations: ["Pulls meeting recordings and transcripts from the Zoom API", "Runs every night at 02:00"] },
+    { name: "oauth-token-handling", entityType: "component", observations: ["Refreshes OAuth access tokens before they expire", "Stores refresh tokens encrypted at rest"] },
+    { name: "n8n-workflow", entityType: "workflow", observations: ["Builds the weekly meeting timeline for the team", "Triggered by a cron node"] },
+    { name: "credential-service", entityType: "service", observations: ["Issues short-lived credentials to integrations"] },
+    { name: "coffee-machine", entityType: "device", observations: ["Third floor, descales on Fridays"] },
+  ],
+  relations: [
+    ["zoom-api-integration", "credential-service", "authenticates via"],
+    ["credential-service", "oauth-token-handling", "delegates to"],
+    ["n8n-workflow", "zoom-api-integration", "reads from"],
+  ],
+};
+
+describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
+  async function seeded(seed: Seed): Promise<TestClient> {
+    const client = await connect({ url: `http://localhost/mcp/${freshContext("search")}` });
+    const r = await client.call("create_entities", { entities: seed.entities });
+    expect(r.isError).toBeFalsy();
+    if (seed.relations) {
+      const rel = await client.call("create_relations", {
+        relations: seed.relations.map(([from, to, relationType]) => ({ from, to, relationType })),
+      });
+      expect(rel.isError).toBeFalsy();
+    }
+    return client;
+  }
+  const search = async (client: TestClient, args: Record<string, unknown>) => {
+    const r = await client.call("search_nodes", args);
+    expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+    const found = json<Found>(r);
+    expect(r.structuredContent).toEqual(found);
+    return found;
+  };
+  const entries = (f: Found) => f.entities.filter((e) => e.role === "entry").map((e) => e.name);
+  const names = (f: Found) => f.entities.map((e) => e.name);
+
+  it('answers "zoom oauth timeline" with an entry per concept and the path connecting zoom to oauth', async () => {
+    const client = await seeded(SEED);
+    const found = await search(client, { query: "zoom oauth timeline" });
+    expect(entries(found).sort()).toEqual(["n8n-workflow", "oauth-token-handling", "zoom-api-integration"]);
+    expect(found.entities.find((e) => e.name === "credential-service")?.role).toBe("connector");
+    expect(names(found)).not.toContain("coffee-machine");
+    const zoomToOauth = found.paths.find((p) => p.includes("zoom-api-integration") && p.includes("oauth-token-handling"));
+    expect(zoomToOauth).toBeDefined();
+    expect(zoomToOauth?.slice(1, -1)).toEqual(["credential-service"]);
+    expect(found.relations).toContainEqual({ from: "credential-service", to: "oauth-token-handling", relationType: "delegates to" });
+    for (const e of found.entities.filter((x) => x.role === "entry")) expect(e.score).toBeGreaterThan(0);
+    // Entry nodes come first, connectors after.
+    const roles = found.entities.map((e) => e.role);
+    expect(roles.indexOf("connector")).toBeGreaterThan(roles.lastIndexOf("entry"));
+    await client.close();
+  });
+
+  it("keeps the official shape: full entities with observations, relations among the result", async () => {
+    const client = await seeded(SEED);
+    const found = await search(client, { query: "oauth" });
+    expect(found.entities).toEqual([
+      {
+        name: "oauth-token-handling",
+        entityType: "component",
+        observations: ["Refreshes OAuth access tokens before they expire", "Stores refresh tokens encrypted at rest"],
+        score: expect.any(Number),
+        role: "entry",
+      },
+    ]);
+    expect(found.relations).toEqual([]);
+    expect(found.paths).toEqual([]);
+    await client.close();
+  });
+
+  it("matches word forms through stemming", async () => {
+    const client = await seeded({
+      entities: [
+        { name: "deploy-notes", entityType: "doc", observations: ["We are moving the services to containerization next quarter"] },
+        { name: "auth-notes", entityType: "doc", observations: ["The client refreshes its session every hour"] },
+      ],
+    });
+    expect(entries(await search(client, { query: "containerize" }))).toEqual(["deploy-notes"]);
+    expect(entries(await search(client, { query: "refreshing" }))).toEqual(["auth-notes"]);
+    await client.close();
+  });
+
+  it("matches hyphenated, snake_case and camelCase compounds by their parts and joined, both ways", async () => {
+    const client = await seeded({
+      entities: [
+        { name: "local-dev", entityType: "doc", observations: ["Start everything with docker-compose up"] },
+        { name: "ci-runner", entityType: "doc", observations: ["The runner talks to the docker compose plugin"] },
+        { name: "snake", entityType: "doc", observations: ["the config key is max_retry_count"] },
+        { name: "camel", entityType: "doc", observations: ["call fetchUserProfile first"] },
+      ],
+    });
+    const finds = async (query: string, topPerToken = 5) => names(await search(client, { query, topPerToken, minRelativeScore: 0 }));
+    expect(await finds("docker")).toEqual(expect.arrayContaining(["local-dev", "ci-runner"]));
+    expect(await finds("docker compose")).toEqual(expect.arrayContaining(["local-dev", "ci-runner"]));
+    expect(await finds("dockerCompose")).toEqual(expect.arrayContaining(["local-dev", "ci-runner"]));
+    expect(await finds("docker_compose")).toEqual(expect.arrayContaining(["local-dev", "ci-runner"]));
+    expect(await finds("dockercompose")).toContain("local-dev");
+    expect(await finds("retry count")).toContain("snake");
+    expect(await finds("maxRetryCount")).toContain("snake");
+    expect(await finds("max-retry-count")).toContain("snake");
+    expect(await finds("user profile")).toContain("camel");
+    expect(await finds("fetchUserProfile")).toContain("camel");
+    expect(await finds("fetch_user_profile")).toContain("camel");
+    expect(await finds("profile")).toContain("camel");
+    await client.close();
+  });
+
+  it("answers an empty or stop-word-only query with a clear empty result", async () => {
+    const client = await seeded(SEED);
+    for (const query of ["", "   ", "the and of", "?!", "- * ( )"]) {
+      const found = await search(client, { query });
+      expect(found.entities).toEqual([]);
+      expect(found.relations).toEqual([]);
+      expect(found.paths).toEqual([]);
+      expect(found.note).toMatch(/no searchable terms/);
+    }
+    await client.close();
+  });
+
+  it("caps a very long query's terms instead of failing", async () => {
+    const client = await seeded(SEED);
+    const words = Array.from({ length: 300 }, (_, i) => `word${i}`).join(" ");
+    const found = await search(client, { query: `oauth ${words}`.slice(0, 2000) });
+    expect(entries(found)).toEqual(["oauth-token-handling"]);
+    const oneHugeWord = await search(client, { query: "x".repeat(2000) });
+    expect(oneHugeWord.entities).toEqual([]);
+    await client.close();
+  });
+
+  it("never treats FTS5 syntax in a query as operators or fails on it", async () => {
+    const client = await seeded(SEED);
+    const queries = [
+      '"oauth',
+      'oauth"',
+      '"oauth" OR "zoom"',
+      "oauth*",
+      "*",
+      "oauth NEAR zoom",
+      "NEAR(oauth zoom, 2)",
+      "-oauth",
+      "oauth -zoom",
+      "(oauth",
+      "oauth)",
+      "oauth AND NOT zoom",
+      "^oauth",
+      "name:oauth",
+      "{name}: oauth",
+      "oauth + zoom",
+      "'oauth'",
+      "\\oauth\\",
+      "oauth;DROP TABLE entities",
+      "NOT",
+      "OR AND NOT NEAR",
+    ];
+    for (const query of queries) {
+      const r = await client.call("search_nodes", { query });
+      expect(r.isError, `${query}: ${JSON.stringify(r.content)}`).toBeFalsy();
+      const found = json<Found>(r);
+      const terms = query.toLowerCase();
+      if (terms.includes("oauth")) expect(names(found), query).toContain("oauth-token-handling");
+      // "-zoom" and "NOT zoom" are words, not exclusions.
+      if (terms.includes("zoom")) expect(names(found), query).toContain("zoom-api-integration");
+    }
+    // NEAR as a word is searchable like any other.
+    const near = await seeded({ entities: [{ name: "office", entityType: "place", observations: ["The office is near the station"] }] });
+    expect(entries(await search(near, { query: "NEAR" }))).toEqual(["office"]);
+    const graph = await client.call("read_graph", {});
+    expect(json<Found>(graph).entities).toHaveLength(SEED.entities.length);
+    await client.close();
+    await near.close();
+  });
+
+  it("finds Japanese text by words inside a sentence and accented words without their accents", async () => {
+    const client = await seeded({
+      entities: [
+        { name: "東京オフィス", entityType: "場所", observations: ["会議室の予約は総務部が管理する"] },
+        { name: "café-crème", entityType: "recette", observations: ["Le crème brûlée est servi à Noël"] },
+        { name: "zürich-team", entityType: "team", observations: ["Das Team in Zürich betreut die Größenplanung"] },
+      ],
+    });
+    expect(entries(await search(client, { query: "予約" }))).toEqual(["東京オフィス"]);
+    expect(entries(await search(client, { query: "会議室" }))).toEqual(["東京オフィス"]);
+    expect(entries(await search(client, { query: "オフィス" }))).toEqual(["東京オフィス"]);
+    expect(entries(await search(client, { query: "総務部が管理" }))).toEqual(["東京オフィス"]);
+    expect(entries(await search(client, { query: "cafe creme" }))).toEqual(["café-crème"]);
+    expect(entries(await search(client, { query: "brulee" }))).toEqual(["café-crème"]);
+    expect(entries(await search(client, { query: "Noël" }))).toEqual(["café-crème"]);
+    expect(entries(await search(client, { query: "zurich" }))).toEqual(["zürich-team"]);
+    expect(entries(await search(client, { query: "ZÜRICH" }))).toEqual(["zürich-team"]);
+    await client.close();
+  });
+
+  it("keeps only candidates within minRelativeScore of a term's best", async () => {
+    const client = await seeded({
+      entities: [
+        { name: "alpha-core", entityType: "service", observations: ["alpha handles billing", "alpha retries twice", "alpha is owned by the payments team"] },
+        { name: "ledger", entityType: "service", observations: ["keeps the books"] },
+        { name: "invoicer", entityType: "service", observations: ["sends invoices"] },
+        { name: "dashboard", entityType: "app", observations: ["shows alpha once in a corner"] },
+      ],
+      relations: [
+        ["alpha-core", "ledger", "writes to"],
+        ["alpha-core", "invoicer", "calls"],
+      ],
+    });
+    const strict = await search(client, { query: "alpha", topPerToken: 5, minRelativeScore: 0.3 });
+    expect(entries(strict)).toEqual(["alpha-core"]);
+    const loose = await search(client, { query: "alpha", topPerToken: 5, minRelativeScore: 0.05 });
+    expect(entries(loose)).toEqual(["alpha-core", "dashboard"]);
+    const [first, second] = loose.entities;
+    expect(second!.score / first!.score).toBeLessThan(0.3);
+    await client.close();
+  });
+
+  it("gives every term its own entry node even when one entity mentions them all", async () => {
+    const client = await seeded({
+      entities: [
+        { name: "meeting-hub", entityType: "project", observations: ["zoom oauth timeline planning", "zoom oauth timeline backlog"] },
+        { name: "zoom-client", entityType: "app", observations: ["zoom desktop client", "zoom rooms"] },
+        { name: "oauth-server", entityType: "service", observations: ["oauth authorization server", "oauth scopes"] },
+        { name: "timeline-view", entityType: "ui", observations: ["timeline rendering", "timeline filters"] },
+        { name: "a", entityType: "x", observations: ["one"] },
+        { name: "b", entityType: "x", observations: ["two"] },
+        { name: "c", entityType: "x", observations: ["three"] },
+      ],
+      relations: [
+        ["meeting-hub", "a", "r"],
+        ["meeting-hub", "b", "r"],
+        ["meeting-hub", "c", "r"],
+      ],
+    });
+    // The hub is the best match for every term on its own...
+    for (const query of ["zoom", "oauth", "timeline"]) expect(entries(await search(client, { query }))).toEqual(["meeting-hub"]);
+    // ...but enters once, and the other terms bring their own entities.
+    const found = entries(await search(client, { query: "zoom oauth timeline" }));
+    expect(found).toHaveLength(3);
+    expect(found).toContain("meeting-hub");
+    expect(found.filter((n) => ["zoom-client", "oauth-server", "timeline-view"].includes(n))).toHaveLength(2);
+    await client.close();
+  });
+
+  const CHAIN: Seed = {
+    entities: [
+      { name: "start", entityType: "node", observations: ["alpha"] },
+      { name: "hop1", entityType: "node", observations: ["one"] },
+      { name: "hop2", entityType: "node", observations: ["two"] },
+      { name: "hop3", entityType: "node", observations: ["three"] },
+      { name: "finish", entityType: "node", observations: ["omega"] },
+    ],
+    relations: [
+      ["start", "hop1", "next"],
+      ["hop2", "hop1", "prev"],
+      ["hop2", "hop3", "next"],
+      ["finish", "hop3", "prev"],
+    ],
+  };
+
+  it("connects entry nodes over relations in both directions up to maxPathLength hops", async () => {
+    const client = await seeded(CHAIN);
+    const four = await search(client, { query: "alpha omega", maxPathLength: 4 });
+    expect(four.paths.map((p) => (p[0] === "start" ? p : [...p].reverse()))).toEqual([["start", "hop1", "hop2", "hop3", "finish"]]);
+    expect(names(four).slice(0, 2).sort()).toEqual(["finish", "start"]);
+    expect(names(four).slice(2).sort()).toEqual(["hop1", "hop2", "hop3"]);
+    expect(four.relations).toHaveLength(4);
+    const three = await search(client, { query: "alpha omega", maxPathLength: 3 });
+    expect(three.paths).toEqual([]);
+    expect(names(three).sort()).toEqual(["finish", "start"]);
+    expect(three.relations).toEqual([]);
+    const none = await search(client, { query: "alpha omega", maxPathLength: 0 });
+    expect(names(none).sort()).toEqual(["finish", "start"]);
+    await client.close();
+  });
+
+  it("caps the result at maxTotalNodes (or limit), entry nodes first, dropping paths that do not fit", async () => {
+    const client = await seeded(CHAIN);
+    const capped = await search(client, { query: "alpha omega", maxTotalNodes: 4 });
+    expect(names(capped).sort()).toEqual(["finish", "start"]);
+    expect(capped.paths).toEqual([]);
+    const fits = await search(client, { query: "alpha omega", maxTotalNodes: 5 });
+    expect(fits.entities).toHaveLength(5);
+    const one = await search(client, { query: "alpha omega", limit: 1 });
+    expect(one.entities).toHaveLength(1);
+    expect(one.entities[0]?.role).toBe("entry");
+    await client.close();
+  });
+
+  it("rejects out-of-range search arguments with a message naming the argument", async () => {
+    const client = await seeded(SEED);
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ minRelativeScore: 1.5 }, /minRelativeScore/],
+      [{ topPerToken: 0 }, /topPerToken/],
+      [{ maxPathLength: 11 }, /maxPathLength/],
+      [{ maxTotalNodes: 0 }, /maxTotalNodes/],
+      [{ limit: 2.5 }, /limit/],
+      [{ topPerToken: "3" }, /topPerToken/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await client.call("search_nodes", { query: "oauth", ...args });
+      expect(r.isError, JSON.stringify(args)).toBe(true);
+      expect(r.content.map((c) => c.text).join(" ")).toMatch(message);
+    }
+    await client.close();
+  });
+
+  it("lists score, role and paths in the tool's output schema", async () => {
+    const client = await connect({ url: `http://localhost/mcp/${freshContext("search")}` });
+    const tool = (await client.listTools()).find((t) => t.name === "search_nodes");
+    const schema = JSON.stringify(tool?.outputSchema);
+    for (const field of ["score", "role", "paths", "entities", "relations"]) expect(schema).toContain(`"${field}"`);
+    const input = JSON.stringify(tool?.inputSchema);
+    for (const field of ["limit", "minRelativeScore", "topPerToken", "maxPathLength", "maxTotalNodes"]) expect(input).toContain(`"${field}"`);
+    await client.close();
+  });
+});
