@@ -171,13 +171,18 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await page.locator("#detail-body").getByRole("button", { name: "runbook" }).click();
     await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("runbook");
 
-    // Escape closes the panel; then the picture for the screenshot: the search graph with Alice open.
+    // Escape closes the panel. Two words, two entry nodes, and the service connecting them on a highlighted path.
     await page.keyboard.press("Escape");
     expect(await page.locator("#detail").isHidden()).toBe(true);
     await page.getByRole("tab", { name: "Search" }).click();
-    await page.locator('#graph .node[data-name="Billing service"]').click();
-    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("Billing service");
-    await openRelated(page, "Alice");
+    await page.getByLabel("Search memory").fill("alice postgres");
+    await page.getByLabel("Search memory").press("Enter");
+    await page.locator('#graph .node.connector[data-name="Billing service"]').waitFor(WAIT);
+    expect(await page.locator("#graph .node.entry").evaluateAll((nodes) => nodes.map((n) => n.getAttribute("data-name")).sort())).toEqual(["Alice", "Postgres"]);
+    expect(await page.locator("#graph .edge.path").count()).toBe(2);
+    expect(await page.locator("#legend").isVisible()).toBe(true);
+    await page.locator('#graph .node[data-name="Alice"]').click();
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("Alice");
     await mkdir(OUT, { recursive: true });
     await page.screenshot({ path: `${OUT}/engram-ui.png`, fullPage: true });
 
