@@ -2,9 +2,29 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
-  plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
   test: {
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
+    projects: [
+      {
+        // Everything that runs inside workerd: tools, stores, routes, the page's server side.
+        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        test: {
+          name: "workers",
+          include: ["test/**/*.test.ts"],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        // The web page end to end: `wrangler dev` on a free loopback port, driven by headless Chromium
+        // (test/e2e/). In Node, after the workers project, so the two do not compete for the CPU.
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.e2e.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });

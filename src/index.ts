@@ -6,6 +6,7 @@
  *   /mcp             MCP endpoint (context from the `context` argument, else the caller's active one, else "default")
  *   /mcp/<context>   MCP endpoint pinned to one context (403 without a grant on it)
  *   /api/...         REST: import and export; tokens, contexts and the audit log for admins
+ *   /                the web page (src/ui/), whose calls go to /mcp/<context> and /api like any client's
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
@@ -20,6 +21,7 @@ import { buildServer, type RequestScope } from "./mcp/server";
 import { chooseToolsets } from "./mcp/toolsets";
 import { api } from "./api/routes";
 import { settings, SettingsError } from "./settings";
+import { ui } from "./ui/routes";
 
 export { MemoryContext } from "./context/MemoryContext";
 export { Registry } from "./registry/Registry";
@@ -103,5 +105,6 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
 app.all("/mcp", (c) => serveMcp(c));
 app.all("/mcp/:context", (c) => serveMcp(c, c.req.param("context")));
 app.route("/api", api);
+app.route("/", ui);
 
 export default app;

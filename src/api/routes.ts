@@ -5,6 +5,7 @@
  *                                      ?history=1 appends the change history)
  *   POST /api/contexts/:name/import    memory.jsonl body; report of counts and rejected lines (write grant)
  *   POST /api/contexts/:name/restore   point-in-time recovery, administrators only (restore.ts)
+ *   GET  /api/contexts/:name/stats     counts, size, settings, entities' access statistics (read grant; stats.ts)
  *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
  */
 import { Hono } from "hono";
@@ -16,6 +17,7 @@ import { contexts } from "./contexts";
 import { requireAdmin, requireContext } from "./http";
 import { parseJsonl } from "./jsonl";
 import { restore } from "./restore";
+import { stats } from "./stats";
 import { tokens } from "./tokens";
 
 export const api = new Hono<AppEnv>();
@@ -83,6 +85,8 @@ api.get("/contexts/:name/export", requireContext("read"), (c) => {
 });
 
 api.post("/contexts/:name/restore", requireAdmin, requireContext("write"), restore);
+
+api.get("/contexts/:name/stats", stats);
 
 function merge(into: ImportReport, from: ImportReport) {
   into.entitiesCreated += from.entitiesCreated;

@@ -60,6 +60,7 @@ import type { CallMeta } from "./meta";
 import { migrate } from "./migrations";
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
 import { Db } from "./sql";
+import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
 import { Upkeep } from "./upkeep";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
@@ -233,6 +234,16 @@ export class MemoryContext extends DurableObject<Env> {
 
   stats() {
     return this.tx((db) => graph.graphCounts(db));
+  }
+
+  /** Counts across every domain, for people (the web page's overview). Reading them is not an access. */
+  overview(): Outcome<ContextCounts> {
+    return this.tx((db) => contextCounts(db));
+  }
+
+  /** Entities' access statistics as stored; reading them is not an access, so it never changes them. */
+  entityStats(names: string[]): Outcome<EntityAccessStats[]> {
+    return this.tx((db) => entityAccessStats(db, names));
   }
 
   exportPage(cursor: string | undefined, maxLines: number): Outcome<{ lines: string[]; next?: string }> {

@@ -1,0 +1,200 @@
+/**
+ * An entity in the detail panel: observations (edit, delete, add),
+ * relations, related items (co-visitation), access statistics and its own
+ * history, plus the importance mark when the server offers mark_important.
+ *
+ * Opening an entity is open_nodes, the same call an agent makes, so it
+ * counts as an access and feeds co-visitation like an agent's. Edits go
+ * through add_observations and delete_observations (see App.write).
+ *
+ * Editing an observation: Enter saves, Shift+Enter starts a new line,
+ * Escape cancels and returns focus to the Edit button.
+ */
+import { type Change, formatTime } from "../changes";
+import { parseItem } from "../trees";
+import type { App } from "./app";
+import { fill, h, linkButton } from "./dom";
+import { changeItem } from "./history";
+
+interface Opened {
+  entities: { name: string; entityType: string; observations: string[]; important?: unknown }[];
+  relations: { from: string; to: string; relationType: string }[];
+  related?: { item: string; count: number }[];
+  notFound?: string[];
+}
+
+interface AccessStats {
+  accessCount: number;
+  lastAccessedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+let editCounter = 0;
+
+/** Enter submits, Shift+Enter is a new line, Escape cancels. */
+function editKeys(submit: () => void, cancel: () => void): EventListener {
+  return ((event: KeyboardEvent) => {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      submit();
+    } else if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      cancel();
+    }
+  }) as EventListener;
+}
+
+function observationItem(app: App, entity: string, text: string): HTMLLIElement {
+  const li = h("li", { class: "observation" });
+  const show = () => {
+    const edit = h("button", { type: "button", class: "small write", "aria-label": `Edit observation: ${text.slice(0, 60)}`, onclick: () => startEdit() }, "Edit");
+    const del = h(
+      "button",
+      {
+        type: "button",
+        class: "small write danger",
+        "aria-label": `Delete observation: ${text.slice(0, 60)}`,
+        onclick: () => void app.write("Observation deleted.", [{ tool: "delete_observations", args: { deletions: [{ entityName: entity, observations: [text] }] } }]),
+      },
+      "Delete",
+    );
+    li.replaceChildren(h("span", { class: "text" }, text), app.writable ? h("span", { class: "actions" }, edit, del) : "");
+    return edit;
+  };
+  const startEdit = () => {
+    const id = `edit-${++editCounter}`;
+    const area = h("textarea", { id, rows: Math.min(8, Math.max(2, Math.ceil(text.length / 60))) });
+    area.value = text;
+    const cancel = () => show().focus();
+    const save = () => {
+      const next = area.value.trim();
+      if (next === "" || next === text) return cancel();
+      void app.write("Observation edited.", [
+        // Add first: if the delete then fails, nothing is lost, and the notice offers to undo the add.
+        { tool: "add_observations", args: { observations: [{ entityName: entity, contents: [next] }] } },
+        { tool: "delete_observations", args: { deletions: [{ entityName: entity, observations: [text] }] } },
+      ]);
+    };
+    const form = h(
+      "form",
+      { class: "edit", onsubmit: ((e: Event) => (e.preventDefault(), save())) as EventListener },
+      h("label", { for: id, class: "sr-only" }, "Edit observation (Enter saves, Escape cancels)"),
+      area,
+      h("button", { type: "submit", class: "small" }, "Save"),
+      h("button", { type: "button", class: "small", onclick: cancel }, "Cancel"),
+    );
+    area.addEventListener("keydown", editKeys(save, cancel));
+    li.replaceChildren(form);
+    area.focus();
+  };
+  show();
+  return li;
+}
+
+function addForm(app: App, entity: string): HTMLFormElement {
+  const id = `add-${++editCounter}`;
+  const area = h("textarea", { id, rows: 2, required: true });
+  const submit = () => {
+    const text = area.value.trim();
+    if (text === "") return;
+    void app.write("Observation added.", [{ tool: "add_observations", args: { observations: [{ entityName: entity, contents: [text] }] } }]);
+  };
+  area.addEventListener("keydown", editKeys(submit, () => (area.value = "")));
+  return h(
+    "form",
+    { class: "edit add", onsubmit: ((e: Event) => (e.preventDefault(), submit())) as EventListener },
+    h("label", { for: id }, "New observation"),
+    area,
+    h("button", { type: "submit", class: "small" }, "Add"),
+  );
+}
+
+/** The importance toggle; only when the server lists mark_important (the priority feature). */
+function importantToggle(app: App, item: string, marked: boolean): HTMLElement | null {
+  if (!app.has("mark_important") || !app.writable) return null;
+  return h(
+    "button",
+    {
+      type: "button",
+      id: "important",
+      class: "toggle write",
+      "aria-pressed": String(marked),
+      onclick: () =>
+        void app.write(marked ? "Importance mark removed." : "Marked important.", [{ tool: "mark_important", args: { items: [item], important: !marked } }]),
+    },
+    marked ? "★ Important" : "☆ Mark important",
+  );
+}
+
+export async function renderEntity(app: App, body: HTMLElement, name: string, open: (item: string) => void): Promise<string | undefined> {
+  const r = await app.call<Opened>("open_nodes", { names: [name] });
+  const entity = r.entities[0];
+  if (!entity) return undefined;
+  const item = `entity:${name}`;
+  const [stats, history] = await Promise.all([
+    app.client
+      .getJson<{ entities?: AccessStats[] }>(`/contexts/${encodeURIComponent(app.context)}/stats?entity=${encodeURIComponent(name)}`)
+      .then((s) => s.entities?.[0])
+      .catch(() => undefined),
+    app.has("memory_history") ? app.call<{ changes: Change[] }>("memory_history", { item, limit: 5 }).catch(() => undefined) : undefined,
+  ]);
+
+  const other = (rel: Opened["relations"][number]) => (rel.from === name ? rel.to : rel.from);
+  fill(body, 
+    h("p", { class: "muted" }, entity.entityType),
+    importantToggle(app, item, entity.important === true),
+    h("h3", {}, `Observations (${entity.observations.length})`),
+    h("ul", { class: "observations" }, ...entity.observations.map((o) => observationItem(app, name, o))),
+    app.writable ? addForm(app, name) : null,
+    h("h3", {}, `Relations (${r.relations.length})`),
+    r.relations.length === 0
+      ? h("p", { class: "muted" }, "None.")
+      : h(
+          "ul",
+          { class: "relations" },
+          ...r.relations.map((rel) =>
+            h("li", {}, rel.from === name ? "→ " : "← ", h("em", {}, rel.relationType), " ", linkButton(other(rel), () => open(`entity:${other(rel)}`))),
+          ),
+        ),
+    relatedList(r.related ?? [], open),
+    h("h3", {}, "Access"),
+    stats
+      ? h(
+          "dl",
+          { class: "stats" },
+          h("dt", {}, "Opened"),
+          h("dd", {}, `${stats.accessCount} ${stats.accessCount === 1 ? "time" : "times"}`),
+          h("dt", {}, "Last opened"),
+          h("dd", {}, formatTime(stats.lastAccessedAt)),
+          h("dt", {}, "Created"),
+          h("dd", {}, formatTime(stats.createdAt)),
+          h("dt", {}, "Updated"),
+          h("dd", {}, formatTime(stats.updatedAt)),
+        )
+      : h("p", { class: "muted" }, "Unavailable."),
+    history ? h("h3", {}, "Recent changes") : null,
+    history ? h("ol", { class: "changes" }, ...history.changes.map((c) => changeItem(app, c, true))) : null,
+  );
+  return item;
+}
+
+/** Items used together with this one (co-visitation), as buttons that open them. */
+export function relatedList(related: readonly { item: string; count: number }[], open: (item: string) => void): HTMLElement | null {
+  if (related.length === 0) return null;
+  return h(
+    "section",
+    { class: "related" },
+    h("h3", {}, "Related (used together)"),
+    h(
+      "ul",
+      {},
+      ...related.map((r) => {
+        const parsed = parseItem(r.item);
+        const label = parsed ? `${parsed.kind === "entity" ? "" : `${parsed.kind}: `}${parsed.name}` : r.item;
+        return h("li", {}, parsed ? linkButton(label, () => open(r.item)) : label, h("span", { class: "muted" }, ` ${r.count}×`));
+      }),
+    ),
+  );
+}

@@ -1,0 +1,176 @@
+/** @jsxImportSource hono/jsx */
+/**
+ * The web page's shell, rendered on the server with Hono JSX: landmarks,
+ * labelled controls and empty regions that the browser client
+ * (src/ui/client/dom/main.ts) fills from the MCP endpoint.
+ *
+ * ## Invariants
+ * - The shell holds no memory data and no secret: it is the same for every
+ *   visitor, so it needs no authentication. Everything shown later comes
+ *   from calls that carry the visitor's token.
+ * - Every control has a label; the search results exist as a list as well
+ *   as a graph, so nothing is reachable only by pointer.
+ * - Only same-origin scripts and styles (the CSP in ./routes.ts enforces it).
+ */
+import type { FC } from "hono/jsx";
+
+export interface ShellProps {
+  /** Open local mode: no ADMIN_TOKEN and a loopback host, so no token is needed. */
+  openMode: boolean;
+  /** Where the client's script and stylesheet are served (Workers static assets, see ./assets.ts). */
+  script: string;
+  style: string;
+}
+
+const Tab: FC<{ id: string; label: string; selected?: boolean }> = ({ id, label, selected }) => (
+  <button type="button" role="tab" id={`tab-${id}`} aria-controls={`panel-${id}`} aria-selected={selected ? "true" : "false"} tabindex={selected ? 0 : -1}>
+    {label}
+  </button>
+);
+
+const SignIn: FC<{ openMode: boolean }> = ({ openMode }) => (
+  <div class="signin-area">
+    <form id="signin" aria-label="Sign in" hidden={openMode}>
+      <label for="token">API token</label>
+      <input id="token" name="token" type="password" autocomplete="off" spellcheck={false} required aria-describedby="token-hint" />
+      <button type="submit">Sign in</button>
+      <span id="token-hint" class="hint">
+        Kept for this tab only.
+      </span>
+    </form>
+    <div id="session" class="session" hidden>
+      <span id="who"></span>
+      <button type="button" id="signout" hidden={openMode}>
+        Sign out
+      </button>
+    </div>
+  </div>
+);
+
+const Overview: FC = () => (
+  <section id="overview" class="overview" aria-labelledby="overview-h">
+    <h2 id="overview-h">Overview</h2>
+    <p id="context-info" class="muted"></p>
+    <dl id="counts" class="counts"></dl>
+    <p id="capacity" class="muted"></p>
+    <h3>Recent changes</h3>
+    <ol id="recent" class="changes"></ol>
+  </section>
+);
+
+const SearchPanel: FC = () => (
+  <section role="tabpanel" id="panel-search" aria-labelledby="tab-search" class="panel">
+    <form id="search-form" role="search" class="row">
+      <label for="q">Search memory</label>
+      <input id="q" name="q" type="search" autocomplete="off" placeholder="words in names, types, observations" />
+      <button type="submit">Search</button>
+    </form>
+    <p id="search-note" class="muted" aria-live="polite"></p>
+    <ul id="legend" class="legend" aria-label="Legend" hidden>
+      <li>
+        <span class="swatch entry"></span>entry node (best match for a word)
+      </li>
+      <li>
+        <span class="swatch connector"></span>connector (on a path between entries)
+      </li>
+      <li>
+        <span class="swatch other"></span>other match
+      </li>
+    </ul>
+    <div id="graph" class="graph"></div>
+    <h3 class="sr-only" id="results-h">Results</h3>
+    <ul id="results" class="results" aria-labelledby="results-h"></ul>
+  </section>
+);
+
+const TreePanel: FC<{ id: string; label: string; treeId: string }> = ({ id, label, treeId }) => (
+  <section role="tabpanel" id={`panel-${id}`} aria-labelledby={`tab-${id}`} class="panel" hidden>
+    <div class="row">
+      <h2 class="sr-only">{label}</h2>
+      <button type="button" id={`${id}-refresh`}>
+        Refresh
+      </button>
+      <span id={`${id}-note`} class="muted"></span>
+    </div>
+    <div id={treeId} class="tree"></div>
+  </section>
+);
+
+const HistoryPanel: FC = () => (
+  <section role="tabpanel" id="panel-history" aria-labelledby="tab-history" class="panel" hidden>
+    <div class="row">
+      <h2 class="sr-only">History</h2>
+      <button type="button" id="history-refresh">
+        Refresh
+      </button>
+      <button type="button" id="undo-last" class="write">
+        Undo my last change
+      </button>
+    </div>
+    <ol id="history" class="changes"></ol>
+    <button type="button" id="history-more" hidden>
+      Older changes
+    </button>
+  </section>
+);
+
+export const Shell: FC<ShellProps> = ({ openMode, script, style }) => (
+  <html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <meta name="color-scheme" content="light dark" />
+      <title>engram: team memory</title>
+      {/* No icon file: an empty data URL keeps browsers from asking for /favicon.ico. */}
+      <link rel="icon" href="data:," />
+      <link rel="stylesheet" href={style} />
+      <script type="module" src={script}></script>
+    </head>
+    <body data-open-mode={openMode ? "true" : "false"}>
+      <a class="skip" href="#workspace">
+        Skip to the memory
+      </a>
+      <header class="bar">
+        <h1>engram</h1>
+        <SignIn openMode={openMode} />
+        <div class="context-pick">
+          <label for="context">Context</label>
+          <select id="context" disabled></select>
+        </div>
+      </header>
+      <p id="status" class="status" role="status" aria-live="polite"></p>
+      <div id="alert" class="alert" role="alert" hidden></div>
+      <div id="notice" class="notice" role="status" aria-live="polite" hidden>
+        <span id="notice-text"></span>
+        <button type="button" id="notice-undo" class="write">
+          Undo
+        </button>
+      </div>
+      <main id="workspace" class="workspace" tabindex={-1} hidden>
+        <Overview />
+        <div class="center">
+          <div role="tablist" aria-label="Views" class="tabs">
+            <Tab id="search" label="Search" selected />
+            <Tab id="files" label="Files" />
+            <Tab id="docs" label="Documents" />
+            <Tab id="history" label="History" />
+          </div>
+          <SearchPanel />
+          <TreePanel id="files" label="Files" treeId="file-tree" />
+          <TreePanel id="docs" label="Documents" treeId="doc-tree" />
+          <HistoryPanel />
+        </div>
+        <aside id="detail" class="detail" aria-labelledby="detail-h" hidden>
+          <div class="row detail-head">
+            <h2 id="detail-h" tabindex={-1}></h2>
+            <button type="button" id="detail-close" aria-label="Close details (Escape)">
+              ×
+            </button>
+          </div>
+          <div id="detail-body"></div>
+        </aside>
+      </main>
+      <noscript>This page needs JavaScript. Agents use the MCP endpoint at /mcp.</noscript>
+    </body>
+  </html>
+);
