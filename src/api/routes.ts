@@ -5,6 +5,7 @@
  *                                      ?history=1 appends the change history)
  *   POST /api/contexts/:name/import    memory.jsonl body; report of counts and rejected lines (write grant)
  *   POST /api/contexts/:name/restore   point-in-time recovery, administrators only (restore.ts)
+ *   GET  /api/contexts/:name/stats     graph counts and the database size in bytes (read grant)
  *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
  */
 import { Hono } from "hono";
@@ -83,6 +84,11 @@ api.get("/contexts/:name/export", requireContext("read"), (c) => {
 });
 
 api.post("/contexts/:name/restore", requireAdmin, requireContext("write"), restore);
+
+api.get("/contexts/:name/stats", requireContext("read"), async (c) => {
+  const outcome = await c.env.MEMORY.getByName(c.req.param("name")).stats();
+  return outcome.ok ? c.json(outcome.value) : c.json({ error: outcome.kind, message: outcome.message }, 500);
+});
 
 function merge(into: ImportReport, from: ImportReport) {
   into.entitiesCreated += from.entitiesCreated;

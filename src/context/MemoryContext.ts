@@ -231,8 +231,9 @@ export class MemoryContext extends DurableObject<Env> {
     return this.writeCall(meta, (w) => files.rename(w, oldPath, newPath));
   }
 
+  /** Graph counts and the SQLite database's size in bytes (read-only). */
   stats() {
-    return this.tx((db) => graph.graphCounts(db));
+    return this.tx((db) => ({ ...graph.graphCounts(db), databaseSize: this.ctx.storage.sql.databaseSize }));
   }
 
   exportPage(cursor: string | undefined, maxLines: number): Outcome<{ lines: string[]; next?: string }> {
