@@ -1,0 +1,99 @@
+/**
+ * Turns the run's results into Markdown tables for stdout (and the README).
+ * Reads only the JSON shape run.mjs writes, so an old results file can be
+ * re-rendered: `node bench/run.mjs --render bench/out/<file>.json`.
+ */
+
+export const ms = (v) => (v === null || v === undefined ? "–" : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString("en-US"));
+const pct = (s) => (s ? `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}` : "–");
+const num = (v) => (v === null || v === undefined ? "–" : v.toLocaleString("en-US"));
+const mib = (bytes) => (bytes === null || bytes === undefined ? "–" : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
+const mem = (m) => (m ? `${m.rssMiB} MiB (peak ${m.peakMiB})` : "–");
+const ratio = (a, b) => (a && b ? (a / b).toPrecision(3) : "–");
+
+function table(header, rows) {
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
+  for (const row of rows) lines.push(`| ${row.join(" | ")} |`);
+  return lines.join("\n");
+}
+
+export function renderMachine(m) {
+  return `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}`;
+}
+
+function engramRow(r) {
+  const e = r.engram;
+  const q = e.queries ?? {};
+  const mcpLayer = q.trivial?.e2e && q.http?.e2e ? q.trivial.e2e.p50 - q.http.e2e.p50 : null;
+  return [
+    num(r.size),
+    `${num(e.load.entitiesPerSec)} (${ms(e.load.batchEngineMs?.p50)})`,
+    num(e.load.relationsPerSec),
+    pct(q.search?.e2e),
+    pct(q.search?.engine),
+    pct(q.open?.e2e),
+    pct(q.open?.engine),
+    q.trivial ? `${ms(q.trivial.e2e?.p50)} (${ms(q.trivial.engine?.p50)})` : "–",
+    ms(q.http?.e2e?.p50),
+    ms(mcpLayer),
+    mib(e.stats?.databaseSize),
+    mem(e.memory),
+  ];
+}
+
+function comparisonRow(r) {
+  const e = r.engram;
+  const o = r.official;
+  const eSearch = e.queries?.search?.e2e?.p50;
+  const oSearch = o?.queries?.search?.e2e?.p50;
+  const notes = [];
+  if (!o) notes.push("not run");
+  else {
+    if (o.skipped) notes.push(o.skipped);
+    if (o.load?.aborted) notes.push("load stopped at budget");
+    for (const [what, m] of Object.entries(o.queries ?? {})) if (m.cut) notes.push(`${what}: ${m.cut}`);
+  }
+  return [
+    num(r.size),
+    `${num(e.load.entitiesPerSec)} / ${num(o?.load?.entitiesPerSec)}`,
+    ratio(e.load.entitiesPerSec, o?.load?.entitiesPerSec),
+    `${ms(eSearch)} / ${ms(oSearch)}`,
+    ratio(eSearch, oSearch),
+    `${ms(e.queries?.open?.e2e?.p50)} / ${ms(o?.queries?.open?.e2e?.p50)}`,
+    `${e.queries?.search?.meanEntities ?? "–"} / ${o?.queries?.search?.meanEntities ?? "–"}`,
+    `${mib(e.stats?.databaseSize)} / ${mib(o?.fileBytes)}`,
+    notes.join("; ") || "",
+  ];
+}
+
+export function renderTables(results) {
+  const out = [renderMachine(results.machine), ""];
+  out.push("Engram (times in ms, p50 / p95 / p99; engine = the Worker's awaited RPC to the Durable Object):", "");
+  out.push(
+    table(
+      [
+        "entities", "load entities/s (RPC p50 per batch)", "load relations/s", "search e2e", "search engine", "open_nodes e2e",
+        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "database", "workerd RSS",
+      ],
+      results.sizes.map(engramRow),
+    ),
+  );
+  out.push("", "Engram vs @modelcontextprotocol/server-memory, same data, same queries, same run (engram / official):", "");
+  out.push(
+    table(
+      [
+        "entities", "load entities/s", "load ratio", "search p50 e2e ms", "search p50 ratio", "open_nodes p50 e2e ms",
+        "mean entities per search", "storage", "notes",
+      ],
+      results.sizes.map(comparisonRow),
+    ),
+  );
+  const cuts = results.sizes.flatMap((r) =>
+    Object.entries(r.engram.queries ?? {})
+      .filter(([, m]) => m.cut)
+      .map(([what, m]) => `engram ${num(r.size)} ${what}: ${m.cut}`),
+  );
+  if (cuts.length) out.push("", ...cuts);
+  if (results.notes?.length) out.push("", ...results.notes);
+  return out.join("\n");
+}
