@@ -36,7 +36,8 @@ export async function startEngram({ root, stateDir, log }) {
     cwd: root,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+    // No telemetry and no fetch of the `Request.cf` object: the benchmark talks to loopback only.
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
   });
   let output = "";
   const keep = (chunk) => {

@@ -89,9 +89,12 @@ export function renderTables(results) {
     ),
   );
   const cuts = results.sizes.flatMap((r) =>
-    Object.entries(r.engram.queries ?? {})
-      .filter(([, m]) => m.cut)
-      .map(([what, m]) => `engram ${num(r.size)} ${what}: ${m.cut}`),
+    ["engram", "official"].flatMap((server) =>
+      Object.entries(r[server]?.queries ?? {}).flatMap(([what, m]) => [
+        ...(m.cut && server === "engram" ? [`engram ${num(r.size)} ${what}: ${m.cut}`] : []),
+        ...(m.errors ? [`${server} ${num(r.size)} ${what}: ${m.errors.count} of ${m.ran} calls answered with an error, e.g. ${m.errors.first}`] : []),
+      ]),
+    ),
   );
   if (cuts.length) out.push("", ...cuts);
   if (results.notes?.length) out.push("", ...results.notes);

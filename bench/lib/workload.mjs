@@ -6,8 +6,9 @@
  * ## Budgets
  * Every loop is bounded. A load that passes its time budget stops and the
  * size's queries are skipped; a query phase that passes its budget stops
- * after at least `minCalls` calls and says how many it ran. Nothing here
- * asserts a time: the numbers are reported, not judged.
+ * after at least `minCalls` calls and says how many it ran. A query that
+ * answers with a tool error is counted and reported, not timed. Nothing
+ * here asserts a time: the numbers are reported, not judged.
  */
 import { resolution, summarize } from "./stats.mjs";
 
@@ -72,12 +73,14 @@ export async function measure(calls, { budgetMs, minCalls = 20, warmup = 3 }) {
     samples.push(await call());
     if (samples.length >= minCalls && samples.length < calls.length && performance.now() - started > budgetMs) break;
   }
+  const errors = samples.filter((s) => s.error);
   const counts = samples.map((s) => s.entities).filter((n) => n !== undefined);
   const engine = samples.map((s) => s.engineMs).filter((v) => v !== undefined);
   return {
     ran: samples.length,
     planned: calls.length,
     cut: samples.length < calls.length ? `ran ${samples.length} of ${calls.length}: the ${budgetMs / 1000} s budget was spent` : undefined,
+    errors: errors.length ? { count: errors.length, first: errors[0].error } : undefined,
     e2e: summarize(samples.map((s) => s.ms)),
     engine: summarize(engine),
     engineClock: engine.length ? { ...resolution(engine), zeros: engine.filter((v) => v === 0).length } : undefined,
@@ -86,9 +89,14 @@ export async function measure(calls, { budgetMs, minCalls = 20, warmup = 3 }) {
   };
 }
 
+/** A timed query; a tool error is recorded (and left out of the latencies), not fatal. */
 const toolCall = (client, name, args, timeoutMs) => async () => {
-  const { ms, engineMs, result } = await callTool(client, name, args, timeoutMs);
-  return { ms, engineMs, entities: result.structuredContent?.entities?.length };
+  const started = performance.now();
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
+  const ms = performance.now() - started;
+  if (result.isError) return { error: `${result.content?.[0]?.text ?? "(no message)"} for ${JSON.stringify(args)}` };
+  const engineMs = result._meta?.[RPC_MS_META];
+  return { ms, engineMs: typeof engineMs === "number" ? engineMs : undefined, entities: result.structuredContent?.entities?.length };
 };
 
 /**
