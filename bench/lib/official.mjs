@@ -29,6 +29,18 @@ export async function startOfficial({ root, file }) {
     pid,
     memory: () => (pid ? memoryOf(pid) : null),
     fileBytes: () => (fs.existsSync(file) ? fs.statSync(file).size : 0),
+    /**
+     * Writes the whole graph as its memory.jsonl, line for line as its
+     * saveGraph does. It re-reads the file on every call, so between calls
+     * this is the same state its tools would have built, only faster.
+     */
+    writeGraph(graph) {
+      const lines = [
+        ...graph.entities.map((e) => JSON.stringify({ type: "entity", name: e.name, entityType: e.entityType, observations: e.observations })),
+        ...graph.relations.map((r) => JSON.stringify({ type: "relation", from: r.from, to: r.to, relationType: r.relationType })),
+      ];
+      fs.writeFileSync(file, lines.join("\n"));
+    },
     async close() {
       await client.close();
       fs.rmSync(file, { force: true });

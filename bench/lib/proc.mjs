@@ -14,8 +14,12 @@ export function machine() {
     memoryGiB: Math.round(os.totalmem() / 2 ** 30),
     os: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
+    loadAverage: load(),
   };
 }
+
+/** The 1-minute load average: other work on the machine makes every number noisier. */
+export const load = () => Math.round(os.loadavg()[0] * 100) / 100;
 
 /** A port that was free on 127.0.0.1 a moment ago. */
 export function freePort() {

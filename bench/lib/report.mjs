@@ -18,7 +18,8 @@ function table(header, rows) {
 }
 
 export function renderMachine(m) {
-  return `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}`;
+  const busy = m.loadAverage === undefined ? "" : `, load average ${m.loadAverage} at start`;
+  return `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}${busy}`;
 }
 
 function engramRow(r) {
@@ -38,6 +39,7 @@ function engramRow(r) {
     ms(mcpLayer),
     mib(e.stats?.databaseSize),
     mem(e.memory),
+    r.loadAverage ?? "–",
   ];
 }
 
@@ -50,7 +52,10 @@ function comparisonRow(r) {
   if (!o) notes.push("not run");
   else {
     if (o.skipped) notes.push(o.skipped);
-    if (o.load?.aborted) notes.push("load stopped at budget");
+    if (o.load?.aborted) {
+      const loaded = `${num(o.load.entities)} entities and ${num(o.load.relations)} relations`;
+      notes.push(`load stopped at the budget after ${loaded}${o.completedByFile ? "; the rest written into its memory.jsonl for the queries" : ""}`);
+    }
     for (const [what, m] of Object.entries(o.queries ?? {})) if (m.cut) notes.push(`${what}: ${m.cut}`);
   }
   return [
@@ -73,7 +78,7 @@ export function renderTables(results) {
     table(
       [
         "entities", "load entities/s (RPC p50 per batch)", "load relations/s", "search e2e", "search engine", "open_nodes e2e",
-        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "database", "workerd RSS",
+        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "database", "workerd RSS", "machine load",
       ],
       results.sizes.map(engramRow),
     ),
@@ -96,6 +101,10 @@ export function renderTables(results) {
       ]),
     ),
   );
+  for (const r of results.sizes) {
+    const l = r.engram.load;
+    if (l.aborted) cuts.push(`engram ${num(r.size)}: load stopped at the budget after ${num(l.entities)} entities and ${num(l.relations)} relations; queries skipped`);
+  }
   if (cuts.length) out.push("", ...cuts);
   if (results.notes?.length) out.push("", ...results.notes);
   return out.join("\n");
