@@ -4,6 +4,8 @@
  * re-rendered: `node bench/run.mjs --render bench/out/<file>.json`.
  */
 
+import { summarize } from "./stats.mjs";
+
 export const ms = (v) => (v === null || v === undefined ? "–" : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString("en-US"));
 const pct = (s) => (s ? `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}` : "–");
 const num = (v) => (v === null || v === undefined ? "–" : v.toLocaleString("en-US"));
@@ -43,6 +45,26 @@ function engramRow(r) {
   ];
 }
 
+/**
+ * p50 of both servers over the calls both answered (same index = same
+ * query), so a server whose budget cut its run short is compared on the
+ * same queries, not on an easier prefix against a full set.
+ */
+function paired(e, o) {
+  if (!e?.samples || !o?.samples) return null;
+  const both = [];
+  for (let i = 0; i < Math.min(e.samples.length, o.samples.length); i++) {
+    if (e.samples[i] !== null && o.samples[i] !== null) both.push(i);
+  }
+  if (both.length === 0) return null;
+  return { n: both.length, e: summarize(both.map((i) => e.samples[i])).p50, o: summarize(both.map((i) => o.samples[i])).p50 };
+}
+
+function pairedRatio(p, planned) {
+  if (!p) return "–";
+  return p.n < planned ? `${ratio(p.e, p.o)} (${p.n} queries)` : ratio(p.e, p.o);
+}
+
 function comparisonRow(r) {
   const e = r.engram;
   const o = r.official;
@@ -63,8 +85,9 @@ function comparisonRow(r) {
     `${num(e.load.entitiesPerSec)} / ${num(o?.load?.entitiesPerSec)}`,
     ratio(e.load.entitiesPerSec, o?.load?.entitiesPerSec),
     `${ms(eSearch)} / ${ms(oSearch)}`,
-    ratio(eSearch, oSearch),
+    pairedRatio(paired(e.queries?.search, o?.queries?.search), e.queries?.search?.planned),
     `${ms(e.queries?.open?.e2e?.p50)} / ${ms(o?.queries?.open?.e2e?.p50)}`,
+    pairedRatio(paired(e.queries?.open, o?.queries?.open), e.queries?.open?.planned),
     `${e.queries?.search?.meanEntities ?? "–"} / ${o?.queries?.search?.meanEntities ?? "–"}`,
     `${mib(e.stats?.databaseSize)} / ${mib(o?.fileBytes)}`,
     notes.join("; ") || "",
@@ -87,7 +110,8 @@ export function renderTables(results) {
   out.push(
     table(
       [
-        "entities", "load entities/s", "load ratio", "search p50 e2e ms", "search p50 ratio", "open_nodes p50 e2e ms",
+        "entities", "load entities/s", "load ratio", "search p50 e2e ms", "search p50 ratio, same queries", "open_nodes p50 e2e ms",
+        "open_nodes p50 ratio, same calls",
         "mean entities per search", "storage", "notes",
       ],
       results.sizes.map(comparisonRow),

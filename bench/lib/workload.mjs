@@ -82,6 +82,8 @@ export async function measure(calls, { budgetMs, minCalls = 20, warmup = 3 }) {
     cut: samples.length < calls.length ? `ran ${samples.length} of ${calls.length}: the ${budgetMs / 1000} s budget was spent` : undefined,
     errors: errors.length ? { count: errors.length, first: errors[0].error } : undefined,
     e2e: summarize(samples.map((s) => s.ms)),
+    /** Per call, in order (null for an error): lets the report pair calls across servers. */
+    samples: samples.map((s) => (s.error ? null : Math.round(s.ms * 1000) / 1000)),
     engine: summarize(engine),
     engineClock: engine.length ? { ...resolution(engine), zeros: engine.filter((v) => v === 0).length } : undefined,
     meanEntities: counts.length ? Math.round((counts.reduce((a, b) => a + b, 0) / counts.length) * 10) / 10 : undefined,
