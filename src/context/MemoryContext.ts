@@ -232,6 +232,7 @@ export class MemoryContext extends DurableObject<Env> {
     return this.writeCall(meta, (w) => files.rename(w, oldPath, newPath));
   }
 
+  /** The graph's counts. */
   stats() {
     return this.tx((db) => graph.graphCounts(db));
   }

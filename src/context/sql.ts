@@ -57,8 +57,8 @@ export class Db {
 export const MAX_PARAMS = 100;
 
 /** Splits `items` into chunks small enough to bind `perItem` parameters each. */
-export function chunksFor<T>(items: readonly T[], perItem = 1): T[][] {
-  const size = Math.max(1, Math.floor(MAX_PARAMS / perItem));
+export function chunksFor<T>(items: readonly T[], perItem = 1, reserved = 0): T[][] {
+  const size = Math.max(1, Math.floor((MAX_PARAMS - reserved) / perItem));
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;

@@ -59,7 +59,8 @@ export function idsByName(db: Db, names: readonly string[]): Map<string, number>
 /** Relations with either end among `ids`, deduplicated, in insertion order: at most `limit + 1`, so the caller can tell when there were more. */
 export function relationsTouching(db: Db, ids: readonly number[], limit: number): Relation[] {
   const seen = new Map<number, RelationRow>();
-  for (const chunk of chunksFor(ids, 2)) {
+  // Each id is bound twice, plus one parameter for the LIMIT.
+  for (const chunk of chunksFor(ids, 2, 1)) {
     const ph = placeholders(chunk.length);
     const rows = db.all<RelationRow>(
       `${RELATION_SELECT} WHERE r.from_id IN (${ph}) OR r.to_id IN (${ph}) ORDER BY r.id LIMIT ?`,

@@ -79,6 +79,14 @@ export function failure(f: DomainFailure, context?: string): CallToolResult {
 }
 
 /**
+ * Result `_meta` key carrying the milliseconds spent in the awaited RPC to
+ * the object (the engine's own time plus the RPC hop), for `npm run bench`.
+ * It is measured here because inside the object the clock does not advance
+ * during synchronous code; in the Worker performance.now() advances across I/O.
+ */
+export const RPC_MS_META = "engram/rpcMs";
+
+/**
  * The usual shape of a tool body: resolve the context, call the object,
  * answer with its value or its failure.
  */
@@ -90,6 +98,9 @@ export async function callContext<T>(
 ): Promise<CallToolResult> {
   const c = await ctx.context(argument);
   if ("ok" in c) return failure(c);
+  const started = performance.now();
   const outcome = await call(c);
-  return outcome.ok ? answer(outcome.value, c) : failure(outcome, c.name);
+  const rpcMs = performance.now() - started;
+  const result = outcome.ok ? answer(outcome.value, c) : failure(outcome, c.name);
+  return { ...result, _meta: { ...result._meta, [RPC_MS_META]: rpcMs } };
 }

@@ -1,0 +1,132 @@
+/**
+ * Engram under `wrangler dev`, started and stopped by the benchmark.
+ *
+ * ## Lifecycle
+ * `startEngram` spawns wrangler in its own process group on a free loopback
+ * port with a throwaway persist dir, and polls GET /health (bounded) until
+ * it answers. `stop` ends that process group (SIGTERM, then SIGKILL after a
+ * grace period) and removes the persist dir; it is safe to call twice and
+ * is also wired to process exit and SIGINT/SIGTERM by run.mjs.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { freePort, memoryOf } from "./proc.mjs";
+
+const READY_TIMEOUT_MS = 120_000;
+const STOP_GRACE_MS = 10_000;
+
+export async function startEngram({ root, stateDir, log }) {
+  const port = await freePort();
+  const inspectorPort = await freePort();
+  fs.rmSync(stateDir, { recursive: true, force: true });
+  fs.mkdirSync(stateDir, { recursive: true });
+  const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+  const args = [
+    wrangler, "dev",
+    "--ip", "127.0.0.1", "--port", String(port),
+    "--inspector-ip", "127.0.0.1", "--inspector-port", String(inspectorPort),
+    "--persist-to", stateDir,
+    "--log-level", "warn",
+    "--show-interactive-dev-session=false",
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    // No telemetry and no fetch of the `Request.cf` object: the benchmark talks to loopback only.
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+  });
+  let output = "";
+  const keep = (chunk) => {
+    output = (output + chunk.toString()).slice(-8000);
+  };
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  let exited = null;
+  const exit = new Promise((resolve) => child.on("exit", (code, signal) => resolve((exited = { code, signal }))));
+
+  const base = `http://127.0.0.1:${port}`;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    if (exited === null) {
+      try {
+        process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }, STOP_GRACE_MS);
+      await exit;
+      clearTimeout(timer);
+    }
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  };
+  /** Last resort on process exit: synchronous, no waiting. */
+  const kill = () => {
+    if (exited === null) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+    fs.rmSync(stateDir, { recursive: true, force: true });
+  };
+
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    if (exited !== null) throw new Error(`wrangler dev exited (${JSON.stringify(exited)}) before it was ready:\n${output}`);
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`wrangler dev was not ready within ${READY_TIMEOUT_MS / 1000} s:\n${output}`);
+    }
+    try {
+      const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) });
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  log(`engram: wrangler dev ready at ${base} (pid ${child.pid})`);
+
+  const headers = process.env.ENGRAM_TOKEN ? { Authorization: `Bearer ${process.env.ENGRAM_TOKEN}` } : {};
+  return {
+    base,
+    pid: child.pid,
+    stop,
+    kill,
+    /** The last few KB wrangler printed, for error reports. */
+    output: () => output,
+    /** Resident memory of wrangler's workerd processes (the Worker and its objects). */
+    memory: () => memoryOf(child.pid, "workerd"),
+    async health() {
+      const response = await fetch(`${base}/health`);
+      await response.arrayBuffer();
+      if (!response.ok) throw new Error(`/health answered ${response.status}`);
+    },
+    async stats(context) {
+      const response = await fetch(`${base}/api/contexts/${context}/stats`, { headers });
+      if (!response.ok) throw new Error(`/api/contexts/${context}/stats answered ${response.status}: ${await response.text()}`);
+      // The stats route answers {context, counts}; the report reads graph counts and databaseSize.
+      const { counts } = await response.json();
+      return { ...counts, databaseSize: counts.bytes };
+    },
+    async connect(context) {
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${context}`), { requestInit: { headers } });
+      const client = new Client({ name: "engram-bench", version: "1.0.0" });
+      await client.connect(transport);
+      return client;
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * Turns the run's results into Markdown tables for stdout (and the README).
+ * Reads only the JSON shape run.mjs writes, so an old results file can be
+ * re-rendered: `node bench/run.mjs --render bench/out/<file>.json`.
+ */
+
+import { summarize } from "./stats.mjs";
+
+export const ms = (v) => (v === null || v === undefined ? "–" : v < 10 ? v.toFixed(2) : v < 100 ? v.toFixed(1) : Math.round(v).toLocaleString("en-US"));
+const pct = (s) => (s ? `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}` : "–");
+const num = (v) => (v === null || v === undefined ? "–" : v.toLocaleString("en-US"));
+const mib = (bytes) => (bytes === null || bytes === undefined ? "–" : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
+const mem = (m) => (m ? `${m.rssMiB} MiB (peak ${m.peakMiB})` : "–");
+const ratio = (a, b) => (a && b ? (a / b).toPrecision(3) : "–");
+
+function table(header, rows) {
+  const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`];
+  for (const row of rows) lines.push(`| ${row.join(" | ")} |`);
+  return lines.join("\n");
+}
+
+export function renderMachine(m) {
+  const busy = m.loadAverage === undefined ? "" : `, load average ${m.loadAverage} at start`;
+  return `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}${busy}`;
+}
+
+function engramRow(r) {
+  const e = r.engram;
+  const q = e.queries ?? {};
+  const mcpLayer = q.trivial?.e2e && q.http?.e2e ? q.trivial.e2e.p50 - q.http.e2e.p50 : null;
+  return [
+    num(r.size),
+    `${num(e.load.entitiesPerSec)} (${ms(e.load.batchEngineMs?.p50)})`,
+    num(e.load.relationsPerSec),
+    pct(q.search?.e2e),
+    pct(q.search?.engine),
+    pct(q.open?.e2e),
+    pct(q.open?.engine),
+    q.trivial ? `${ms(q.trivial.e2e?.p50)} (${ms(q.trivial.engine?.p50)})` : "–",
+    ms(q.http?.e2e?.p50),
+    ms(mcpLayer),
+    mib(e.stats?.databaseSize),
+    mem(e.memory),
+    r.loadAverage ?? "–",
+  ];
+}
+
+/**
+ * p50 of both servers over the calls both answered (same index = same
+ * query), so a server whose budget cut its run short is compared on the
+ * same queries, not on an easier prefix against a full set.
+ */
+function paired(e, o) {
+  if (!e?.samples || !o?.samples) return null;
+  const both = [];
+  for (let i = 0; i < Math.min(e.samples.length, o.samples.length); i++) {
+    if (e.samples[i] !== null && o.samples[i] !== null) both.push(i);
+  }
+  if (both.length === 0) return null;
+  return { n: both.length, e: summarize(both.map((i) => e.samples[i])).p50, o: summarize(both.map((i) => o.samples[i])).p50 };
+}
+
+function pairedRatio(p, planned) {
+  if (!p) return "–";
+  return p.n < planned ? `${ratio(p.e, p.o)} (${p.n} queries)` : ratio(p.e, p.o);
+}
+
+function comparisonRow(r) {
+  const e = r.engram;
+  const o = r.official;
+  const eSearch = e.queries?.search?.e2e?.p50;
+  const oSearch = o?.queries?.search?.e2e?.p50;
+  const notes = [];
+  if (!o) notes.push("not run");
+  else {
+    if (o.skipped) notes.push(o.skipped);
+    if (o.load?.aborted) {
+      const loaded = `${num(o.load.entities)} entities and ${num(o.load.relations)} relations`;
+      notes.push(`load stopped at the budget after ${loaded}${o.completedByFile ? "; the rest written into its memory.jsonl for the queries" : ""}`);
+    }
+    for (const [what, m] of Object.entries(o.queries ?? {})) if (m.cut) notes.push(`${what}: ${m.cut}`);
+  }
+  return [
+    num(r.size),
+    `${num(e.load.entitiesPerSec)} / ${num(o?.load?.entitiesPerSec)}`,
+    ratio(e.load.entitiesPerSec, o?.load?.entitiesPerSec),
+    `${ms(eSearch)} / ${ms(oSearch)}`,
+    pairedRatio(paired(e.queries?.search, o?.queries?.search), e.queries?.search?.planned),
+    `${ms(e.queries?.open?.e2e?.p50)} / ${ms(o?.queries?.open?.e2e?.p50)}`,
+    pairedRatio(paired(e.queries?.open, o?.queries?.open), e.queries?.open?.planned),
+    `${e.queries?.search?.meanEntities ?? "–"} / ${o?.queries?.search?.meanEntities ?? "–"}`,
+    `${mib(e.stats?.databaseSize)} / ${mib(o?.fileBytes)}`,
+    notes.join("; ") || "",
+  ];
+}
+
+export function renderTables(results) {
+  const out = [renderMachine(results.machine), ""];
+  out.push("Engram (times in ms, p50 / p95 / p99; engine = the Worker's awaited RPC to the Durable Object):", "");
+  out.push(
+    table(
+      [
+        "entities", "load entities/s (RPC p50 per batch)", "load relations/s", "search e2e", "search engine", "open_nodes e2e",
+        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "database", "workerd RSS", "machine load",
+      ],
+      results.sizes.map(engramRow),
+    ),
+  );
+  out.push("", "Engram vs @modelcontextprotocol/server-memory, same data, same queries, same run (engram / official):", "");
+  out.push(
+    table(
+      [
+        "entities", "load entities/s", "load ratio", "search p50 e2e ms", "search p50 ratio, same queries", "open_nodes p50 e2e ms",
+        "open_nodes p50 ratio, same calls",
+        "mean entities per search", "storage", "notes",
+      ],
+      results.sizes.map(comparisonRow),
+    ),
+  );
+  const cuts = results.sizes.flatMap((r) =>
+    ["engram", "official"].flatMap((server) =>
+      Object.entries(r[server]?.queries ?? {}).flatMap(([what, m]) => [
+        ...(m.cut && server === "engram" ? [`engram ${num(r.size)} ${what}: ${m.cut}`] : []),
+        ...(m.errors ? [`${server} ${num(r.size)} ${what}: ${m.errors.count} of ${m.ran} calls answered with an error, e.g. ${m.errors.first}`] : []),
+      ]),
+    ),
+  );
+  for (const r of results.sizes) {
+    const l = r.engram.load;
+    if (l.aborted) cuts.push(`engram ${num(r.size)}: load stopped at the budget after ${num(l.entities)} entities and ${num(l.relations)} relations; queries skipped`);
+  }
+  if (cuts.length) out.push("", ...cuts);
+  if (results.notes?.length) out.push("", ...results.notes);
+  return out.join("\n");
+}

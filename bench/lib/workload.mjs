@@ -1,0 +1,134 @@
+/**
+ * The workload both servers get, through the same SDK client API: a batched
+ * load, then the floors (plain HTTP, MCP ping, a trivial tool call), then the
+ * fixed search queries and open_nodes sets, timed end to end one at a time.
+ *
+ * ## Budgets
+ * Every loop is bounded. A load that passes its time budget stops and the
+ * size's queries are skipped; a query phase that passes its budget stops
+ * after at least `minCalls` calls and says how many it ran. A query that
+ * answers with a tool error is counted and reported, not timed. Nothing
+ * here asserts a time: the numbers are reported, not judged.
+ */
+import { resolution, summarize } from "./stats.mjs";
+
+/** The `_meta` key engram's tools use for the time spent in the RPC to the object. */
+export const RPC_MS_META = "engram/rpcMs";
+
+async function callTool(client, name, args, timeoutMs) {
+  const started = performance.now();
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
+  const ms = performance.now() - started;
+  if (result.isError) throw new Error(`${name} failed: ${result.content?.[0]?.text ?? "(no message)"}`);
+  const engineMs = result._meta?.[RPC_MS_META];
+  return { ms, engineMs: typeof engineMs === "number" ? engineMs : undefined, result };
+}
+
+/** Loads the graph in batches; entities first, then relations (they name entities). */
+export async function load(client, graph, { batch, budgetMs, timeoutMs, log }) {
+  const started = performance.now();
+  const phase = async (tool, key, items) => {
+    const t0 = performance.now();
+    const engine = [];
+    let done = 0;
+    for (let i = 0; i < items.length; i += batch) {
+      const chunk = items.slice(i, i + batch);
+      const { engineMs, result } = await callTool(client, tool, { [key]: chunk }, timeoutMs);
+      const created = result.structuredContent?.[key]?.length;
+      if (created !== chunk.length) throw new Error(`${tool} created ${created} of ${chunk.length} items: the data is not fresh or not valid`);
+      done += chunk.length;
+      if (engineMs !== undefined) engine.push(engineMs);
+      if (performance.now() - started > budgetMs && done < items.length) {
+        log(`  ${tool}: stopped after ${done} of ${items.length}, load budget of ${budgetMs / 1000} s spent`);
+        return { done, ms: performance.now() - t0, engine, aborted: true };
+      }
+    }
+    return { done, ms: performance.now() - t0, engine, aborted: false };
+  };
+  const entities = await phase("create_entities", "entities", graph.entities);
+  const relations = entities.aborted ? { done: 0, ms: 0, engine: [], aborted: true } : await phase("create_relations", "relations", graph.relations);
+  const perSecond = (p) => (p.ms > 0 ? Math.round((p.done / p.ms) * 1000) : null);
+  return {
+    entities: entities.done,
+    entitiesPerSec: perSecond(entities),
+    entityLoadMs: Math.round(entities.ms),
+    relations: relations.done,
+    relationsPerSec: perSecond(relations),
+    relationLoadMs: Math.round(relations.ms),
+    batchEngineMs: summarize([...entities.engine, ...relations.engine]),
+    aborted: entities.aborted || relations.aborted,
+  };
+}
+
+/**
+ * Runs `calls` one at a time after `warmup` untimed ones. Each call returns
+ * {ms, engineMs?, entities?}. Stops early once the budget is spent and at
+ * least `minCalls` ran.
+ */
+export async function measure(calls, { budgetMs, minCalls = 20, warmup = 3 }) {
+  for (let i = 0; i < Math.min(warmup, calls.length); i++) await calls[i]();
+  const started = performance.now();
+  const samples = [];
+  for (const call of calls) {
+    samples.push(await call());
+    if (samples.length >= minCalls && samples.length < calls.length && performance.now() - started > budgetMs) break;
+  }
+  const errors = samples.filter((s) => s.error);
+  const counts = samples.map((s) => s.entities).filter((n) => n !== undefined);
+  const engine = samples.map((s) => s.engineMs).filter((v) => v !== undefined);
+  return {
+    ran: samples.length,
+    planned: calls.length,
+    cut: samples.length < calls.length ? `ran ${samples.length} of ${calls.length}: the ${budgetMs / 1000} s budget was spent` : undefined,
+    errors: errors.length ? { count: errors.length, first: errors[0].error } : undefined,
+    e2e: summarize(samples.map((s) => s.ms)),
+    /** Per call, in order (null for an error): lets the report pair calls across servers. */
+    samples: samples.map((s) => (s.error ? null : Math.round(s.ms * 1000) / 1000)),
+    engine: summarize(engine),
+    engineClock: engine.length ? { ...resolution(engine), zeros: engine.filter((v) => v === 0).length } : undefined,
+    meanEntities: counts.length ? Math.round((counts.reduce((a, b) => a + b, 0) / counts.length) * 10) / 10 : undefined,
+    emptyResults: counts.length ? counts.filter((n) => n === 0).length : undefined,
+  };
+}
+
+/** A timed query; a tool error is recorded (and left out of the latencies), not fatal. */
+const toolCall = (client, name, args, timeoutMs) => async () => {
+  const started = performance.now();
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
+  const ms = performance.now() - started;
+  if (result.isError) return { error: `${result.content?.[0]?.text ?? "(no message)"} for ${JSON.stringify(args)}` };
+  const engineMs = result._meta?.[RPC_MS_META];
+  return { ms, engineMs: typeof engineMs === "number" ? engineMs : undefined, entities: result.structuredContent?.entities?.length };
+};
+
+/**
+ * Floors and queries against one loaded server. `target` has `client`, and
+ * for engram `health()`; `trivial` names a cheap tool call, if the server has one.
+ */
+export async function queries(target, { searches, openSets, floorCalls, budgetMs, timeoutMs, trivial }) {
+  const { client } = target;
+  const out = {};
+  const repeat = (n, f) => Array.from({ length: n }, () => f);
+  if (target.health) {
+    out.http = await measure(
+      repeat(floorCalls, async () => {
+        const t0 = performance.now();
+        await target.health();
+        return { ms: performance.now() - t0 };
+      }),
+      { budgetMs },
+    );
+  }
+  out.ping = await measure(
+    repeat(floorCalls, async () => {
+      const t0 = performance.now();
+      await client.ping({ timeout: timeoutMs });
+      return { ms: performance.now() - t0 };
+    }),
+    { budgetMs },
+  );
+  if (trivial) out.trivial = await measure(repeat(floorCalls, toolCall(client, trivial.name, trivial.args, timeoutMs)), { budgetMs });
+  out.search = await measure(searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs)), { budgetMs });
+  out.open = await measure(openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs)), { budgetMs });
+  return out;
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: engram under `wrangler dev` and the official
+ * @modelcontextprotocol/server-memory over stdio, side by side in one run, on
+ * the same generated graph and the same queries.
+ *
+ *   npm run bench                               # 1k, 10k and 100k entities
+ *   npm run bench -- --sizes 1000,10000         # chosen sizes
+ *   npm run bench -- --no-official              # engram only
+ *   npm run bench -- --render bench/out/x.json  # re-print a results file
+ *
+ * Prints Markdown tables and writes bench/out/bench-<time>.json. Everything
+ * runs on loopback; wrangler and the official server are stopped at the end,
+ * also on error or Ctrl-C.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { startEngram } from "./lib/engram.mjs";
+import { generateGraph, openNodeSets, prefix, searchQueries } from "./lib/generate.mjs";
+import { startOfficial } from "./lib/official.mjs";
+import { load as loadAverage, machine } from "./lib/proc.mjs";
+import { ms, renderMachine, renderTables } from "./lib/report.mjs";
+import { load, queries } from "./lib/workload.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outDir = path.join(root, "bench", "out");
+
+const { values: opts } = parseArgs({
+  options: {
+    sizes: { type: "string", default: "1000,10000,100000" },
+    queries: { type: "string", default: "200" },
+    seed: { type: "string", default: "1" },
+    batch: { type: "string", default: "1000" },
+    "no-official": { type: "boolean", default: false },
+    "load-budget": { type: "string", default: "600" },
+    "query-budget": { type: "string", default: "180" },
+    "slow-search": { type: "string", default: "10" },
+    timeout: { type: "string", default: "300" },
+    render: { type: "string" },
+    help: { type: "boolean", default: false },
+  },
+});
+
+if (opts.help) {
+  console.log(`npm run bench -- [--sizes 1000,10000,100000] [--queries 200] [--seed 1] [--batch 1000] [--no-official]
+  [--load-budget 600] [--query-budget 180] [--slow-search 10] [--timeout 300] [--render file.json]
+Budgets are seconds per server and size. A load past --load-budget stops (engram then skips that size's queries;
+the official server gets the rest of the graph written into its memory.jsonl, so its queries still compare, and
+is skipped at larger sizes). A query phase past --query-budget stops after 20 calls. The official server is also
+skipped at larger sizes once its search p50 passes --slow-search seconds.`);
+  process.exit(0);
+}
+if (opts.render) {
+  console.log(renderTables(JSON.parse(fs.readFileSync(opts.render, "utf8"))));
+  process.exit(0);
+}
+
+const positive = (name) => {
+  const v = Number(opts[name]);
+  if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number, got "${opts[name]}"`);
+  return v;
+};
+const sizes = opts.sizes.split(",").map((s) => Number(s.trim()));
+if (sizes.some((s) => !Number.isSafeInteger(s) || s < 1)) throw new Error(`--sizes must be positive integers, got "${opts.sizes}"`);
+sizes.sort((a, b) => a - b);
+const config = {
+  sizes,
+  queries: positive("queries"),
+  seed: positive("seed"),
+  batch: positive("batch"),
+  official: !opts["no-official"],
+  loadBudgetMs: positive("load-budget") * 1000,
+  queryBudgetMs: positive("query-budget") * 1000,
+  slowSearchMs: positive("slow-search") * 1000,
+  timeoutMs: positive("timeout") * 1000,
+};
+
+const log = (line) => console.error(line);
+const results = { machine: machine(), startedAt: new Date().toISOString(), config, sizes: [], notes: [] };
+console.log(renderMachine(results.machine));
+
+fs.mkdirSync(outDir, { recursive: true });
+let t0 = performance.now();
+const graph = generateGraph(sizes[sizes.length - 1], config.seed);
+const searches = searchQueries(graph.entities.slice(0, 1000).map((e) => e.name), config.queries, config.seed);
+log(`generated ${graph.entities.length} entities and ${graph.relations.length} relations in ${ms(performance.now() - t0)} ms`);
+
+const engram = await startEngram({ root, stateDir: path.join(outDir, `state-${process.pid}`), log });
+process.on("exit", () => engram.kill());
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  process.on(signal, () => {
+    log(`${signal}: stopping wrangler dev`);
+    engram.kill();
+    process.exit(130);
+  });
+}
+
+const quantity = (data) => data.entities.reduce((n, e) => n + e.observations.length, 0);
+
+try {
+  let officialSkip;
+  for (const size of sizes) {
+    const data = prefix(graph, size);
+    const openSets = openNodeSets(data.entities.map((e) => e.name), config.queries, config.seed);
+    const row = { size, loadAverage: loadAverage(), observations: quantity(data), relations: data.relations.length, engram: {}, official: undefined };
+    log(`\n== ${size} entities, ${row.observations} observations, ${row.relations} relations`);
+    const plan = { searches, openSets, floorCalls: config.queries, budgetMs: config.queryBudgetMs, timeoutMs: config.timeoutMs };
+
+    const context = `bench-${size}`;
+    const client = await engram.connect(context);
+    t0 = performance.now();
+    row.engram.load = await load(client, data, { batch: config.batch, budgetMs: config.loadBudgetMs, timeoutMs: config.timeoutMs, log });
+    log(`engram: loaded in ${ms(performance.now() - t0)} ms (${row.engram.load.entitiesPerSec} entities/s)`);
+    row.engram.stats = await engram.stats(context);
+    if (!row.engram.load.aborted) {
+      row.engram.queries = await queries(
+        { client, health: engram.health },
+        { ...plan, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } },
+      );
+      log(`engram: search p50 ${ms(row.engram.queries.search.e2e?.p50)} ms end to end, ${ms(row.engram.queries.search.engine?.p50)} ms engine`);
+    }
+    row.engram.memory = engram.memory();
+    await client.close();
+
+    if (config.official && officialSkip) row.official = { skipped: officialSkip };
+    else if (config.official) {
+      const official = await startOfficial({ root, file: path.join(outDir, `official-${process.pid}-${size}.jsonl`) });
+      try {
+        t0 = performance.now();
+        row.official = { load: await load(official.client, data, { batch: config.batch, budgetMs: config.loadBudgetMs, timeoutMs: config.timeoutMs, log }) };
+        log(`official: loaded in ${ms(performance.now() - t0)} ms (${row.official.load.entitiesPerSec} entities/s)`);
+        row.official.fileBytes = official.fileBytes();
+        if (row.official.load.aborted) {
+          // Its load is quadratic; finish the same graph through its own file format so the queries still compare.
+          official.writeGraph(data);
+          row.official.completedByFile = true;
+          row.official.fileBytes = official.fileBytes();
+          officialSkip = `skipped: its load passed the ${config.loadBudgetMs / 1000} s budget at ${size} entities`;
+          log("official: load budget spent; wrote the rest of the graph into its memory.jsonl directly");
+        }
+        row.official.queries = await queries({ client: official.client }, plan);
+        const p50 = row.official.queries.search.e2e?.p50;
+        log(`official: search p50 ${ms(p50)} ms end to end`);
+        if (p50 > config.slowSearchMs) officialSkip = `skipped: its search p50 passed ${config.slowSearchMs / 1000} s at ${size} entities`;
+        row.official.memory = official.memory();
+      } finally {
+        await official.close();
+      }
+    }
+    results.sizes.push(row);
+  }
+
+  const clocks = results.sizes.flatMap((r) => Object.values(r.engram.queries ?? {}).map((m) => m.engineClock).filter(Boolean));
+  if (clocks.length) {
+    const steps = clocks.map((c) => c.smallestStepMs).filter((v) => v !== null);
+    results.engineClock = {
+      fractional: clocks.some((c) => c.fractional),
+      smallestStepMs: steps.length ? Math.min(...steps) : null,
+      zeros: clocks.reduce((n, c) => n + c.zeros, 0),
+    };
+    results.notes.push(
+      `Engine clock (performance.now() in the Worker around the RPC): smallest step between samples ${results.engineClock.smallestStepMs} ms, ` +
+        `sub-millisecond values ${results.engineClock.fractional ? "seen" : "never seen"}, ${results.engineClock.zeros} samples read exactly 0.`,
+    );
+  }
+} catch (error) {
+  log(`\nwrangler dev's last output:\n${engram.output()}`);
+  throw error;
+} finally {
+  await engram.stop();
+}
+
+const file = path.join(outDir, `bench-${results.startedAt.replace(/[:.]/g, "-")}.json`);
+fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\n${renderTables(results)}\n\nResults: ${path.relative(root, file)}`);
