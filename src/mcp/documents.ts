@@ -7,9 +7,8 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import { DOCUMENT_ID_PATTERN, utf8Bytes } from "../documents/links";
 import type { DomainFailure, Outcome } from "../errors";
 import { LIMITS } from "../limits";
-import { failure, type ResolvedContext, type ToolContext } from "./tool";
-
-const CONTROL_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+import { CONTROL_EXCEPT_WHITESPACE } from "./schemas";
+import { callContext, failure, type ResolvedContext, type ToolContext } from "./tool";
 
 export const documentId = z
   .string()
@@ -30,15 +29,10 @@ export function documentFailure(f: DomainFailure, context: string): CallToolResu
   return result;
 }
 
-/** `callContext` for the documents tools: the same flow, with their not-found answer. */
-export async function callDocuments<T>(
+/** `callContext` for the documents tools: the same flow (RPC timing included), with their not-found answer. */
+export const callDocuments = <T>(
   ctx: ToolContext,
   argument: string | undefined,
   call: (c: ResolvedContext) => Promise<Outcome<T>>,
   answer: (value: T, c: ResolvedContext) => CallToolResult,
-): Promise<CallToolResult> {
-  const c = await ctx.context(argument);
-  if ("ok" in c) return failure(c);
-  const outcome = await call(c);
-  return outcome.ok ? answer(outcome.value, c) : documentFailure(outcome, c.name);
-}
+): Promise<CallToolResult> => callContext(ctx, argument, call, answer, documentFailure);

@@ -8,7 +8,7 @@ import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
 
 // C0 controls and DEL; observations may still hold tabs and line breaks.
 const CONTROL = /[\u0000-\u001f\u007f]/;
-const CONTROL_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+export const CONTROL_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const utf8Length = (s: string) => new TextEncoder().encode(s).length;
 
 const label = (max: number, what: string) =>

@@ -88,19 +88,21 @@ export const RPC_MS_META = "engram/rpcMs";
 
 /**
  * The usual shape of a tool body: resolve the context, call the object,
- * answer with its value or its failure.
+ * answer with its value or its failure (`fail` lets a toolset word its
+ * failures its own way, as the documents tools do).
  */
 export async function callContext<T>(
   ctx: ToolContext,
   argument: string | undefined,
   call: (c: ResolvedContext) => Promise<Outcome<T>>,
   answer: (value: T, c: ResolvedContext) => CallToolResult,
+  fail: (f: DomainFailure, context: string) => CallToolResult = failure,
 ): Promise<CallToolResult> {
   const c = await ctx.context(argument);
   if ("ok" in c) return failure(c);
   const started = performance.now();
   const outcome = await call(c);
   const rpcMs = performance.now() - started;
-  const result = outcome.ok ? answer(outcome.value, c) : failure(outcome, c.name);
+  const result = outcome.ok ? answer(outcome.value, c) : fail(outcome, c.name);
   return { ...result, _meta: { ...result._meta, [RPC_MS_META]: rpcMs } };
 }
