@@ -15,6 +15,7 @@ import m0002 from "../../migrations/0002_history.sql";
 import m0003 from "../../migrations/0003_search.sql";
 import m0004 from "../../migrations/0004_files_covisit.sql";
 import m0005 from "../../migrations/0005_documents.sql";
+import m0006 from "../../migrations/0006_priority.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: "0003_search", sql: m0003 },
   { version: 4, name: "0004_files_covisit", sql: m0004 },
   { version: 5, name: "0005_documents", sql: m0005 },
+  { version: 6, name: "0006_priority", sql: m0006 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

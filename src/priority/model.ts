@@ -1,0 +1,117 @@
+/**
+ * The priority model, in one place: what an item's use, category, mark and
+ * neighbourhood say about how much it matters. Pure functions of a row and a
+ * clock; the store modules read rows and call these.
+ *
+ *   priority = frequency × category × mark × recency × cluster × base_relevance
+ *
+ *   frequency      = (1 + uses) / (1 + age_days / FREQUENCY_WINDOW_DAYS)
+ *                    weighted uses per week of age, smoothed so a new item
+ *                    starts at 1 and an unused one decays towards 0
+ *   category       = CATEGORY_WEIGHTS[category] (personal 2.0, technical 1.8,
+ *                    project 1.7, casual 1.0, general 1.0)
+ *   mark           = 2 if the user marked the item important, else 1
+ *   recency        = 1 + RECENCY_BOOST × exp(-since_last_access / RECENCY_BOOST_DAYS)
+ *                    on the last access, never on creation: 1 if never used
+ *   cluster        = CLUSTER_BONUS when the item has >= cluster threshold
+ *                    related items (relations and co-visitation), else 1
+ *   base_relevance = 1.0 at creation, + a step per access, capped at 2.0
+ *
+ * Tiers: short at creation, mid after the first retrieval, long once
+ * access_count >= LONG_TERM_ACCESSES, or marked, or cluster >= the threshold.
+ * Every retrieval adds 1 to access_count; `uses` adds the access's weight.
+ */
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const CATEGORIES = ["personal", "technical", "project", "casual", "general"] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+export const DEFAULT_CATEGORY_WEIGHTS: Readonly<Record<Category, number>> = {
+  personal: 2.0,
+  technical: 1.8,
+  project: 1.7,
+  casual: 1.0,
+  general: 1.0,
+};
+
+export const TIERS = ["short", "mid", "long"] as const;
+export type Tier = (typeof TIERS)[number];
+
+export type AccessWeightKind = "direct" | "search";
+
+/** How much one retrieval counts: reading an item is a use; appearing in a search's results counts a quarter. */
+export const ACCESS_WEIGHTS: Readonly<Record<AccessWeightKind, number>> = { direct: 1, search: 0.25 };
+/** base_relevance rises by this much per use (times the access weight), up to the cap. */
+export const RELEVANCE_STEP = 0.05;
+export const RELEVANCE_CAP = 2.0;
+export const FREQUENCY_WINDOW_DAYS = 7;
+export const RECENCY_BOOST = 0.5;
+export const RECENCY_BOOST_DAYS = 14;
+export const CLUSTER_BONUS = 1.25;
+export const MARK_FACTOR = 2;
+/** Retrievals that promote an item to long term. */
+export const LONG_TERM_ACCESSES = 5;
+/** SEMANTIC_CLUSTER_THRESHOLD's default: an item with this many related items is in a cluster. */
+export const DEFAULT_CLUSTER_THRESHOLD = 3;
+/** PROMOTION_THRESHOLD's default: items below this priority are the first pruned. */
+export const DEFAULT_PROMOTION_THRESHOLD = 0.2;
+
+/** What the model reads of an item (column values, times in ms). */
+export interface PriorityInput {
+  uses: number;
+  createdAt: number;
+  lastAccessedAt: number | null;
+  category: string;
+  important: boolean;
+  clusterSize: number;
+  baseRelevance: number;
+}
+
+export interface ModelOptions {
+  categoryWeights: Readonly<Record<Category, number>>;
+  clusterThreshold: number;
+}
+
+export const DEFAULT_MODEL: ModelOptions = {
+  categoryWeights: DEFAULT_CATEGORY_WEIGHTS,
+  clusterThreshold: DEFAULT_CLUSTER_THRESHOLD,
+};
+
+export const isCategory = (c: string): c is Category => (CATEGORIES as readonly string[]).includes(c);
+
+export interface PriorityFactors {
+  frequency: number;
+  category: number;
+  mark: number;
+  recency: number;
+  cluster: number;
+  baseRelevance: number;
+}
+
+export function priorityFactors(item: PriorityInput, now: number, opts: ModelOptions = DEFAULT_MODEL): PriorityFactors {
+  const ageDays = Math.max(0, now - item.createdAt) / DAY_MS;
+  const since = item.lastAccessedAt === null ? null : Math.max(0, now - item.lastAccessedAt) / DAY_MS;
+  return {
+    frequency: (1 + Math.max(0, item.uses)) / (1 + ageDays / FREQUENCY_WINDOW_DAYS),
+    category: isCategory(item.category) ? opts.categoryWeights[item.category] : opts.categoryWeights.general,
+    mark: item.important ? MARK_FACTOR : 1,
+    recency: since === null ? 1 : 1 + RECENCY_BOOST * Math.exp(-since / RECENCY_BOOST_DAYS),
+    cluster: item.clusterSize >= opts.clusterThreshold ? CLUSTER_BONUS : 1,
+    baseRelevance: Math.min(RELEVANCE_CAP, Math.max(0, item.baseRelevance)),
+  };
+}
+
+export function priority(item: PriorityInput, now: number, opts: ModelOptions = DEFAULT_MODEL): number {
+  const f = priorityFactors(item, now, opts);
+  return f.frequency * f.category * f.mark * f.recency * f.cluster * f.baseRelevance;
+}
+
+/** The tier an item belongs in; tiers only ever go up (a promotion is not undone by time). */
+export function tierFor(item: PriorityInput & { accessCount: number; tier: string }, opts: ModelOptions = DEFAULT_MODEL): Tier {
+  if (item.tier === "long" || item.important || item.accessCount >= LONG_TERM_ACCESSES || item.clusterSize >= opts.clusterThreshold) {
+    return "long";
+  }
+  if (item.tier === "mid" || item.accessCount > 0) return "mid";
+  return "short";
+}
