@@ -8,6 +8,7 @@ import { z } from "zod";
 import { SEARCH_RANGES } from "./search/options";
 import { hasLinks, utf8Bytes } from "./documents/links";
 import { LIMITS } from "./limits";
+import { parseCategoryWeights } from "./priority/weights";
 
 /** A numeric var: wrangler vars arrive as strings (or numbers in wrangler.toml). */
 const num = (fallback: number, schema: z.ZodNumber) =>
@@ -58,6 +59,16 @@ export const SettingsSchema = z.object({
   COVIS_SESSION_IDLE_MINUTES: num(30, z.number().int().min(1).max(7 * 24 * 60)),
   /** Related items shown after a view or open_nodes; 0 turns the block off. */
   MEMORY_COVIS_MAX_RECOMMENDATIONS: num(3, z.number().int().min(0).max(20)),
+  /** Priority category weights, "personal=2,technical=1.8" (src/priority/weights.ts); unnamed categories keep their defaults. */
+  MEMORY_CATEGORY_WEIGHTS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const parsed = parseCategoryWeights(v);
+      if (parsed.ok) return parsed.weights;
+      ctx.addIssue({ code: "custom", message: parsed.message });
+      return z.NEVER;
+    }),
 });
 
 export type Settings = z.infer<typeof SettingsSchema>;

@@ -7,7 +7,8 @@ import { z } from "zod";
 import type { ImportItem } from "../graph/import";
 import { EntitySchema, RelationSchema } from "../mcp/schemas";
 
-const EntityLine = EntitySchema.extend({ type: z.literal("entity") });
+// category and important are engram's optional extras (written by its export); the official server ignores them.
+const EntityLine = EntitySchema.extend({ type: z.literal("entity"), important: z.boolean().optional() });
 const RelationLine = RelationSchema.extend({ type: z.literal("relation") });
 const Line = z.discriminatedUnion("type", [EntityLine, RelationLine]);
 
@@ -42,7 +43,10 @@ export function parseJsonl(text: string, firstLine = 1): ParsedJsonl {
     }
     const v = parsed.data;
     if (v.type === "entity") {
-      out.entities.push({ line, type: "entity", entity: { name: v.name, entityType: v.entityType, observations: v.observations } });
+      const entity: ImportItem & { type: "entity" } = { line, type: "entity", entity: { name: v.name, entityType: v.entityType, observations: v.observations } };
+      if (v.category !== undefined) entity.entity.category = v.category;
+      if (v.important === true) entity.entity.important = true;
+      out.entities.push(entity);
     } else {
       out.relations.push({ line, type: "relation", relation: { from: v.from, to: v.to, relationType: v.relationType } });
     }

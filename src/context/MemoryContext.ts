@@ -33,7 +33,7 @@ import { capture, type Outcome } from "../errors";
 import * as graph from "../graph/store";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { importItems, type ImportItem, type ImportReport } from "../graph/import";
-import type { Entity, GraphPage, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
+import type { Entity, EntityInput, GraphPage, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { flushSearchIndex } from "../search/indexer";
 import { graphInverses } from "../graph/inverse";
@@ -54,6 +54,8 @@ import { documentInverses } from "../documents/inverse";
 import type { DocumentHit } from "../documents/search";
 import * as files from "../files/commands";
 import { fileInverses } from "../files/inverse";
+import { markImportant, priorityInverses, type MarkResult } from "../priority/mark";
+import { modelOptions } from "../priority/weights";
 import { settings, type Settings } from "../settings";
 import { accessOptions, itemKey, recordAccess, recordRemoval, reportEffects, type ItemEffects, type RelatedItem } from "./access";
 import type { CallMeta } from "./meta";
@@ -64,7 +66,7 @@ import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccess
 import { Upkeep } from "./upkeep";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
-export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses);
+export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, priorityInverses);
 
 /** A call's value and what it did to items (for the access hook). */
 type WithEffects<T> = { value: T; effects: ItemEffects };
@@ -163,7 +165,7 @@ export class MemoryContext extends DurableObject<Env> {
     return this.withEffects(meta, (body) => this.write(meta, body), fn);
   }
 
-  createEntities(entities: Entity[], meta: CallMeta): Outcome<Entity[]> {
+  createEntities(entities: EntityInput[], meta: CallMeta): Outcome<Entity[]> {
     return this.write(meta, (w) => graph.createEntities(w, entities));
   }
 
@@ -191,13 +193,26 @@ export class MemoryContext extends DurableObject<Env> {
     return this.write(meta, (w) => graph.deleteRelations(w, relations));
   }
 
+  /** mark_important: one recorded change; a bad or missing key rejects the whole call (src/priority/mark.ts). */
+  markImportant(items: string[], important: boolean, meta: CallMeta): Outcome<MarkResult> {
+    const model = modelOptions(this.config());
+    return this.write(meta, (w) => markImportant(w, items, important, model));
+  }
+
   readGraph(opts: ReadGraphOptions, _meta: CallMeta): Outcome<GraphPage> {
     return this.tx((db) => readGraph(db, opts));
   }
 
-  searchNodes(query: string, opts: SearchOptions, _meta: CallMeta): Outcome<SearchResult> {
-    const params = searchParams(opts, this.config());
-    return this.tx((db, now) => searchGraph(db, query, params, now));
+  /** Every entity a search returns counts as a (light) retrieval of it: see src/priority/track.ts. */
+  searchNodes(query: string, opts: SearchOptions, meta: CallMeta): Outcome<SearchResult> {
+    const s = this.config();
+    const params = searchParams(opts, s);
+    const options = accessOptions(s);
+    return this.tx((db, now) => {
+      const result = searchGraph(db, query, params, now, options.model);
+      recordAccess(db, result.entities.map((e) => ({ item: itemKey.entity(e.name), kind: "search" as const })), now, meta, options);
+      return result;
+    });
   }
 
   openNodes(names: string[], meta: CallMeta) {
@@ -244,7 +259,8 @@ export class MemoryContext extends DurableObject<Env> {
 
   /** Entities' access statistics as stored; reading them is not an access, so it never changes them. */
   entityStats(names: string[]): Outcome<EntityAccessStats[]> {
-    return this.tx((db) => entityAccessStats(db, names));
+    const model = modelOptions(this.config());
+    return this.tx((db, now) => entityAccessStats(db, names, now, model));
   }
 
   exportPage(cursor: string | undefined, maxLines: number): Outcome<{ lines: string[]; next?: string }> {

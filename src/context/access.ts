@@ -6,16 +6,19 @@
  *   entity:<name>   file:<path>   doc:<id>
  *
  * Called by MemoryContext inside the same transaction as the read or write,
- * once per call with the whole batch. It keeps the entities' access
- * statistics and feeds co-visitation (src/covisit), which answers with the
- * items related to what was retrieved; access-based priority hooks in here
- * too, so no tool has to remember to call them.
+ * once per call with the whole batch. It keeps every item's access
+ * statistics, tier and relevance (src/priority/track.ts) and feeds
+ * co-visitation (src/covisit), which answers with the items related to what
+ * was retrieved, so no tool has to remember to call them.
  *
  * Items that disappear or change key are reported here too
  * (`recordRemoval`, `recordRename`), so what hangs off this hook stays true.
  */
 import { covisit, covisitForget, covisitRename, type Move, type RelatedItem } from "../covisit";
-import { chunksFor, placeholders, type Db } from "./sql";
+import { DEFAULT_MODEL, type AccessWeightKind, type ModelOptions } from "../priority/model";
+import { trackRetrievals } from "../priority/track";
+import { modelOptions } from "../priority/weights";
+import type { Db } from "./sql";
 import type { Settings } from "../settings";
 import type { CallMeta } from "./meta";
 
@@ -50,18 +53,29 @@ export interface AccessOptions {
   sessionIdleMs: number;
   /** MEMORY_COVIS_MAX_RECOMMENDATIONS. */
   maxRelated: number;
+  /** The priority model (MEMORY_CATEGORY_WEIGHTS): it decides tiers. */
+  model: ModelOptions;
 }
 
-export const DEFAULT_ACCESS_OPTIONS: AccessOptions = { sessionIdleMs: 30 * 60_000, maxRelated: 3 };
+export const DEFAULT_ACCESS_OPTIONS: AccessOptions = { sessionIdleMs: 30 * 60_000, maxRelated: 3, model: DEFAULT_MODEL };
 
 /** The options a deployment's settings give. */
 export const accessOptions = (s: Settings): AccessOptions => ({
   sessionIdleMs: s.COVIS_SESSION_IDLE_MINUTES * 60_000,
   maxRelated: s.MEMORY_COVIS_MAX_RECOMMENDATIONS,
+  model: modelOptions(s),
 });
 
-/** Retrievals that count as a use of the item (a write is not a retrieval). */
-const RETRIEVALS: ReadonlySet<AccessKind> = new Set(["open", "search", "view"]);
+/**
+ * Retrievals: they count as a use of the item, with the weight the priority
+ * model gives them (src/priority/model.ts ACCESS_WEIGHTS). A write is not a
+ * retrieval; a search hit is a lighter one.
+ */
+const RETRIEVALS: ReadonlyMap<AccessKind, AccessWeightKind> = new Map([
+  ["open", "direct"],
+  ["view", "direct"],
+  ["search", "search"],
+] as const);
 /** Accesses that relate items to each other. A search result list is not a use of each hit. */
 const COVISITS: ReadonlySet<AccessKind> = new Set(["open", "view", "write"]);
 /** Retrievals that are answered with related items. */
@@ -78,16 +92,15 @@ export function recordAccess(
   meta: CallMeta,
   options: AccessOptions = DEFAULT_ACCESS_OPTIONS,
 ): RelatedItem[] {
-  const entityNames = accesses
-    .filter((a) => RETRIEVALS.has(a.kind) && a.item.startsWith("entity:"))
-    .map((a) => a.item.slice("entity:".length));
-  for (const chunk of chunksFor([...new Set(entityNames)])) {
-    db.run(
-      `UPDATE entities SET access_count = access_count + 1, last_accessed_at = ? WHERE name IN (${placeholders(chunk.length)})`,
-      now,
-      ...chunk,
-    );
-  }
+  trackRetrievals(
+    db,
+    accesses.flatMap((a) => {
+      const weight = RETRIEVALS.get(a.kind);
+      return weight === undefined ? [] : [{ item: a.item, weight }];
+    }),
+    now,
+    options.model,
+  );
   const used = accesses.filter((a) => COVISITS.has(a.kind)).map((a) => a.item);
   const retrieved = accesses.filter((a) => RECOMMENDS.has(a.kind)).map((a) => a.item);
   if (used.length === 0 && retrieved.length === 0) return [];

@@ -1,12 +1,14 @@
 /**
  * Read-only numbers about one context for people looking at it (the web
  * page's overview and an entity's access statistics): counts across every
- * domain and the access columns the access hook keeps on entities.
+ * domain and the access and priority columns the access hook keeps on
+ * entities, with the priority they give now (src/priority/model.ts).
  *
  * A store module: the only SQL here is plain counting and lookup. Reading
  * these numbers is not an access: nothing here writes, so looking at an
  * entity's statistics never changes them.
  */
+import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import { chunksFor, placeholders, type Db } from "./sql";
 
 export interface ContextCounts {
@@ -31,6 +33,27 @@ export interface EntityAccessStats {
   lastAccessedAt: number | null;
   createdAt: number;
   updatedAt: number;
+  category: string;
+  /** Marked important with mark_important. */
+  important: boolean;
+  tier: string;
+  /** The priority now (4 significant digits). */
+  priority: number;
+}
+
+interface StatsRow extends Record<string, SqlStorageValue> {
+  name: string;
+  entity_type: string;
+  access_count: number;
+  last_accessed_at: number | null;
+  created_at: number;
+  updated_at: number;
+  category: string;
+  important: number;
+  tier: string;
+  uses: number;
+  cluster_size: number;
+  base_relevance: number;
 }
 
 export function contextCounts(db: Db): ContextCounts {
@@ -52,15 +75,29 @@ export function contextCounts(db: Db): ContextCounts {
   };
 }
 
-/** Access statistics of the named entities that exist, in the order asked, each once. */
-export function entityAccessStats(db: Db, names: readonly string[]): EntityAccessStats[] {
+/** Access statistics of the named entities that exist, in the order asked, each once; `now` dates the priority. */
+export function entityAccessStats(db: Db, names: readonly string[], now: number, model: ModelOptions = DEFAULT_MODEL): EntityAccessStats[] {
   const found = new Map<string, EntityAccessStats>();
   for (const chunk of chunksFor([...new Set(names)])) {
-    const rows = db.all<{ name: string; entity_type: string; access_count: number; last_accessed_at: number | null; created_at: number; updated_at: number }>(
-      `SELECT name, entity_type, access_count, last_accessed_at, created_at, updated_at FROM entities WHERE name IN (${placeholders(chunk.length)})`,
+    const rows = db.all<StatsRow>(
+      `SELECT name, entity_type, access_count, last_accessed_at, created_at, updated_at, category, important, tier, uses, cluster_size, base_relevance
+       FROM entities WHERE name IN (${placeholders(chunk.length)})`,
       ...chunk,
     );
     for (const r of rows) {
+      const p = priority(
+        {
+          uses: r.uses,
+          createdAt: r.created_at,
+          lastAccessedAt: r.last_accessed_at,
+          category: r.category,
+          important: r.important === 1,
+          clusterSize: r.cluster_size,
+          baseRelevance: r.base_relevance,
+        },
+        now,
+        model,
+      );
       found.set(r.name, {
         name: r.name,
         entityType: r.entity_type,
@@ -68,6 +105,10 @@ export function entityAccessStats(db: Db, names: readonly string[]): EntityAcces
         lastAccessedAt: r.last_accessed_at,
         createdAt: r.created_at,
         updatedAt: r.updated_at,
+        category: r.category,
+        important: r.important === 1,
+        tier: r.tier,
+        priority: Number(p.toPrecision(4)),
       });
     }
   }

@@ -23,10 +23,12 @@
 import { itemKey } from "../context/access";
 import { chunksFor, placeholders, type Db } from "../context/sql";
 import type { WriteScope } from "../history";
+import { classifyDocument } from "../priority/classify";
+import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";
 import { cjkIndexText } from "./cjk";
 import { ROOT_ID, titleOf } from "./links";
 
-export interface DocumentRow extends Record<string, SqlStorageValue> {
+export interface DocumentRow extends StatsRow, Record<string, SqlStorageValue> {
   seq: number;
   id: string;
   parent_id: string | null;
@@ -36,10 +38,14 @@ export interface DocumentRow extends Record<string, SqlStorageValue> {
   updated_at: number;
 }
 
-const COLUMNS = "seq, id, parent_id, title, content, created_at, updated_at";
+const COLUMNS = `seq, id, parent_id, title, content, created_at, updated_at, ${STATS_COLUMNS}`;
 
-/** A document's row as an inverse op keeps it (title and search text are derived from content). */
-export type DocumentPrior = { seq: number; parent: string | null; content: string; createdAt: number; updatedAt: number };
+/**
+ * A document's row as an inverse op keeps it (title and search text are
+ * derived from content), with its priority columns (absent in ops recorded
+ * before they existed).
+ */
+export type DocumentPrior = { seq: number; parent: string | null; content: string; createdAt: number; updatedAt: number; stats?: ItemStats };
 export type DocumentOp = { kind: "document"; id: string; prior: DocumentPrior | null; deleted?: true };
 
 const priorOf = (r: DocumentRow): DocumentPrior => ({
@@ -48,6 +54,7 @@ const priorOf = (r: DocumentRow): DocumentPrior => ({
   content: r.content,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
+  stats: statsOf(r),
 });
 
 export function getDocument(db: Db, id: string): DocumentRow | undefined {
@@ -57,25 +64,31 @@ export function getDocument(db: Db, id: string): DocumentRow | undefined {
 /**
  * Creates or replaces document `id` under `parent` (null only for the root).
  * Returns the prior row, or null when the document is new. `restore` (undo)
- * puts a prior row back: its seq when still free, and its times instead of now.
+ * puts a prior row back: its seq when still free, its times instead of now,
+ * and for a document it brings back its priority columns (use, category,
+ * mark, tier). Every content write sets the category the classifier gives
+ * the id, title and new content (src/priority/classify.ts): a child starts
+ * as `# id`, so its category follows what it is filled with.
  */
 export function putDocument(w: WriteScope, id: string, content: string, parent: string | null, restore?: DocumentPrior): DocumentRow | null {
   const prior = getDocument(w.db, id) ?? null;
   const seq = restore && !w.db.one("SELECT 1 AS taken FROM documents WHERE seq = ?", restore.seq) ? restore.seq : null;
+  const title = titleOf(content);
   w.db.run(
-    `INSERT INTO documents (seq, id, parent_id, title, content, search_cjk, created_at, updated_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-     ON CONFLICT (id) DO UPDATE SET parent_id = ?3, title = ?4, content = ?5, search_cjk = ?6, updated_at = ?8,
+    `INSERT INTO documents (seq, id, parent_id, title, content, search_cjk, created_at, updated_at, ${STATS_COLUMNS})
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+     ON CONFLICT (id) DO UPDATE SET parent_id = ?3, title = ?4, content = ?5, search_cjk = ?6, updated_at = ?8, category = ?12,
        created_at = CASE WHEN ?9 THEN ?7 ELSE documents.created_at END`,
     seq,
     id,
     parent,
-    titleOf(content),
+    title,
     content,
     cjkIndexText(content),
     restore?.createdAt ?? w.now,
     restore?.updatedAt ?? w.now,
     restore ? 1 : 0,
+    ...statsValues(restore?.stats, restore?.stats?.category ?? classifyDocument(id, title, content)),
   );
   w.rec.note(itemKey.doc(id), { kind: "document", id, prior: prior && priorOf(prior) } satisfies DocumentOp);
   return prior;
@@ -93,13 +106,14 @@ export function deleteDocument(w: WriteScope, id: string): DocumentRow | null {
 /** Creates the root with `template` unless it exists; see the module note. */
 export function ensureRoot(db: Db, template: string, now: number): void {
   db.run(
-    `INSERT INTO documents (id, parent_id, title, content, search_cjk, created_at, updated_at)
-     VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?5) ON CONFLICT (id) DO NOTHING`,
+    `INSERT INTO documents (id, parent_id, title, content, search_cjk, created_at, updated_at, category)
+     VALUES (?1, NULL, ?2, ?3, ?4, ?5, ?5, ?6) ON CONFLICT (id) DO NOTHING`,
     ROOT_ID,
     titleOf(template),
     template,
     cjkIndexText(template),
     now,
+    classifyDocument(ROOT_ID, titleOf(template), template),
   );
 }
 

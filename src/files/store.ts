@@ -25,8 +25,10 @@
 import { itemKey } from "../context/access";
 import { chunksFor, placeholders, type Db } from "../context/sql";
 import type { WriteScope } from "../history";
+import { classifyFile } from "../priority/classify";
+import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";
 
-export interface FileRow extends Record<string, SqlStorageValue> {
+export interface FileRow extends StatsRow, Record<string, SqlStorageValue> {
   id: number;
   path: string;
   content: string;
@@ -40,7 +42,7 @@ export interface FileRow extends Record<string, SqlStorageValue> {
  * would grow up to six-fold as JSON, past the 2 MB a history row may hold,
  * and then the write (or delete) it records could not happen at all.
  */
-export type FilePrior = { id: number; content: string; base64?: true; createdAt: number; updatedAt: number };
+export type FilePrior = { id: number; content: string; base64?: true; createdAt: number; updatedAt: number; stats?: ItemStats };
 export type FileOp = { kind: "file"; path: string; prior: FilePrior | null; deleted?: true };
 export type FileMoveOp = { kind: "fileMove"; from: string; to: string; updatedAt: number };
 
@@ -48,7 +50,7 @@ export type FileMoveOp = { kind: "fileMove"; from: string; to: string; updatedAt
 const PLAIN_JSON_MAX_BYTES = 1536 * 1024;
 
 function priorOf(r: FileRow): FilePrior {
-  const times = { id: r.id, createdAt: r.created_at, updatedAt: r.updated_at };
+  const times = { id: r.id, createdAt: r.created_at, updatedAt: r.updated_at, stats: statsOf(r) };
   // Cheap bound first: escaping at most sextuples a character, UTF-8 at most triples it.
   if (r.content.length * 6 <= PLAIN_JSON_MAX_BYTES) return { ...times, content: r.content };
   if (Buffer.byteLength(JSON.stringify(r.content)) <= PLAIN_JSON_MAX_BYTES) return { ...times, content: r.content };
@@ -64,20 +66,24 @@ function under(dir: string): [string, string] | null {
 }
 
 export function readFile(db: Db, path: string): FileRow | undefined {
-  return db.one<FileRow>("SELECT id, path, content, created_at, updated_at FROM files WHERE path = ?", path);
+  return db.one<FileRow>(`SELECT id, path, content, created_at, updated_at, ${STATS_COLUMNS} FROM files WHERE path = ?`, path);
 }
 
 /**
  * Creates or replaces the file at `path`; returns what was there before, or
  * null. `restore` (undo) puts a prior row back: its id when still free, and
- * its times instead of now.
+ * its times instead of now; a file it brings back gets its old priority
+ * columns too (use, category, mark, tier). Every content write sets the
+ * category the classifier gives the path and new content
+ * (src/priority/classify.ts); a file's use and mark survive its edits.
  */
 export function writeFile(w: WriteScope, path: string, content: string, restore?: FilePrior): FileRow | null {
   const prior = readFile(w.db, path) ?? null;
   const freeId = restore && !w.db.one("SELECT 1 AS taken FROM files WHERE id = ?", restore.id) ? restore.id : null;
   w.db.run(
-    `INSERT INTO files (id, path, content, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
-     ON CONFLICT (path) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at,
+    `INSERT INTO files (id, path, content, created_at, updated_at, ${STATS_COLUMNS})
+     VALUES (?1, ?2, ?3, ?4, ?5, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+     ON CONFLICT (path) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at, category = excluded.category,
        created_at = CASE WHEN ?6 THEN excluded.created_at ELSE files.created_at END`,
     freeId,
     path,
@@ -85,6 +91,7 @@ export function writeFile(w: WriteScope, path: string, content: string, restore?
     restore?.createdAt ?? w.now,
     restore?.updatedAt ?? w.now,
     restore ? 1 : 0,
+    ...statsValues(restore?.stats, restore?.stats?.category ?? classifyFile(path, content)),
   );
   w.rec.note(itemKey.file(path), { kind: "file", path, prior: prior && priorOf(prior) } satisfies FileOp);
   return prior;

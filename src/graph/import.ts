@@ -11,10 +11,10 @@ import type { WriteScope } from "../history";
 import { idsByName } from "./rows";
 import { addObservations, createEntities } from "./store";
 import { insertRelation } from "./writes";
-import type { Entity, Relation } from "./types";
+import type { EntityInput, Relation } from "./types";
 
 export type ImportItem =
-  | { line: number; type: "entity"; entity: Entity }
+  | { line: number; type: "entity"; entity: EntityInput }
   | { line: number; type: "relation"; relation: Relation };
 
 export interface ImportReport {

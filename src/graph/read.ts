@@ -9,6 +9,7 @@
 import { DomainError } from "../errors";
 import { LIMITS } from "../limits";
 import type { Db } from "../context/sql";
+import { classifyEntity } from "../priority/classify";
 import { RELATION_SELECT, toRelation, withObservations, type EntityRow, type RelationRow } from "./rows";
 import type { GraphPage, Relation } from "./types";
 
@@ -106,13 +107,19 @@ export function exportPage(db: Db, cursorText: string | undefined, maxLines: num
   const cursor = decodeCursor(cursorText);
   const lines: string[] = [];
   if ((cursor.phase ?? "e") === "e") {
-    const rows = db.all<EntityRow>(
-      "SELECT id, name, entity_type FROM entities WHERE id > ? ORDER BY id LIMIT ?",
+    const rows = db.all<EntityRow & { category: string; important: number }>(
+      "SELECT id, name, entity_type, category, important FROM entities WHERE id > ? ORDER BY id LIMIT ?",
       cursor.after,
       maxLines,
     );
-    for (const e of withObservations(db, rows)) {
-      lines.push(JSON.stringify({ type: "entity", name: e.name, entityType: e.entityType, observations: e.observations }));
+    const entities = withObservations(db, rows);
+    for (const [i, e] of entities.entries()) {
+      // Engram's extras ride along as extra fields, which the official server's reader ignores: the
+      // category when an import would not get it back from the classifier, the importance mark when set.
+      const row = rows[i] as (typeof rows)[number];
+      const classified = classifyEntity(e.name, e.entityType, e.observations);
+      const extras = { ...(row.category !== classified && { category: row.category }), ...(row.important === 1 && { important: true }) };
+      lines.push(JSON.stringify({ type: "entity", name: e.name, entityType: e.entityType, observations: e.observations, ...extras }));
     }
     const lastId = rows[rows.length - 1]?.id;
     if (rows.length === maxLines && lastId !== undefined) return { lines, next: encodeCursor({ after: lastId, phase: "e" }) };

@@ -21,6 +21,7 @@
 import { DomainError, listNames } from "../errors";
 import type { Db } from "../context/sql";
 import type { WriteScope } from "../history";
+import { classifyEntity } from "../priority/classify";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
 import {
   deleteEntityRow,
@@ -31,15 +32,17 @@ import {
   insertRelation,
   touchEntity,
 } from "./writes";
-import type { DeleteReport, Entity, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
+import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
 
 /** Relations open_nodes returns at most, so one hub entity cannot flood a context window. */
 export const OPEN_NODES_MAX_RELATIONS = 1000;
 
-export function createEntities(w: WriteScope, entities: readonly Entity[]): Entity[] {
+export function createEntities(w: WriteScope, entities: readonly EntityInput[]): Entity[] {
   const created: Entity[] = [];
   for (const e of entities) {
-    const id = insertEntity(w, e.name, e.entityType);
+    // An explicit category wins; otherwise the keyword classifier decides (src/priority/classify.ts).
+    const category = e.category ?? classifyEntity(e.name, e.entityType, e.observations);
+    const id = insertEntity(w, e.name, e.entityType, undefined, { category, important: e.important });
     if (id === undefined) continue;
     // Not noted one by one: undoing the creation removes the entity with its observations.
     const observations = e.observations.filter((content) => insertObservation(w, id, e.name, content, { noted: false }));

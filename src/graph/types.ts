@@ -1,8 +1,20 @@
+import type { Category } from "../priority/model";
+
 /** The knowledge graph's wire shapes, identical to @modelcontextprotocol/server-memory's. */
 export interface Entity {
   name: string;
   entityType: string;
   observations: string[];
+}
+
+/**
+ * An entity to create: the official shape, plus an optional category
+ * (create_entities, import) and importance mark (import); neither is echoed
+ * back in the official output.
+ */
+export interface EntityInput extends Entity {
+  category?: Category;
+  important?: boolean;
 }
 
 export interface Relation {

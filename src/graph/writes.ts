@@ -20,6 +20,7 @@
 import { itemKey } from "../context/access";
 import type { Db } from "../context/sql";
 import type { WriteScope } from "../history";
+import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";
 import type { Relation } from "./types";
 
 /** The history item key of an entity. Relations and observations count as changes to their entities. */
@@ -32,6 +33,8 @@ export type EntityPrior = {
   updatedAt: number;
   lastAccessedAt: number | null;
   accessCount: number;
+  /** Its priority columns (absent in ops recorded before they existed). */
+  stats?: ItemStats;
 };
 export type RowPrior = { id: number; createdAt: number };
 
@@ -45,31 +48,41 @@ function freeId(db: Db, table: "entities" | "observations" | "relations", id: nu
   return db.one(`SELECT 1 AS taken FROM ${table} WHERE id = ?`, id) ? null : id;
 }
 
-/** Creates an entity; returns its id, or undefined when the name is taken. */
-export function insertEntity(w: WriteScope, name: string, entityType: string, prior?: EntityPrior): number | undefined {
+/**
+ * Creates an entity; returns its id, or undefined when the name is taken.
+ * A new entity gets `fresh` (its category, and the mark an import carries);
+ * a restored one (`prior`) gets its old use, category, mark and tier back.
+ */
+export function insertEntity(
+  w: WriteScope,
+  name: string,
+  entityType: string,
+  prior?: EntityPrior,
+  fresh: { category: string; important?: boolean } = { category: "general" },
+): number | undefined {
+  const stats: Partial<ItemStats> = prior
+    ? (prior.stats ?? { accessCount: prior.accessCount, lastAccessedAt: prior.lastAccessedAt })
+    : { important: fresh.important === true, tier: fresh.important ? "long" : "short" };
   const row = w.db.one<{ id: number }>(
-    `INSERT INTO entities (id, name, entity_type, created_at, updated_at, last_accessed_at, access_count)
-     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING id`,
+    `INSERT INTO entities (id, name, entity_type, created_at, updated_at, ${STATS_COLUMNS})
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING id`,
     freeId(w.db, "entities", prior?.id),
     name,
     entityType,
     prior?.createdAt ?? w.now,
     prior?.updatedAt ?? w.now,
-    prior?.lastAccessedAt ?? null,
-    prior?.accessCount ?? 0,
+    ...statsValues(stats, fresh.category),
   );
   if (row) w.rec.note(entityItem(name), { kind: "entity", name, prior: null } satisfies EntityOp);
   return row?.id;
 }
 
-interface EntityRowFull extends Record<string, SqlStorageValue> {
+interface EntityRowFull extends StatsRow, Record<string, SqlStorageValue> {
   id: number;
   name: string;
   entity_type: string;
   created_at: number;
   updated_at: number;
-  last_accessed_at: number | null;
-  access_count: number;
 }
 
 /** Deletes an entity with its observations and relations; returns how many relations went. */
@@ -114,6 +127,7 @@ export function deleteEntityRow(w: WriteScope, id: number): number {
     updatedAt: e.updated_at,
     lastAccessedAt: e.last_accessed_at,
     accessCount: e.access_count,
+    stats: statsOf(e),
   };
   w.rec.note(entityItem(e.name), { kind: "entity", name: e.name, prior } satisfies EntityOp);
   return relations.length;

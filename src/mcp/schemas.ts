@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { CATEGORIES } from "../priority/model";
 
 // C0 controls and DEL; observations may still hold tabs and line breaks.
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -31,10 +32,16 @@ export const observationText = z
 export const batch = <T extends z.ZodType>(item: T) =>
   z.array(item).max(LIMITS.batchItems, `at most ${LIMITS.batchItems} items per call`);
 
+/** A priority category (src/priority/model.ts); anything else is an error naming the allowed ones. */
+export const categoryField = z.enum(CATEGORIES, { error: () => `category must be one of ${CATEGORIES.join(", ")}` });
+
 export const EntitySchema = z.object({
   name: entityName.describe("The name of the entity"),
   entityType: typeName("entityType").describe("The type of the entity"),
   observations: batch(observationText).describe("An array of observation contents associated with the entity"),
+  category: categoryField
+    .optional()
+    .describe(`Priority category (${CATEGORIES.join(", ")}); omitted: assigned from keywords in the name, type and observations`),
 });
 
 export const RelationSchema = z.object({

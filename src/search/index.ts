@@ -23,6 +23,7 @@ import { chooseEntries, type TermScores } from "./entries";
 import { corpus, entityStats, matchTerm } from "./match";
 import type { SearchParams } from "./options";
 import { combine, idfFactor, type Factors, importanceFactor, priorityFactor, recencyFactor, tfFactor } from "./score";
+import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import { tokenize } from "./tokenize";
 import { connect, entityRows, relationsAmong } from "./walk";
 
@@ -49,7 +50,7 @@ export const SEARCH_MAX_RELATIONS = 1000;
 const round = (x: number) => Number(x.toPrecision(4));
 
 /** Every candidate's score per term, and its total over the query. */
-function scoreCandidates(db: Db, query: string, now: number) {
+function scoreCandidates(db: Db, query: string, now: number, model: ModelOptions) {
   const terms = tokenize(query);
   const c = corpus(db);
   const matches = terms.map((t) => matchTerm(db, t, c));
@@ -59,7 +60,21 @@ function scoreCandidates(db: Db, query: string, now: number) {
     entityFactors.set(s.id, {
       importance: importanceFactor(s.observations, s.degree),
       recency: recencyFactor(now - s.updated),
-      priority: priorityFactor(s.id),
+      priority: priorityFactor(
+        priority(
+          {
+            uses: s.uses,
+            createdAt: s.created,
+            lastAccessedAt: s.last_accessed,
+            category: s.category,
+            important: s.important === 1,
+            clusterSize: s.cluster_size,
+            baseRelevance: s.base_relevance,
+          },
+          now,
+          model,
+        ),
+      ),
     });
   }
   const total = new Map<number, number>();
@@ -78,8 +93,9 @@ function scoreCandidates(db: Db, query: string, now: number) {
   return { terms, perTerm, total };
 }
 
-export function searchGraph(db: Db, query: string, params: SearchParams, now: number): SearchResult {
-  const { terms, perTerm, total } = scoreCandidates(db, query, now);
+/** `model` is the priority model whose damped value is the score's priority factor (./score.ts). */
+export function searchGraph(db: Db, query: string, params: SearchParams, now: number, model: ModelOptions = DEFAULT_MODEL): SearchResult {
+  const { terms, perTerm, total } = scoreCandidates(db, query, now, model);
   if (terms.length === 0) {
     return { entities: [], relations: [], paths: [], note: "The query has no searchable terms (stop words and punctuation are ignored)." };
   }

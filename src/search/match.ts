@@ -105,14 +105,28 @@ export interface EntityStats extends Record<string, SqlStorageValue> {
   updated: number;
   observations: number;
   degree: number;
+  /** The priority columns (migrations/0006_priority.sql) the model reads. */
+  uses: number;
+  created: number;
+  last_accessed: number | null;
+  category: string;
+  important: number;
+  cluster_size: number;
+  base_relevance: number;
 }
 
-/** Observation count, degree and last update of each entity in `ids` (kept by triggers, migrations/0003_search.sql). */
+/**
+ * Observation count, degree and last update of each entity in `ids` (kept by
+ * triggers, migrations/0003_search.sql), with its priority columns: two
+ * primary-key lookups per candidate.
+ */
 export function entityStats(db: Db, ids: readonly number[]): EntityStats[] {
   if (ids.length === 0) return [];
   return db.all<EntityStats>(
-    `SELECT s.entity_id AS id, s.updated_at AS updated, s.observations, s.degree
-     FROM json_each(?1) j JOIN search_entity_stats s ON s.entity_id = j.value`,
+    `SELECT s.entity_id AS id, s.updated_at AS updated, s.observations, s.degree,
+            e.uses, e.created_at AS created, e.last_accessed_at AS last_accessed, e.category, e.important,
+            e.cluster_size, e.base_relevance
+     FROM json_each(?1) j JOIN search_entity_stats s ON s.entity_id = j.value JOIN entities e ON e.id = s.entity_id`,
     JSON.stringify(ids),
   );
 }

@@ -7,7 +7,16 @@
  *   idf        = ln(1 + (N - df + 0.5) / (df + 0.5))   BM25's idf for the term
  *   importance = ln(1 + max(observations, 1)) × (1 + ln(1 + degree))
  *   recency    = RECENCY_FLOOR + (1 - RECENCY_FLOOR) × exp(-age / RECENCY_TIME)
- *   priority   = 1 (filled by the access-tracking feature)
+ *   priority   = sqrt(clamp(P(e), PRIORITY_MIN, PRIORITY_MAX))      in [0.71, 2]
+ *
+ * P(e) is the item's priority (src/priority/model.ts: use per age, category
+ * weight, the 2x mark, recency of the last access, cluster bonus, base
+ * relevance). The square root and the clamp damp it: use nudges relevance
+ * and never swamps it (at most 2x for a much-used entity, at least 0.71x for
+ * an old unused one, 2.8x between the two), so a heavily used entity that
+ * barely matches does not beat one that matches well. A new, unused
+ * "general" entity has P = 1, factor 1; age alone costs at most 0.71x, as
+ * the recency factor already weighs age.
  *
  * hits_t(e) counts the entity's documents that hold the term: its name-and-type
  * document weighs NAME_WEIGHT, each observation 1 (among the newest
@@ -48,7 +57,12 @@ export const importanceFactor = (observations: number, degree: number): number =
 export const recencyFactor = (ageMs: number): number =>
   RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.exp(-Math.max(ageMs, 0) / RECENCY_TIME_MS);
 
-/** Placeholder for the access-tracking feature: every entity weighs the same until it lands. */
-export const priorityFactor = (_entityId: number): number => 1;
+/** The priority's range before the square root: the factor stays within [0.71, 2]. */
+export const PRIORITY_MIN = 0.5;
+export const PRIORITY_MAX = 4;
+
+/** The damped priority factor of an entity whose priority (src/priority/model.ts) is `p`. */
+export const priorityFactor = (p: number): number =>
+  Math.sqrt(Math.min(PRIORITY_MAX, Math.max(PRIORITY_MIN, Number.isFinite(p) ? p : PRIORITY_MIN)));
 
 export const combine = (f: Factors): number => f.tf * f.idf * f.importance * f.recency * f.priority;

@@ -11,6 +11,7 @@ import delete_observations from "./delete_observations";
 import delete_relations from "./delete_relations";
 import get_active_context from "./get_active_context";
 import list_contexts from "./list_contexts";
+import mark_important from "./mark_important";
 import memory_history from "./memory_history";
 import get_document_tree from "./get_document_tree";
 import insert from "./insert";
@@ -59,4 +60,6 @@ export const TOOLS = [
   insert,
   delete_path,
   rename,
+  // priority
+  mark_important,
 ] as unknown as ToolDef[];

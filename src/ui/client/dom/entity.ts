@@ -17,7 +17,7 @@ import { fill, h, linkButton } from "./dom";
 import { changeItem } from "./history";
 
 interface Opened {
-  entities: { name: string; entityType: string; observations: string[]; important?: unknown }[];
+  entities: { name: string; entityType: string; observations: string[] }[];
   relations: { from: string; to: string; relationType: string }[];
   related?: { item: string; count: number }[];
   notFound?: string[];
@@ -28,6 +28,11 @@ interface AccessStats {
   lastAccessedAt: number | null;
   createdAt: number;
   updatedAt: number;
+  /** The priority feature's columns (absent from a server without it). */
+  important?: boolean;
+  category?: string;
+  tier?: string;
+  priority?: number;
 }
 
 let editCounter = 0;
@@ -144,7 +149,8 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
   const other = (rel: Opened["relations"][number]) => (rel.from === name ? rel.to : rel.from);
   fill(body, 
     h("p", { class: "muted" }, entity.entityType),
-    importantToggle(app, item, entity.important === true),
+    // The mark is part of the entity's statistics: open_nodes keeps the official shape.
+    importantToggle(app, item, stats?.important === true),
     h("h3", {}, `Observations (${entity.observations.length})`),
     h("ul", { class: "observations" }, ...entity.observations.map((o) => observationItem(app, name, o))),
     app.writable ? addForm(app, name) : null,
@@ -172,6 +178,9 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
           h("dd", {}, formatTime(stats.createdAt)),
           h("dt", {}, "Updated"),
           h("dd", {}, formatTime(stats.updatedAt)),
+          ...(stats.category === undefined
+            ? []
+            : [h("dt", {}, "Priority"), h("dd", {}, `${stats.priority ?? ""} (${stats.category}, ${stats.tier ?? ""} term)`)]),
         )
       : h("p", { class: "muted" }, "Unavailable."),
     history ? h("h3", {}, "Recent changes") : null,
