@@ -4,8 +4,9 @@
  * in, searches, opens a node, edits an observation, undoes the edit from
  * the history, and browses files and documents; a screenshot is saved
  * under test-results/ui/. The importance control is checked both ways:
- * hidden while the server does not list mark_important, and calling it
- * when the tool is listed.
+ * shown to a writer (it calls mark_important, and the mark shows after the
+ * page reads the entity again), hidden from a read grant and from a
+ * connection whose tools/list does not offer mark_important.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
@@ -145,8 +146,8 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await openRelated(page, "Alice");
     expect(await observations(page)).toEqual(["prefers Go", "owns the billing service"]);
     expect(await page.locator("#detail .stats").textContent()).toContain("Opened");
-    // The server does not list mark_important yet, so the control is not shown.
-    expect(await page.locator("#important").count()).toBe(0);
+    // The server lists mark_important: a writer sees the control, unpressed.
+    expect(await page.locator("#important").getAttribute("aria-pressed")).toBe("false");
 
     await page.getByRole("button", { name: "Edit observation: prefers Go" }).click();
     await page.getByLabel("Edit observation (Enter saves, Escape cancels)").fill("prefers Go and Rust");
@@ -205,6 +206,7 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     expect(await page.getByRole("button", { name: /^Edit observation/ }).count()).toBe(0);
     expect(await page.getByRole("button", { name: /^Delete observation/ }).count()).toBe(0);
     expect(await page.getByLabel("New observation").count()).toBe(0);
+    expect(await page.locator("#important").count()).toBe(0);
     await page.close();
   });
 
@@ -219,22 +221,13 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await page.close();
   });
 
-  it("offers the importance mark when the server lists mark_important, and calls it with the item's key", async () => {
+  it("marks an entity important with mark_important and shows the mark, and hides the control when the tool is not listed", async () => {
     const page = await browser.context.newPage();
     const calls: unknown[] = [];
-    // The priority feature is not on this server yet: list a stand-in mark_important and answer its calls.
     await page.route(`${dev.url}/mcp/${CTX}`, async (route) => {
-      const method = route.request().headers()["mcp-method"];
-      const body = route.request().postDataJSON() as { id: number; params: { name?: string; arguments?: unknown } };
-      if (method === "tools/call" && body.params.name === "mark_important") {
-        calls.push(body.params.arguments);
-        return route.fulfill({ json: { jsonrpc: "2.0", id: body.id, result: { content: [{ type: "text", text: "Marked." }], structuredContent: {} } } });
-      }
-      if (method !== "tools/list") return route.continue();
-      const response = await route.fetch();
-      const json = (await response.json()) as { result: { tools: unknown[] } };
-      json.result.tools.push({ name: "mark_important", inputSchema: { type: "object" }, annotations: { readOnlyHint: false } });
-      return route.fulfill({ response, json });
+      const body = route.request().postDataJSON() as { params?: { name?: string; arguments?: unknown } };
+      if (route.request().headers()["mcp-method"] === "tools/call" && body.params?.name === "mark_important") calls.push(body.params.arguments);
+      return route.continue();
     });
     await signIn(page, writer);
     await searchAndOpen(page, "billing", "Billing service");
@@ -243,7 +236,28 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     expect(await toggle.getAttribute("aria-pressed")).toBe("false");
     await toggle.click();
     await expect.poll(() => calls, WAIT).toEqual([{ items: ["entity:Alice"], important: true }]);
+    // The page reads the entity again: the mark comes from its statistics, with the promotion it brought.
+    await expect.poll(() => page.locator("#important").getAttribute("aria-pressed"), WAIT).toBe("true");
+    await expect.poll(() => page.locator("#detail .stats").textContent(), WAIT).toContain("long term");
+    await page.locator("#important").click();
+    await expect.poll(() => page.locator("#important").getAttribute("aria-pressed"), WAIT).toBe("false");
     await page.close();
+
+    // A connection whose tools/list leaves mark_important out gets no control.
+    const hidden = await browser.context.newPage();
+    await hidden.route(`${dev.url}/mcp/${CTX}`, async (route) => {
+      if (route.request().headers()["mcp-method"] !== "tools/list") return route.continue();
+      const response = await route.fetch();
+      const json = (await response.json()) as { result: { tools: { name: string }[] } };
+      json.result.tools = json.result.tools.filter((t) => t.name !== "mark_important");
+      return route.fulfill({ response, json });
+    });
+    await signIn(hidden, writer);
+    await searchAndOpen(hidden, "billing", "Billing service");
+    await openRelated(hidden, "Alice");
+    expect(await hidden.locator("#detail .stats").textContent()).toContain("Opened");
+    expect(await hidden.locator("#important").count()).toBe(0);
+    await hidden.close();
   });
 });
 
