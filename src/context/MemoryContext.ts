@@ -18,10 +18,11 @@
  * inverse kinds are joined in INVERSES below.
  *
  * ## Accesses
- * Calls that view, open or write items report what they did to the access
- * hook (./access.ts) in the same transaction: accesses, removals, renames.
- * Retrievals (view, open_nodes, read_document) come back with the items
- * related to them.
+ * Calls that view, open, search or write items report what they did to the
+ * access hook (./access.ts) in the same transaction: accesses, removals,
+ * renames. The hook keeps each retrieved item's use, relevance and tier
+ * (src/priority/track.ts). Retrievals (view, open_nodes, read_document) come
+ * back with the items related to them.
  *
  * ## Helpers
  * Upkeep (the alarm: history retention, co-visitation cleanup) lives in

@@ -3,7 +3,9 @@
  * object's memory: read_graph pages and the JSONL export.
  *
  * Both walk entities in id (insertion) order from an opaque cursor and never
- * hold more than one page in memory. A page carries each entity's outgoing
+ * hold more than one page in memory. Export lines are the official format
+ * plus engram's optional extras: `important: true` when marked, and
+ * `category` when the classifier would not give it back on import. A page carries each entity's outgoing
  * relations, so every relation appears exactly once across all pages.
  */
 import { DomainError } from "../errors";

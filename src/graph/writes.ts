@@ -7,7 +7,8 @@
  *
  * ## Inverse ops (JSON, stored in change_inverse)
  * - `{kind:"entity", name, prior}`: prior null = the entity was created (undo
- *   deletes it with whatever it holds); prior = its row before it was deleted.
+ *   deletes it with whatever it holds); prior = its row before it was deleted,
+ *   priority columns included (`stats`, src/priority/columns.ts).
  * - `{kind:"observation", entity, content, prior}`: prior null = added;
  *   prior `{id, createdAt}` = deleted.
  * - `{kind:"relation", from, to, relationType, prior}`: the same for relations.
