@@ -8,7 +8,8 @@
  *   uses             += ACCESS_WEIGHTS[weight]      (direct 1, search 0.25)
  *   last_accessed_at  = now
  *   base_relevance    = min(RELEVANCE_CAP, base_relevance + RELEVANCE_STEP × weight)
- *   cluster_size      = clusterSizes() now (relations and co-visitation)
+ *   cluster_size      = clusterSizes() now (relations and co-visitation), on a
+ *                       direct retrieval only (see Cost)
  *   tier              = tierFor(the row after the above)
  * An item returned twice in one call (opened and found) counts once, at its
  * heaviest weight. Writes are not retrievals and never come here.
@@ -18,6 +19,12 @@
  * keys and cluster sizes travel as one JSON parameter), RETURNING what the
  * tier needs; a second UPDATE only for the rows whose tier moves, which is
  * rare (first retrieval, promotion). Items that no longer exist are skipped.
+ * Counting an item's cluster (./cluster.ts) costs two or three indexed
+ * queries per call, about 0.15 ms per item measured at 20,000 entities,
+ * more than the rest of the tracking together; search_nodes returns up to 50
+ * entities on every query, so a search hit keeps the stored cluster size,
+ * which the next direct retrieval (open_nodes, view, read_document) or
+ * evaluation refreshes.
  */
 import { chunksFor, type Db } from "../context/sql";
 import { clusterSizes } from "./cluster";
@@ -47,6 +54,7 @@ interface Returned extends Record<string, SqlStorageValue> {
  * stored sizes stay until the next access or evaluation refreshes them.
  */
 function safeClusterSizes(db: Db, refs: readonly ItemRef[]): Map<string, number> | undefined {
+  if (refs.length === 0) return new Map();
   try {
     return clusterSizes(db, refs);
   } catch (error) {
@@ -64,7 +72,10 @@ export function trackRetrievals(db: Db, retrievals: readonly Retrieval[], now: n
   }
   const refs = [...heaviest.keys()].flatMap((k) => itemRef(k) ?? []);
   if (refs.length === 0) return 0;
-  const clusters = safeClusterSizes(db, refs);
+  const clusters = safeClusterSizes(
+    db,
+    refs.filter((r) => heaviest.get(r.key) === "direct"),
+  );
   let updated = 0;
   for (const [kind, ofKind] of byKind(refs)) {
     const { table, keyColumn } = ITEM_TABLES[kind];
