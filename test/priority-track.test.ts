@@ -68,6 +68,10 @@ describe("access tracking", () => {
         expect(entity(db, name)?.base_relevance).toBeCloseTo(1 + RELEVANCE_STEP * 0.25, 10);
       }
       expect(entity(db, "other")).toMatchObject({ access_count: 0, uses: 0, tier: "short" });
+      // A search hit keeps the stored cluster size (cheap on the hot path); a direct retrieval refreshes it.
+      expect(entity(db, "billing")?.cluster_size).toBe(0);
+      unwrap(instance.openNodes(["billing"], meta));
+      expect(entity(db, "billing")?.cluster_size).toBe(1);
     });
   });
 
