@@ -60,11 +60,13 @@ describe("documents store", () => {
       expect(deleteDocument(at(4), "a")).toMatchObject({ id: "a", content: "# A2\n" });
       expect(deleteDocument(at(5), "a")).toBeNull();
       const seq = prior?.seq;
+      // Priors carry the priority columns too, so undoing a delete restores them (src/priority/columns.ts).
+      const stats = { accessCount: 0, lastAccessedAt: null, category: "general", important: false, baseRelevance: 1, tier: "short", uses: 0, clusterSize: 0 };
       expect(notes).toEqual([
         ["doc:root", { kind: "document", id: "root", prior: null }],
         ["doc:a", { kind: "document", id: "a", prior: null }],
-        ["doc:a", { kind: "document", id: "a", prior: { seq, parent: "root", content: "# a\n", createdAt: 2, updatedAt: 2 } }],
-        ["doc:a", { kind: "document", id: "a", prior: { seq, parent: "root", content: "# A2\n", createdAt: 2, updatedAt: 3 }, deleted: true }],
+        ["doc:a", { kind: "document", id: "a", prior: { seq, parent: "root", content: "# a\n", createdAt: 2, updatedAt: 2, stats } }],
+        ["doc:a", { kind: "document", id: "a", prior: { seq, parent: "root", content: "# A2\n", createdAt: 2, updatedAt: 3, stats }, deleted: true }],
       ]);
       // A restore puts the row back exactly: its seq (the FTS rowid) and its times.
       putDocument(at(9), "a", "# A2\n", "root", { seq: seq as number, parent: "root", content: "# A2\n", createdAt: 2, updatedAt: 3 });
