@@ -75,6 +75,15 @@ describe.each(CLIENTS)("mark_important with %s client", (_label, connect) => {
     await c.close();
   });
 
+  it("marks the root document of a context that has not used documents yet", async () => {
+    const ctx = freshContext("mark");
+    const c = await open(ctx);
+    const r = await c.call("mark_important", { items: ["doc:root"], important: true });
+    expect(r.structuredContent).toEqual({ important: true, changed: ["doc:root"], unchanged: [] });
+    expect(await rowOf(ctx, "documents", "id", "root")).toMatchObject({ important: 1, tier: "long" });
+    await c.close();
+  });
+
   it("unmarks without demoting", async () => {
     const ctx = freshContext("mark");
     const c = await open(ctx);

@@ -52,6 +52,8 @@ import {
 } from "../history";
 import * as documents from "../documents/store";
 import { documentInverses } from "../documents/inverse";
+import { ROOT_ID } from "../documents/links";
+import { ensureRoot } from "../documents/rows";
 import type { DocumentHit } from "../documents/search";
 import * as files from "../files/commands";
 import { fileInverses } from "../files/inverse";
@@ -197,7 +199,12 @@ export class MemoryContext extends DurableObject<Env> {
   /** mark_important: one recorded change; a bad or missing key rejects the whole call (src/priority/mark.ts). */
   markImportant(items: string[], important: boolean, meta: CallMeta): Outcome<MarkResult> {
     const model = modelOptions(this.config());
-    return this.write(meta, (w) => markImportant(w, items, important, model));
+    const { rootTemplate } = this.documentOptions;
+    return this.write(meta, (w) => {
+      // The root document exists from the start, even before its lazy creation (src/documents/store.ts).
+      if (items.includes(itemKey.doc(ROOT_ID))) ensureRoot(w.db, rootTemplate, w.now);
+      return markImportant(w, items, important, model);
+    });
   }
 
   readGraph(opts: ReadGraphOptions, _meta: CallMeta): Outcome<GraphPage> {
