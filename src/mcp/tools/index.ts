@@ -12,6 +12,7 @@ import delete_relations from "./delete_relations";
 import get_active_context from "./get_active_context";
 import list_contexts from "./list_contexts";
 import memory_history from "./memory_history";
+import memory_stats from "./memory_stats";
 import get_document_tree from "./get_document_tree";
 import insert from "./insert";
 import open_nodes from "./open_nodes";
@@ -24,6 +25,7 @@ import undo from "./undo";
 import search_documents from "./search_documents";
 import update_document from "./update_document";
 import rename from "./rename";
+import restore from "./restore";
 import str_replace from "./str_replace";
 import view from "./view";
 
@@ -59,4 +61,7 @@ export const TOOLS = [
   insert,
   delete_path,
   rename,
+  // priority
+  memory_stats,
+  restore,
 ] as unknown as ToolDef[];
