@@ -40,6 +40,8 @@ import { readState, writeState } from "./state";
 
 /** Items one evaluation prunes at most (bounds its memory and its transaction). */
 export const MAX_PRUNE_PER_RUN = 1000;
+/** Extra candidates read beyond what must go: some may rise over the threshold once their clusters are refreshed. */
+const REFRESH_SLACK = 64;
 /** Items named in last_evaluation at most. */
 const REPORTED_ITEMS = 20;
 /** Who a pruning is recorded as, in memory_history. */
@@ -114,7 +116,7 @@ export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation
 
   const needs = new Map<LimitName, number>(near.map((u) => [u.limit, excess(u)]));
   const tiers = new Set<Tier>(needs.has("total") ? TIERS : TIERS.filter((t) => needs.has(t)));
-  const wanted = Math.min(MAX_PRUNE_PER_RUN, [...needs.values()].reduce((a, b) => a + b, 0));
+  const wanted = Math.min(MAX_PRUNE_PER_RUN, [...needs.values()].reduce((a, b) => a + b, 0) + REFRESH_SLACK);
   const candidates = lowestPrunable(db, wanted, opts.threshold, tiers, now, opts.model);
   const why = `${describeLimits(near)} at or over 90%`;
   const prunedItems: string[] = [];
