@@ -8,7 +8,10 @@
  *           archive row of the end pruned first)
  *   file    its row and content (base64 when plain JSON would be too big)
  *   doc     its row, content and parent (only leaf documents are pruned,
- *           never the root: ./scan.ts)
+ *           never the root: ./scan.ts). Its parent's [[id]] links become
+ *           [[archived:id]] (plain text, not a link), so the tree stays whole
+ *           (links are exactly children) and a reader sees what is archived;
+ *           restore turns them back into links.
  *   and the item's priority columns (access statistics, category, tier...)
  *
  * ## Removal goes through the domains
@@ -32,7 +35,9 @@
 import { recordRemoval } from "../context/access";
 import type { Db } from "../context/sql";
 import { DomainError } from "../errors";
-import { deleteDocument } from "../documents/rows";
+import { utf8Bytes } from "../documents/links";
+import { deleteDocument, getDocument, putDocument } from "../documents/rows";
+import { LIMITS } from "../limits";
 import { deleteFile } from "../files/store";
 import { deleteEntityRow } from "../graph/writes";
 import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
@@ -225,6 +230,30 @@ function docPayload(db: Db, id: string): DocPayload | undefined {
 
 export type PruneResult = "archived" | "tooLarge" | "notPrunable";
 
+export const link = (id: string) => `[[${id}]]`;
+export const archivedLink = (id: string) => `[[archived:${id}]]`;
+
+/**
+ * Rewrites the links to `id` in its parent (`from` → `to`), keeping the
+ * parent's times: a recorded change of the parent, undone with the rest.
+ * False when the parent is gone or would grow past a document's limit.
+ */
+export function relink(w: WriteScope, parentId: string, id: string, from: string, to: string): boolean {
+  const parent = getDocument(w.db, parentId);
+  if (!parent) return false;
+  const content = parent.content.split(from).join(to);
+  if (content === parent.content) return true;
+  if (utf8Bytes(content) > LIMITS.documentBytes) return false;
+  putDocument(w, parentId, content, parent.parent_id, {
+    seq: parent.seq,
+    parent: parent.parent_id,
+    content,
+    createdAt: parent.created_at,
+    updatedAt: parent.updated_at,
+  });
+  return true;
+}
+
 /**
  * Moves item `kind:name` to the archive with the priority it had and why:
  * the payload first, then the removal through its domain, in the caller's
@@ -236,6 +265,7 @@ export function pruneItem(w: WriteScope, kind: ItemKind, name: string, priority:
   if (payload === undefined || payload.stats.important) return "notPrunable";
   if (Buffer.byteLength(JSON.stringify(payload)) > ARCHIVE_MAX_BYTES) return "tooLarge";
   const item = `${kind}:${name}`;
+  if (payload.kind === "doc" && !relink(w, payload.parent, payload.id, link(payload.id), archivedLink(payload.id))) return "tooLarge";
   if (payload.kind === "entity") deleteEntityRow(w, payload.id);
   else if (payload.kind === "file") deleteFile(w, payload.path);
   else deleteDocument(w, payload.id);

@@ -13,7 +13,8 @@
  * - A file whose place is taken by a directory, or under a path that is a
  *   file now, is a conflict. A document whose parent is gone is a conflict
  *   (restore the parent first, or together: parents are restored first).
- *   If its parent no longer links it, the link is appended to the parent.
+ *   The parent's [[archived:id]] marks become [[id]] links again; if it
+ *   holds neither, the link is appended to the parent.
  * - Relations come back when both ends exist after the call. A relation
  *   whose other end is archived is moved to that end's archive row (it comes
  *   back with it); one whose other end is gone for good is reported dropped.
@@ -22,7 +23,7 @@
  *   it straight away.
  */
 import { chunksFor, placeholders, type Db } from "../context/sql";
-import { parseLinks } from "../documents/links";
+import { parseLinks, utf8Bytes } from "../documents/links";
 import { getDocument, putDocument } from "../documents/rows";
 import { ancestors } from "../files/path";
 import { isDirectory, readFile, writeFile } from "../files/store";
@@ -30,7 +31,7 @@ import { idsByName } from "../graph/rows";
 import { insertEntity, insertObservation, insertRelation } from "../graph/writes";
 import type { WriteScope } from "../history";
 import { LIMITS } from "../limits";
-import { deleteArchive, getArchive, putArchive, writeStats, type ArchivedRelation, type ItemStats, type Payload } from "./archive";
+import { archivedLink, deleteArchive, getArchive, link, putArchive, relink, writeStats, type ArchivedRelation, type ItemStats, type Payload } from "./archive";
 import { ACCESS_WEIGHTS, tierFor } from "./model";
 
 export interface RestoreSelection {
@@ -105,8 +106,12 @@ function blocker(db: Db, p: Payload): string | undefined {
   const parent = getDocument(db, p.parent);
   if (!parent) return `its parent document "${p.parent}" is gone; restore doc:${p.parent} first, or in the same call`;
   const links = parseLinks(parent.content).ids;
-  if (!links.includes(p.id) && links.length >= LIMITS.documentLinks) {
+  if (links.includes(p.id) || parent.content.includes(archivedLink(p.id))) return undefined;
+  if (links.length >= LIMITS.documentLinks) {
     return `its parent "${p.parent}" already links ${LIMITS.documentLinks} documents, so it cannot link [[${p.id}]] again`;
+  }
+  if (utf8Bytes(parent.content) + p.id.length + 8 > LIMITS.documentBytes) {
+    return `its parent "${p.parent}" is too full to link [[${p.id}]] again (documents hold at most ${LIMITS.documentBytes} bytes)`;
   }
   return undefined;
 }
@@ -134,9 +139,10 @@ function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
     writeStats(w.db, "file", p.path, used(p.stats, w.now));
     return [];
   }
+  relink(w, p.parent, p.id, archivedLink(p.id), link(p.id));
   const parent = getDocument(w.db, p.parent);
   if (parent && !parseLinks(parent.content).ids.includes(p.id)) {
-    putDocument(w, p.parent, `${parent.content.replace(/\n*$/, "")}\n\n[[${p.id}]]\n`, parent.parent_id);
+    putDocument(w, p.parent, `${parent.content.replace(/\n*$/, "")}\n\n${link(p.id)}\n`, parent.parent_id);
   }
   putDocument(w, p.id, p.content, p.parent, { seq: p.seq, parent: p.parent, content: p.content, createdAt: p.createdAt, updatedAt: p.updatedAt });
   writeStats(w.db, "doc", p.id, used(p.stats, w.now));
