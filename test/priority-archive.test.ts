@@ -56,13 +56,15 @@ describe("archive and restore", () => {
     expect((await openNodes(c, ["X", "Z"])).notFound).toEqual(["X"]);
     expect((await openNodes(c, ["Z"])).relations).toEqual([]);
 
-    const listed = (await ok(c, "restore")) as { archived: { id: number; item: string; reason: string }[]; total: number };
-    expect(listed.total).toBe(1);
+    const listing = await c.call("restore");
+    const listed = listing.structuredContent as { archived: { id: number; item: string; reason: string }[] };
+    expect(listed.archived).toHaveLength(1);
     expect(listed.archived[0]).toMatchObject({ item: "entity:X", reason: expect.stringContaining("total 4/4") });
-    expect(((await ok(c, "memory_stats")) as { archive: { items: number } }).archive.items).toBe(1);
+    expect(text(listing)).toContain("1 archived in all, newest first:");
+    expect(await ok(c, "memory_stats")).toMatchObject({ archived: 1, lastEvaluation: { outcome: "pruned", pruned: 1 }, total: 3 });
 
-    const restored = (await ok(c, "restore", { items: ["entity:X"] })) as { restored: { item: string }[]; change: number };
-    expect(restored.restored).toEqual([{ id: listed.archived[0]?.id, item: "entity:X" }]);
+    const restored = (await ok(c, "restore", { items: ["entity:X"] })) as { restored: string[]; change: number };
+    expect(restored.restored).toEqual(["entity:X"]);
     // Restoring is a use (X was opened once before), so the next evaluation does not prune it straight away.
     expect(await rows(stub, "SELECT access_count, last_accessed_at, tier FROM entities WHERE name = 'X'")).toEqual([
       { access_count: 2, last_accessed_at: t0 + 200 * DAY_MS, tier: "mid" },
@@ -70,7 +72,7 @@ describe("archive and restore", () => {
     const after = await openNodes(c, ["X"]);
     expect(after.entities).toEqual(before.entities);
     expect(after.relations).toEqual(before.relations);
-    expect((await ok(c, "restore")) as Structured).toMatchObject({ archived: [], total: 0 });
+    expect((await ok(c, "restore")) as Structured).toEqual({ archived: [] });
 
     // The restore is a change; undoing it puts X back into the archive, once.
     const [change] = await changesOf(name);
@@ -99,10 +101,10 @@ describe("archive and restore", () => {
     expect(((await ok(c, "read_document", { id: "root" })) as { content: string }).content).toBe("# root\n\nSee [[archived:ideas]] and [[todo]].\n");
     await expectTreeIntact(name);
 
-    const listed = (await ok(c, "restore", { list: { kind: "doc" } })) as { archived: { id: number; item: string }[] };
+    const listed = (await ok(c, "restore", { kind: "doc" })) as { archived: { id: number; item: string }[] };
     expect(listed.archived.map((a) => a.item)).toEqual(["doc:ideas"]);
     const restored = (await ok(c, "restore", { items: ["file:notes/plan.md", "doc:ideas", "doc:nothing"] })) as Structured;
-    expect(restored).toMatchObject({ restored: [{ item: "file:notes/plan.md" }, { item: "doc:ideas" }], notFound: ["doc:nothing"] });
+    expect(restored).toMatchObject({ restored: ["file:notes/plan.md", "doc:ideas"], notFound: ["doc:nothing"] });
     expect(((await ok(c, "view", { path: "notes/plan.md" })) as { text: string }).text).toContain("step two");
     expect(((await ok(c, "read_document", { id: "ideas" })) as { content: string }).content).toBe("# ideas\n\na garden on the roof\n");
     expect(((await ok(c, "read_document", { id: "root" })) as { content: string }).content).toBe("# root\n\nSee [[ideas]] and [[todo]].\n");
@@ -136,7 +138,7 @@ describe("archive and restore", () => {
 
     const r = await c.call("restore", { items: ["entity:A"] });
     expect(r.isError).toBeFalsy();
-    expect(r.structuredContent).toMatchObject({ restored: [], conflicts: [{ item: "entity:A", reason: expect.stringContaining("exists again") }] });
+    expect(r.structuredContent).toMatchObject({ restored: [], conflicts: [expect.stringMatching(/^#\d+ entity:A: an entity named "A" exists again/)] });
     expect(text(r)).toContain("Conflict, kept archived");
     expect((await openNodes(c, ["A"])).entities[0]).toMatchObject({ entityType: "new" });
     expect(await rows(stub, "SELECT item FROM archive")).toEqual([{ item: "entity:A" }]);
@@ -152,7 +154,9 @@ describe("archive and restore", () => {
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     expect((await rows<{ item: string }>(stub, "SELECT item FROM archive ORDER BY id")).map((r) => r.item)).toEqual(["entity:P", "entity:Q"]);
 
-    expect(await ok(c, "restore", { items: ["entity:P"] })).toMatchObject({ restored: [{ item: "entity:P" }], relationsDeferred: ["P -knows-> Q"] });
+    const first = await c.call("restore", { items: ["entity:P"] });
+    expect(first.structuredContent).toMatchObject({ restored: ["entity:P"] });
+    expect(text(first)).toContain("Relations waiting for their other end (restore it to bring them back): P -knows-> Q.");
     expect((await openNodes(c, ["P"])).relations).toEqual([]);
     await ok(c, "restore", { items: ["entity:Q"] });
     expect((await openNodes(c, ["P"])).relations).toEqual([{ from: "P", to: "Q", relationType: "knows" }]);
@@ -161,9 +165,9 @@ describe("archive and restore", () => {
 
   it("rejects bad selections and changes nothing", async () => {
     const { c, stub } = await setup(10);
-    const both = await c.call("restore", { items: ["entity:A"], list: {} });
+    const both = await c.call("restore", { items: ["entity:A"], before: 5 });
     expect(both.isError).toBe(true);
-    expect(text(both)).toContain("not both");
+    expect(text(both)).toContain("Nothing was restored");
     const badKey = await c.call("restore", { items: ["Alice"] });
     expect(badKey.isError).toBe(true);
     expect(text(badKey)).toContain('item must be a key like "entity:Alice"');

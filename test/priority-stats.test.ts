@@ -34,27 +34,29 @@ describe("memory_stats", () => {
     const s = r.structuredContent as Record<string, unknown>;
     expect(s).toMatchObject({
       total: 6,
-      byKind: { entity: 5, file: 1, doc: 0 },
-      byTier: { short: 3, mid: 2, long: 1 },
-      byCategory: { personal: 1, technical: 1, project: 0, casual: 1, general: 3 },
-      capacity: { total: 100, short: 4 },
+      counts: {
+        kind: { entity: 5, file: 1, doc: 0 },
+        tier: { short: 3, mid: 2, long: 1 },
+        category: { personal: 1, technical: 1, project: 0, casual: 1, general: 3 },
+      },
       limits: [
         { limit: "total", max: 100, used: 6, percent: 6, near: false },
         { limit: "short", max: 4, used: 3, percent: 75, near: false },
       ],
-      archive: { items: 0, bytes: 0, newest: [] },
+      archived: 0,
       lastEvaluation: null,
       nextEvaluation: new Date(t0 + EVERY).toISOString(),
     });
     // New items: priority = (1 + uses) x category weight x 2 if marked; ties by key.
     expect(s.top).toEqual([
-      { item: "entity:D", priority: 4, tier: "mid", category: "casual", important: false, accessCount: 0 },
-      { item: "entity:B", priority: 3.6, tier: "mid", category: "technical", important: false, accessCount: 0 },
-      { item: "entity:A", priority: 2, tier: "short", category: "personal", important: false, accessCount: 0 },
-      { item: "entity:C", priority: 2, tier: "long", category: "general", important: true, accessCount: 0 },
-      { item: "entity:E", priority: 1, tier: "short", category: "general", important: false, accessCount: 0 },
-      { item: "file:notes/a.md", priority: 1, tier: "short", category: "general", important: false, accessCount: 0 },
+      { item: "entity:D", priority: 4 },
+      { item: "entity:B", priority: 3.6 },
+      { item: "entity:A", priority: 2 },
+      { item: "entity:C", priority: 2 },
+      { item: "entity:E", priority: 1 },
+      { item: "file:notes/a.md", priority: 1 },
     ]);
+    expect(text(r)).toContain("entity:C 2 (long, general, 0 accesses, important)");
     expect(text(r)).toContain("Capacity: total 6/100 (6%), short 3/4 (75%)");
     // Reading the numbers is not an access.
     expect(await rows(stub, "SELECT SUM(access_count) AS n FROM entities")).toEqual([{ n: 0 }]);
@@ -69,7 +71,7 @@ describe("memory_stats", () => {
     const { name } = await contextWithCapacity(null, Date.now(), "stats");
     const c = await connectV2({ url: `http://localhost/mcp/${name}` });
     const r = await c.call("memory_stats");
-    expect(r.structuredContent).toMatchObject({ capacity: null, limits: [], nextEvaluation: null, total: 0 });
+    expect(r.structuredContent).toMatchObject({ limits: [], nextEvaluation: null, total: 0, archived: 0, lastEvaluation: null });
     expect(text(r)).toContain("Capacity: none set");
     await c.close();
   });

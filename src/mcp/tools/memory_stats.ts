@@ -5,48 +5,43 @@ import { callContext, defineTool, reply } from "../tool";
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 const counts = z.record(z.string(), z.number());
 
-const LimitOut = z.object({
-  limit: z.string().describe("total, short, mid or long"),
-  max: z.number(),
-  used: z.number(),
-  percent: z.number(),
-  near: z.boolean().describe("Use is at or over 90% of the limit: the next evaluation prunes"),
-});
+const LimitOut = z.object({ limit: z.string(), max: z.number(), used: z.number(), percent: z.number(), near: z.boolean() });
 
 /** memory_stats' answer: the object's numbers with times as ISO strings. */
 function shape(s: MemoryStats) {
   const e = s.lastEvaluation;
   return {
     total: s.total,
-    byTier: s.byTier,
-    byCategory: s.byCategory,
-    byKind: s.byKind,
-    capacity: s.capacity,
+    counts: { tier: s.byTier, category: s.byCategory, kind: s.byKind },
     limits: s.limits,
-    archive: { items: s.archive.items, bytes: s.archive.bytes, newest: s.archive.newest.map((a) => ({ ...a, archivedAt: iso(a.archivedAt) as string })) },
-    lastEvaluation: e && {
-      at: iso(e.at) as string,
-      outcome: e.outcome,
-      pruned: e.pruned,
-      prunedItems: e.prunedItems,
-      reason: e.reason,
-      ...(e.change !== undefined ? { change: e.change } : {}),
-    },
+    archived: s.archive.items,
+    lastEvaluation: e && { at: iso(e.at) as string, outcome: e.outcome, pruned: e.pruned, reason: e.reason },
     nextEvaluation: iso(s.nextEvaluation),
-    top: s.top.map((t) => ({ ...t, priority: Math.round(t.priority * 1e4) / 1e4 })),
+    top: s.top.map((t) => ({ item: t.item, priority: Math.round(t.priority * 1e4) / 1e4 })),
   };
 }
 
-function text(o: ReturnType<typeof shape>): string {
+/** The lines the structured answer leaves out: newest archived, what the last evaluation pruned and its change, each top item's category. */
+function details(s: MemoryStats) {
+  const e = s.lastEvaluation;
+  return {
+    bytes: s.archive.bytes,
+    newest: s.archive.newest.map((a) => `#${a.id} ${a.item}`).join(", "),
+    pruned: e && e.prunedItems.length > 0 ? ` Pruned: ${e.prunedItems.join(", ")}${e.pruned > e.prunedItems.length ? ", ..." : ""}${e.change !== undefined ? ` (change #${e.change}; undo{change: ${e.change}} brings them back)` : ""}.` : "",
+    top: new Map(s.top.map((t) => [t.item, `${t.tier}, ${t.category}, ${t.accessCount} accesses${t.important ? ", important" : ""}`])),
+  };
+}
+
+function text(o: ReturnType<typeof shape>, d: ReturnType<typeof details>): string {
   const list = (r: Record<string, number>) => Object.entries(r).map(([k, n]) => `${k} ${n}`).join(", ");
   const lines = [
-    `${o.total} items (${list(o.byKind)}). Tiers: ${list(o.byTier)}. Categories: ${list(o.byCategory)}.`,
-    o.capacity
+    `${o.total} items (${list(o.counts.kind ?? {})}). Tiers: ${list(o.counts.tier ?? {})}. Categories: ${list(o.counts.category ?? {})}.`,
+    o.limits.length > 0
       ? `Capacity: ${o.limits.map((l) => `${l.limit} ${l.used}/${l.max} (${l.percent}%${l.near ? ", near" : ""})`).join(", ")}. Next evaluation: ${o.nextEvaluation ?? "none"}.`
       : "Capacity: none set (nothing is ever pruned).",
-    `Archive: ${o.archive.items} items${o.archive.items > 0 ? ` (newest: ${o.archive.newest.map((a) => `#${a.id} ${a.item}`).join(", ")}); restore{} lists them` : ""}.`,
-    o.lastEvaluation ? `Last evaluation ${o.lastEvaluation.at}: ${o.lastEvaluation.outcome}, pruned ${o.lastEvaluation.pruned}. ${o.lastEvaluation.reason}` : "Not evaluated yet.",
-    `Top by priority: ${o.top.map((t) => `${t.item} ${t.priority} (${t.tier}${t.important ? ", important" : ""})`).join("; ") || "none"}.`,
+    `Archive: ${o.archived} items${o.archived > 0 ? ` (${d.bytes} bytes; newest: ${d.newest}); restore{} lists them` : ""}.`,
+    o.lastEvaluation ? `Last evaluation ${o.lastEvaluation.at}: ${o.lastEvaluation.outcome}, pruned ${o.lastEvaluation.pruned}. ${o.lastEvaluation.reason}${d.pruned}` : "Not evaluated yet.",
+    `Top by priority: ${o.top.map((t) => `${t.item} ${t.priority} (${d.top.get(t.item)})`).join("; ") || "none"}.`,
   ];
   return lines.join("\n");
 }
@@ -56,34 +51,16 @@ export default defineTool({
   toolset: "priority",
   title: "Memory Stats",
   description:
-    "How this memory context is doing: items by tier (short, mid, long), category and kind; the capacity limits and their use; the archive of pruned items; the last capacity evaluation; and the top 10 items by priority. Reading it is not an access.",
+    "Items by tier, category and kind; capacity limits and their use; the archive of pruned items; the last capacity evaluation; the top 10 items by priority.",
   input: {},
   output: {
-    total: z.number().describe("Entities, files and documents"),
-    byTier: counts,
-    byCategory: counts,
-    byKind: counts.describe("entity, file, doc"),
-    capacity: z.record(z.string(), z.number()).nullable().describe("Limits set through the contexts API; null: none"),
-    limits: z.array(LimitOut),
-    archive: z.object({
-      items: z.number(),
-      bytes: z.number(),
-      newest: z.array(z.object({ id: z.number(), item: z.string(), archivedAt: z.string() })),
-    }),
-    lastEvaluation: z
-      .object({
-        at: z.string(),
-        outcome: z.enum(["within", "pruned", "partial", "over_capacity"]),
-        pruned: z.number(),
-        prunedItems: z.array(z.string()),
-        reason: z.string(),
-        change: z.number().optional().describe("The memory_history #seq recording the pruning"),
-      })
-      .nullable(),
+    total: z.number(),
+    counts: z.record(z.string(), counts).describe("tier, category, kind"),
+    limits: z.array(LimitOut).describe("Capacity and use; near: the evaluation prunes"),
+    archived: z.number(),
+    lastEvaluation: z.object({ at: z.string(), outcome: z.string(), pruned: z.number(), reason: z.string() }).nullable(),
     nextEvaluation: z.string().nullable(),
-    top: z.array(
-      z.object({ item: z.string(), priority: z.number(), tier: z.string(), category: z.string(), important: z.boolean(), accessCount: z.number() }),
-    ),
+    top: z.array(z.object({ item: z.string(), priority: z.number() })),
   },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: ({ context }, ctx) =>
@@ -93,7 +70,7 @@ export default defineTool({
       (c) => c.stub.memoryStats(c.meta),
       (s, c) => {
         const out = shape(s);
-        return reply(c.name, out, text(out));
+        return reply(c.name, out, text(out, details(s)));
       },
     ),
 });
