@@ -113,6 +113,21 @@ describe("archive and restore", () => {
     await c.close();
   });
 
+  it("never prunes the root or a document with children, only leaves", async () => {
+    const { t0, name, stub, c } = await setup(6);
+    await update(c, "root", "# root\n\n[[parent]]\n");
+    await update(c, "parent", "# parent\n\n[[leaf]]\n");
+    await ok(c, "create_entities", { entities: ["K1", "K2", "K3"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
+    await onlyPrunable(stub, { docs: ["root", "parent", "leaf"] });
+    // 6/6 is near and two must go; the three documents are equally low, but only the leaf may go.
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    expect((await rows<{ item: string }>(stub, "SELECT item FROM archive")).map((r) => r.item)).toEqual(["doc:leaf"]);
+    // One went instead of two: 5/6 is below 90%, so this is not "over capacity", but nothing else was prunable.
+    expect(await ok(c, "memory_stats")).toMatchObject({ lastEvaluation: { outcome: "pruned", pruned: 1 } });
+    expect((await expectTreeIntact(name)).map((d) => d.id)).toEqual(["parent", "root"]);
+    await c.close();
+  });
+
   it("undo of the pruning brings items back and empties the archive, so a later restore finds nothing to duplicate", async () => {
     const { t0, name, stub, c } = await setup(3);
     await ok(c, "create_entities", { entities: ["A", "B", "C"].map((n) => ({ name: n, entityType: "t", observations: [`${n} obs`] })) });
