@@ -59,6 +59,13 @@ export const SettingsSchema = z.object({
   COVIS_SESSION_IDLE_MINUTES: num(30, z.number().int().min(1).max(7 * 24 * 60)),
   /** Related items shown after a view or open_nodes; 0 turns the block off. */
   MEMORY_COVIS_MAX_RECOMMENDATIONS: num(3, z.number().int().min(0).max(20)),
+  // Priority (src/priority/): see the README's Priority section.
+  /** Minutes between capacity evaluations of a context that has a capacity. */
+  MEMORY_EVALUATION_MINUTES: num(10, z.number().int("must be a whole number").min(1, "must be at least 1").max(7 * 24 * 60, "must be at most 10080")),
+  /** Items below this priority are the ones pruned when a capacity limit is near. */
+  PROMOTION_THRESHOLD: num(0.2, z.number().min(0, "must be from 0 to 10").max(10, "must be from 0 to 10")),
+  /** Related items (relations and co-visitation) that make a cluster: the cluster bonus and promotion to long term. */
+  SEMANTIC_CLUSTER_THRESHOLD: num(3, z.number().int("must be a whole number").min(1, "must be from 1 to 1000").max(1000, "must be from 1 to 1000")),
   /** Priority category weights, "personal=2,technical=1.8" (src/priority/weights.ts); unnamed categories keep their defaults. */
   MEMORY_CATEGORY_WEIGHTS: z
     .string()

@@ -90,9 +90,9 @@ describe("admin API: tokens", () => {
 describe("admin API: contexts", () => {
   it("creates, lists, updates and refuses duplicates and unknown names", async () => {
     const name = freshContext("team");
-    const created = await api("/contexts", { method: "POST", json: { name, description: "API team", capacity: { maxEntities: 1000 } } });
+    const created = await api("/contexts", { method: "POST", json: { name, description: "API team", capacity: { total: 1000 } } });
     expect(created.status).toBe(201);
-    expect(await body(created)).toMatchObject({ name, description: "API team", readOnly: false, capacity: { maxEntities: 1000 }, createdBy: "admin" });
+    expect(await body(created)).toMatchObject({ name, description: "API team", readOnly: false, capacity: { total: 1000 }, createdBy: "admin" });
     expect((await api("/contexts", { method: "POST", json: { name } })).status).toBe(409);
 
     const updated = await api(`/contexts/${name}`, { method: "PATCH", json: { readOnly: true, description: "frozen", capacity: null } });

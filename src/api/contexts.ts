@@ -6,6 +6,11 @@
  *   PATCH /api/contexts/:name  {description?, readOnly?, capacity?}
  *   POST  /api/contexts/:name/purge?confirm=<name>      -> wipes the data and forgets the name
  *
+ * `capacity` is {total?, short?, mid?, long?}, whole numbers from 1 (null:
+ * none): the Registry keeps it with the context, and every create or update
+ * pushes it to the context's MemoryContext, whose alarm evaluates and prunes
+ * against it (src/priority/capacity.ts).
+ *
  * A purge is the only way data is deleted wholesale: the name must be typed
  * twice, the Registry stops routing to the context first, then the
  * MemoryContext wipes itself, then the name is forgotten and the purge audited.
@@ -14,17 +19,33 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../index";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { checkLimits, LIMIT_NAMES, MAX_LIMIT } from "../priority/capacity";
 import { registryOf } from "../registry/Registry";
+import type { Capacity } from "../registry/types";
 import { failed, invalid, readBody, requireAdmin } from "./http";
-
-const MAX_CAPACITY_KEYS = 32;
 
 const name = z.string().regex(CONTEXT_NAME_PATTERN, "name must match [a-z0-9][a-z0-9._-]{0,63}");
 const description = z.string().max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`);
+const limit = z
+  .number({ error: "must be a whole number" })
+  .int("must be a whole number")
+  .min(1, "must be at least 1")
+  .max(MAX_LIMIT, `must be at most ${MAX_LIMIT}`);
 const capacity = z
-  .record(z.string().max(64), z.union([z.string().max(256), z.number(), z.boolean(), z.null()]))
-  .refine((c) => Object.keys(c).length <= MAX_CAPACITY_KEYS, `capacity holds at most ${MAX_CAPACITY_KEYS} keys`)
+  .strictObject(
+    { total: limit.optional(), short: limit.optional(), mid: limit.optional(), long: limit.optional() },
+    { error: (i) => (i.code === "unrecognized_keys" ? `unknown limit ${i.keys.join(", ")}; the limits are ${LIMIT_NAMES.join(", ")}` : 'must be an object such as {"total": 10000, "short": 2000}, or null') },
+  )
   .nullable();
+
+/**
+ * Pushes the context's capacity (as the Registry now holds it) to its object.
+ * A value stored before limits were validated that is not valid limits counts as none.
+ */
+async function pushCapacity(env: Env, name: string, stored: Capacity | null) {
+  const checked = stored === null ? null : checkLimits(stored);
+  return env.MEMORY.getByName(name).setCapacity(checked?.ok ? checked.limits : null);
+}
 
 const CreateContext = z.object({ name, description: description.optional(), readOnly: z.boolean().optional(), capacity: capacity.optional() });
 const UpdateContext = z
@@ -49,6 +70,8 @@ contexts.post("/", requireAdmin, async (c) => {
     "api",
   );
   if (!added.ok) return failed(c, added);
+  const pushed = await pushCapacity(c.env, n, added.value.capacity);
+  if (!pushed.ok) return failed(c, pushed);
   return c.json(added.value, 201);
 });
 
@@ -61,6 +84,10 @@ contexts.patch("/:name", requireAdmin, async (c) => {
   const patch = { ...(d !== undefined ? { description: d } : {}), ...(readOnly !== undefined ? { readOnly } : {}), ...(cap !== undefined ? { capacity: cap } : {}) };
   const updated = await registryOf(c.env).updateContext(target, patch, c.get("caller").id);
   if (!updated.ok) return failed(c, updated);
+  if (cap !== undefined) {
+    const pushed = await pushCapacity(c.env, target, updated.value.capacity);
+    if (!pushed.ok) return failed(c, pushed);
+  }
   return c.json(updated.value);
 });
 

@@ -25,9 +25,10 @@
  * back with the items related to them.
  *
  * ## Helpers
- * Upkeep (the alarm: history retention, co-visitation cleanup) lives in
- * ./upkeep.ts and point-in-time recovery in ./restore.ts; the RPC methods
- * here delegate to them.
+ * Upkeep (the alarm: history retention, co-visitation cleanup, the
+ * priority evaluation of src/priority/evaluate.ts) lives in ./upkeep.ts and
+ * point-in-time recovery in ./restore.ts; the RPC methods here delegate to
+ * them.
  */
 import { DurableObject } from "cloudflare:workers";
 import { capture, type Outcome } from "../errors";
@@ -67,9 +68,15 @@ import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore"
 import { Db } from "./sql";
 import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
 import { Upkeep } from "./upkeep";
+import { archiveInverses } from "../priority/archive";
+import { checkLimits, writeCapacity, type CapacityLimits } from "../priority/capacity";
+import { EVALUATION_META, evaluateIfDue, evaluationOptions, planEvaluation } from "../priority/evaluate";
+import { listArchive, restoreArchived, type ArchiveListing, type RestoreReport, type RestoreSelection } from "../priority/restore";
+import { memoryStats, priorityOverview, type MemoryStats } from "../priority/stats";
+import { DomainError } from "../errors";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
-export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, priorityInverses);
+export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses);
 
 /** A call's value and what it did to items (for the access hook). */
 type WithEffects<T> = { value: T; effects: ItemEffects };
@@ -88,7 +95,7 @@ export class MemoryContext extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = new Db(ctx.storage.sql);
-    this.upkeep = new Upkeep(ctx.storage, this.db);
+    this.upkeep = new Upkeep(ctx.storage, this.db, (s, now) => this.evaluate(s, now));
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
       // Index and count whatever a migration left to do (search catches up with existing rows).
@@ -136,6 +143,55 @@ export class MemoryContext extends DurableObject<Env> {
   /** Upkeep: trims history, drops idle co-visitation sessions and weak associations (./upkeep.ts). */
   override alarm(): void {
     this.upkeep.run(this.config, this.now());
+  }
+
+  /** The alarm's priority evaluation: one transaction, recorded as "system" / "memory_evaluation" when it prunes. */
+  private evaluate(s: Settings, now: number): { next: number | null; recorded: boolean } {
+    return this.ctx.storage.transactionSync(() => {
+      const rec = new ChangeRecorder(this.db, EVALUATION_META, now, INVERSES);
+      const next = evaluateIfDue({ db: this.db, now, rec }, evaluationOptions(s));
+      flushSearchIndex(this.db);
+      return { next, recorded: rec.finish() !== undefined };
+    });
+  }
+
+  /**
+   * The capacity the contexts API set (null: none). The first evaluation is
+   * due MEMORY_EVALUATION_MINUTES from now; with no capacity, none is.
+   */
+  setCapacity(limits: CapacityLimits | null): Outcome<{ capacity: CapacityLimits | null; nextEvaluation: number | null }> {
+    const interval = evaluationOptions(this.config()).intervalMs;
+    const out = this.tx((db, now) => {
+      const checked = limits === null ? null : checkLimits(limits);
+      if (checked && !checked.ok) throw new DomainError("Invalid", checked.message);
+      writeCapacity(db, checked ? checked.limits : null);
+      return { capacity: checked && Object.keys(checked.limits).length > 0 ? checked.limits : null, nextEvaluation: planEvaluation(db, now + interval) };
+    });
+    if (out.ok && out.value.nextEvaluation !== null) this.upkeep.schedule(out.value.nextEvaluation);
+    return out;
+  }
+
+  /** memory_stats: counts by tier and category, capacity use, the archive, the last evaluation, the top items. */
+  memoryStats(_meta: CallMeta): Outcome<MemoryStats> {
+    return this.tx((db, now) => memoryStats(db, now, evaluationOptions(this.config())));
+  }
+
+  /** Capacity, use, archive and last evaluation, without the scans (the contexts API's stats). */
+  priorityOverview() {
+    return this.tx((db) => priorityOverview(db));
+  }
+
+  /** restore: brings archived items back as one recorded change. */
+  restoreArchived(selection: RestoreSelection, meta: CallMeta): Outcome<RestoreReport & { change?: number }> {
+    return this.write(meta, (w) => {
+      const report = restoreArchived(w, selection);
+      return report.restored.length > 0 || report.relationsDeferred.length > 0 ? { ...report, change: w.rec.seq() } : report;
+    });
+  }
+
+  /** What the archive holds, newest first. */
+  listArchive(opts: { before?: number; limit: number; kind?: string }, _meta: CallMeta): Outcome<ArchiveListing> {
+    return this.tx((db) => listArchive(db, opts));
   }
 
   /**

@@ -36,6 +36,19 @@ export class Db {
     return this.all<T>(query, ...params)[0];
   }
 
+  /**
+   * Iterates a statement's rows one at a time, so a scan of a large table
+   * keeps memory flat. Finish the loop before any `await` and before writing
+   * to the rows it reads.
+   */
+  *each<T extends Row>(query: string, ...params: SqlValue[]): Generator<T> {
+    try {
+      for (const row of this.sql.exec<T>(query, ...params)) yield row;
+    } catch (error) {
+      throw new SqlError(query, error);
+    }
+  }
+
   /** Runs a statement for its effect; returns the number of rows written. */
   run(query: string, ...params: SqlValue[]): number {
     try {

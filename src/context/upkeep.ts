@@ -1,8 +1,10 @@
 /**
  * The context object's one alarm and what it does: trim history to the
- * retention settings (src/history/retention.ts) and keep the co-visitation
- * index bounded (src/covisit/maintenance.ts), then set itself again for the
- * earliest time either task wants.
+ * retention settings (src/history/retention.ts), keep the co-visitation
+ * index bounded (src/covisit/maintenance.ts) and, while the context has a
+ * capacity, run the priority evaluation when it is due
+ * (src/priority/evaluate.ts), then set itself again for the earliest time
+ * any task wants.
  *
  * ## Invariants
  * - `alarmAt` mirrors the storage's alarm, so a call can ask for upkeep
@@ -10,6 +12,8 @@
  * - A write that recorded a change asks for a trim within TRIM_AFTER_WRITE_MS;
  *   a call that may have started a session asks for a run once it can idle out.
  * - Bad settings skip the run (logged); the next call sets the alarm again.
+ * - The evaluation runs in its own transaction (it records a change when it
+ *   prunes): a failure there is logged and does not undo the trim.
  */
 import { covisitMaintenance } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
@@ -19,12 +23,16 @@ import type { Db } from "./sql";
 /** After a write, the alarm trims history within this long. */
 const TRIM_AFTER_WRITE_MS = 60 * 60 * 1000;
 
+/** The evaluation step: runs it if due; says when it is due next and whether it recorded a change. */
+export type EvaluationStep = (s: Settings, now: number) => { next: number | null; recorded: boolean };
+
 export class Upkeep {
   private alarmAt: number | null = null;
 
   constructor(
     private readonly storage: DurableObjectStorage,
     private readonly db: Db,
+    private readonly evaluation: EvaluationStep = () => ({ next: null, recorded: false }),
   ) {}
 
   /** Reads the alarm the storage holds (at start, and after a purge). */
@@ -68,6 +76,15 @@ export class Upkeep {
       const times = [trimAt, covisitAt].filter((t): t is number => t !== null);
       return times.length > 0 ? Math.min(...times) : null;
     });
-    if (next !== null) this.schedule(next);
+    const times = next === null ? [] : [next];
+    try {
+      const evaluated = this.evaluation(s, now);
+      if (evaluated.next !== null) times.push(evaluated.next);
+      if (evaluated.recorded) times.push(now + TRIM_AFTER_WRITE_MS);
+    } catch (error) {
+      // Logged, not retried in a loop: the next alarm or capacity change runs it again.
+      console.error(JSON.stringify({ event: "evaluation_failed", error: String(error) }));
+    }
+    if (times.length > 0) this.schedule(Math.min(...times));
   }
 }

@@ -4,7 +4,7 @@
  * ./model.ts). Parsed once when the settings are validated (src/settings.ts),
  * so a typo is a startup error naming the pair, never a silent default.
  */
-import { CATEGORIES, DEFAULT_CATEGORY_WEIGHTS, DEFAULT_MODEL, isCategory, type Category, type ModelOptions } from "./model";
+import { CATEGORIES, DEFAULT_CATEGORY_WEIGHTS, isCategory, type Category, type ModelOptions } from "./model";
 
 /** A weight is a positive number up to this: a larger one would let a category swamp every other factor. */
 export const MAX_CATEGORY_WEIGHT = 10;
@@ -34,8 +34,11 @@ export function parseCategoryWeights(text: string | undefined): WeightsParse {
   return { ok: true, weights };
 }
 
-/** The priority model a deployment's settings give (category weights; the cluster threshold is the model's default). */
-export const modelOptions = (s: { MEMORY_CATEGORY_WEIGHTS: Readonly<Record<Category, number>> }): ModelOptions => ({
-  ...DEFAULT_MODEL,
+/** The priority model a deployment's settings give: MEMORY_CATEGORY_WEIGHTS and SEMANTIC_CLUSTER_THRESHOLD. */
+export const modelOptions = (s: {
+  MEMORY_CATEGORY_WEIGHTS: Readonly<Record<Category, number>>;
+  SEMANTIC_CLUSTER_THRESHOLD: number;
+}): ModelOptions => ({
   categoryWeights: s.MEMORY_CATEGORY_WEIGHTS,
+  clusterThreshold: s.SEMANTIC_CLUSTER_THRESHOLD,
 });

@@ -13,6 +13,7 @@ import get_active_context from "./get_active_context";
 import list_contexts from "./list_contexts";
 import mark_important from "./mark_important";
 import memory_history from "./memory_history";
+import memory_stats from "./memory_stats";
 import get_document_tree from "./get_document_tree";
 import insert from "./insert";
 import open_nodes from "./open_nodes";
@@ -25,6 +26,7 @@ import undo from "./undo";
 import search_documents from "./search_documents";
 import update_document from "./update_document";
 import rename from "./rename";
+import restore from "./restore";
 import str_replace from "./str_replace";
 import view from "./view";
 
@@ -62,4 +64,6 @@ export const TOOLS = [
   rename,
   // priority
   mark_important,
+  memory_stats,
+  restore,
 ] as unknown as ToolDef[];

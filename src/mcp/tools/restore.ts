@@ -1,0 +1,78 @@
+import { z } from "zod";
+import { fail } from "../../errors";
+import { LIMITS } from "../../limits";
+import { callContext, defineTool, failure, reply } from "../tool";
+
+const MAX_SELECTED = 100;
+const LIST_PAGE = 20;
+const itemKey = z
+  .string()
+  .max(LIMITS.filePath + 8)
+  .regex(/^(entity|file|doc):./s, 'item must be a key like "entity:Alice", "file:notes/a.md" or "doc:ideas"');
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export default defineTool({
+  name: "restore",
+  toolset: "priority",
+  title: "Restore Archived Items",
+  description:
+    "Bring back archived (pruned) items whole, by key or archive id; reports notFound and conflicts. Without items or ids: lists the archive, 20 a page. Undoable. Not the admin API's point-in-time restore.",
+  input: {
+    items: z.array(itemKey).max(MAX_SELECTED).optional().describe("Item keys (the newest archived copy of each)"),
+    ids: z.array(z.number().int().min(1)).max(MAX_SELECTED).optional().describe("Archive ids"),
+    before: z.number().int().min(1).optional().describe("Listing: older than this id"),
+    kind: z.enum(["entity", "file", "doc"]).optional().describe("Listing: only this kind"),
+  },
+  output: {
+    restored: z.array(z.string()).optional(),
+    notFound: z.array(z.string()).optional(),
+    conflicts: z.array(z.string()).optional(),
+    change: z.number().optional(),
+    archived: z.array(z.object({ id: z.number(), item: z.string(), reason: z.string() })).optional(),
+    next: z.number().optional(),
+  },
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  run: async ({ items, ids, before, kind, context }, ctx) => {
+    const selecting = (items?.length ?? 0) + (ids?.length ?? 0) > 0;
+    if (selecting && (before !== undefined || kind !== undefined)) {
+      return failure(fail("Invalid", "before and kind page the listing; give them without items or ids, or restore without them. Nothing was restored."));
+    }
+    if (!selecting) {
+      return callContext(
+        ctx,
+        context,
+        (c) => c.stub.listArchive({ limit: LIST_PAGE, ...(before !== undefined ? { before } : {}), ...(kind ? { kind } : {}) }, c.meta),
+        (l, c) => {
+          const archived = l.items.map((a) => ({ id: a.id, item: a.item, reason: a.reason }));
+          const lines = l.items.map((a) => `#${a.id} ${a.item} (archived ${iso(a.archivedAt)}, ${a.bytes} bytes): ${a.reason}`);
+          if (lines.length === 0) lines.push(l.total === 0 ? "The archive is empty." : "No archived items match.");
+          else {
+            lines.unshift(`${l.total} archived in all, newest first:`);
+            lines.push(`Restore with restore{ids: [${archived[0]?.id}]} or restore{items: ["${archived[0]?.item}"]}.`);
+          }
+          if (l.next !== undefined) lines.push(`Older: restore{before: ${l.next}${kind ? `, kind: "${kind}"` : ""}}`);
+          return reply(c.name, { archived, ...(l.next !== undefined ? { next: l.next } : {}) }, lines.join("\n"));
+        },
+      );
+    }
+    return callContext(
+      ctx,
+      context,
+      (c) => c.stub.restoreArchived({ items: items ?? [], ids: ids ?? [] }, c.meta),
+      (r, c) => {
+        const lines = [`Restored ${r.restored.length}: ${r.restored.map((x) => x.item).join(", ") || "nothing"}.`];
+        if (r.notFound.length > 0) lines.push(`Not in the archive: ${r.notFound.join(", ")} (restore{} lists it).`);
+        for (const k of r.conflicts) lines.push(`Conflict, kept archived: #${k.id} ${k.item}: ${k.reason}.`);
+        if (r.relationsDeferred.length > 0) lines.push(`Relations waiting for their other end (restore it to bring them back): ${r.relationsDeferred.join("; ")}.`);
+        if (r.relationsDropped.length > 0) lines.push(`Relations dropped (their other end no longer exists): ${r.relationsDropped.join("; ")}.`);
+        if (r.change !== undefined) lines.push(`Recorded as change #${r.change}; undo{change: ${r.change}} takes it back.`);
+        const out: Record<string, unknown> = { restored: r.restored.map((x) => x.item) };
+        if (r.notFound.length > 0) out.notFound = r.notFound;
+        if (r.conflicts.length > 0) out.conflicts = r.conflicts.map((k) => `#${k.id} ${k.item}: ${k.reason}`);
+        if (r.change !== undefined) out.change = r.change;
+        return reply(c.name, out, lines.join("\n"));
+      },
+    );
+  },
+});

@@ -1,0 +1,191 @@
+/**
+ * The capacity evaluation the context's alarm runs (src/context/upkeep.ts):
+ * every MEMORY_EVALUATION_MINUTES while the context has a capacity, it
+ * counts the items per limit and, only when a limit is near (use >= 90 %),
+ * prunes towards 80 % (./capacity.ts).
+ *
+ * ## What is pruned, in which order
+ * - Never an item marked important, the root document or a document with
+ *   children (./scan.ts), nor one too large to archive (./archive.ts).
+ * - Only items whose priority (./model.ts) is below PROMOTION_THRESHOLD,
+ *   lowest first, and only from what a near limit counts (a near `short`
+ *   limit prunes short-term items; a near `total` any tier).
+ * - Cluster sizes and tiers of the candidates are refreshed first: an item
+ *   whose cluster grew may no longer be below the threshold.
+ * - When use stays >= 90 % and nothing else qualifies, it stops: the
+ *   outcome is "over_capacity" with the reason, and nothing above the
+ *   threshold or marked is ever pruned to make room.
+ * - At most MAX_PRUNE_PER_RUN items per run; when more must go, the next run
+ *   is due at once ("partial").
+ *
+ * ## Memory
+ * Candidates stream through a bounded heap of the lowest ones (./scan.ts):
+ * memory is O(MAX_PRUNE_PER_RUN) whatever the context holds.
+ *
+ * ## Record
+ * Pruning is one change in history by caller "system", tool
+ * "memory_evaluation"; the result is kept as priority_state
+ * "last_evaluation" for memory_stats.
+ */
+import type { Db } from "../context/sql";
+import type { RecordingScope } from "../history";
+import type { Settings } from "../settings";
+import { ITEM_TABLES, type ItemRef } from "./items";
+import { clusterSizes } from "./cluster";
+import { excess, hasLimits, limitUse, readCapacity, usage, type CapacityLimits, type LimitName, type LimitUse, type Usage } from "./capacity";
+import { priority, TIERS, type ModelOptions, type Tier } from "./model";
+import { modelOptions } from "./weights";
+import { pruneItem } from "./archive";
+import { freshTier, lowestPrunable, type ScoredItem } from "./scan";
+import { readState, writeState } from "./state";
+
+/** Items one evaluation prunes at most (bounds its memory and its transaction). */
+export const MAX_PRUNE_PER_RUN = 1000;
+/** Extra candidates read beyond what must go: some may rise over the threshold once their clusters are refreshed. */
+const REFRESH_SLACK = 64;
+/** Items named in last_evaluation at most. */
+const REPORTED_ITEMS = 20;
+/** Who a pruning is recorded as, in memory_history. */
+export const EVALUATION_META = { caller: "system", tool: "memory_evaluation" } as const;
+
+export interface EvaluationOptions {
+  intervalMs: number;
+  threshold: number;
+  model: ModelOptions;
+}
+
+export const evaluationOptions = (s: Settings): EvaluationOptions => ({
+  intervalMs: s.MEMORY_EVALUATION_MINUTES * 60_000,
+  threshold: s.PROMOTION_THRESHOLD,
+  // The same model as tracking and search: MEMORY_CATEGORY_WEIGHTS and SEMANTIC_CLUSTER_THRESHOLD.
+  model: modelOptions(s),
+});
+
+export type Outcome = "within" | "pruned" | "partial" | "over_capacity";
+
+export interface Evaluation {
+  at: number;
+  capacity: CapacityLimits;
+  /** Use per limit after the run. */
+  limits: LimitUse[];
+  usage: Usage;
+  outcome: Outcome;
+  pruned: number;
+  /** The first pruned items' keys, lowest priority first. */
+  prunedItems: string[];
+  /** Candidates kept because they were too large to archive. */
+  tooLarge: string[];
+  reason: string;
+  /** The history change recording the pruning. */
+  change?: number;
+}
+
+const describeLimits = (limits: readonly LimitUse[]) => limits.map((u) => `${u.limit} ${u.used}/${u.max} (${u.percent}%)`).join(", ");
+
+/** Refreshes the candidates' cluster sizes and tiers; returns those still below the threshold, lowest first. */
+function refreshed(db: Db, items: readonly ScoredItem[], now: number, opts: EvaluationOptions): ScoredItem[] {
+  const sizes = clusterSizes(db, items.map((i): ItemRef => ({ key: i.key, kind: i.kind, name: i.name })));
+  const out: ScoredItem[] = [];
+  for (const item of items) {
+    const clusterSize = sizes.get(item.key) ?? 0;
+    const tier = freshTier(item, clusterSize, opts.model);
+    if (clusterSize !== item.input.clusterSize || tier !== item.tier) {
+      const t = ITEM_TABLES[item.kind];
+      db.run(`UPDATE ${t.table} SET cluster_size = ?, tier = ? WHERE ${t.keyColumn} = ?`, clusterSize, tier, item.name);
+    }
+    const input = { ...item.input, clusterSize };
+    const p = priority(input, now, opts.model);
+    if (p < opts.threshold) out.push({ ...item, input, tier, priority: p });
+  }
+  return out.sort((a, b) => a.priority - b.priority || (a.key < b.key ? -1 : 1));
+}
+
+/** One evaluation at `now`; writes its result to last_evaluation. Null when the context has no capacity. */
+export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation | null {
+  const { db, now } = w;
+  const capacity = readCapacity(db);
+  if (!hasLimits(capacity)) return null;
+  const before = limitUse(capacity, usage(db));
+  const near = before.filter((u) => u.near);
+  if (near.length === 0) {
+    const result: Evaluation = {
+      at: now, capacity, limits: before, usage: usage(db), outcome: "within", pruned: 0, prunedItems: [], tooLarge: [],
+      reason: `no limit near 90% (${describeLimits(before)})`,
+    };
+    writeState(db, "last_evaluation", result);
+    return result;
+  }
+
+  const needs = new Map<LimitName, number>(near.map((u) => [u.limit, excess(u)]));
+  const tiers = new Set<Tier>(needs.has("total") ? TIERS : TIERS.filter((t) => needs.has(t)));
+  const wanted = Math.min(MAX_PRUNE_PER_RUN, [...needs.values()].reduce((a, b) => a + b, 0) + REFRESH_SLACK);
+  const candidates = lowestPrunable(db, wanted, opts.threshold, tiers, now, opts.model);
+  const why = `${describeLimits(near)} at or over 90%`;
+  const prunedItems: string[] = [];
+  const tooLarge: string[] = [];
+  for (const c of refreshed(db, candidates, now, opts)) {
+    const tier = c.tier as Tier;
+    if ((needs.get("total") ?? 0) <= 0 && (needs.get(tier) ?? 0) <= 0) continue;
+    const reason = `${why}; priority ${c.priority.toFixed(4)} < ${opts.threshold}`;
+    const done = pruneItem(w, c.kind, c.name, c.priority, reason);
+    if (done === "tooLarge") tooLarge.push(c.key);
+    if (done !== "archived") continue;
+    prunedItems.push(c.key);
+    for (const limit of ["total", tier] as const) if (needs.has(limit)) needs.set(limit, (needs.get(limit) ?? 0) - 1);
+  }
+
+  const now_ = usage(db);
+  const after = limitUse(capacity, now_);
+  const stillNear = after.filter((u) => u.near);
+  // The heap was full and the run made progress: more candidates may be waiting.
+  const more = candidates.length === wanted && prunedItems.length > 0;
+  const outcome: Outcome = stillNear.length === 0 ? "pruned" : more ? "partial" : "over_capacity";
+  const reason =
+    outcome === "pruned"
+      ? `${why}: pruned ${prunedItems.length} below priority ${opts.threshold}, lowest first`
+      : outcome === "partial"
+        ? `${why}: pruned ${prunedItems.length} (one run's batch); the next run continues at once`
+        : `over capacity, nothing prunable: ${describeLimits(stillNear)} still at or over 90% after pruning ${prunedItems.length}; ` +
+          `the rest are marked important, at or above priority ${opts.threshold}, the root or documents with children` +
+          (tooLarge.length > 0 ? `, or too large to archive (${tooLarge.length})` : "") +
+          ". Raise the capacity, or delete or unmark items.";
+  const result: Evaluation = {
+    at: now,
+    capacity,
+    limits: after,
+    usage: now_,
+    outcome,
+    pruned: prunedItems.length,
+    prunedItems: prunedItems.slice(0, REPORTED_ITEMS),
+    tooLarge: tooLarge.slice(0, REPORTED_ITEMS),
+    reason,
+    ...(prunedItems.length > 0 ? { change: w.rec.seq() } : {}),
+  };
+  writeState(db, "last_evaluation", result);
+  return result;
+}
+
+export const lastEvaluation = (db: Db): Evaluation | null => readState<Evaluation>(db, "last_evaluation");
+export const nextEvaluation = (db: Db): number | null => readState<number>(db, "next_evaluation");
+
+/**
+ * Sets when the next evaluation is due: `at`, or none when the context has
+ * no capacity. Returns the time to set the alarm for, if any.
+ */
+export function planEvaluation(db: Db, at: number): number | null {
+  const next = hasLimits(readCapacity(db)) ? at : null;
+  writeState(db, "next_evaluation", next);
+  return next;
+}
+
+/**
+ * The alarm's part: evaluates when due, then plans the next run. Returns
+ * when the next evaluation is due (null: no capacity, no evaluation).
+ */
+export function evaluateIfDue(w: RecordingScope, opts: EvaluationOptions): number | null {
+  const due = nextEvaluation(w.db);
+  if (!hasLimits(readCapacity(w.db))) return planEvaluation(w.db, 0);
+  if (due !== null && due > w.now) return due;
+  const result = evaluate(w, opts);
+  return planEvaluation(w.db, result?.outcome === "partial" ? w.now : w.now + opts.intervalMs);
+}

@@ -1,0 +1,231 @@
+/**
+ * Bringing archived items back (the `restore` tool) and listing the archive.
+ *
+ * A restore is one recorded write: each item comes back through its domain's
+ * recorded primitive with its old id, times, content and priority columns,
+ * and its archive row goes (./archive.ts), so `undo` of the restore puts
+ * things back exactly as they were.
+ *
+ * ## Rules
+ * - An item whose key exists again (a new entity of that name, a file at
+ *   that path, a document with that id) is a conflict: it stays archived and
+ *   the report says so; nothing is overwritten.
+ * - A file whose place is taken by a directory, or under a path that is a
+ *   file now, is a conflict. A document whose parent is gone is a conflict
+ *   (restore the parent first, or together: parents are restored first).
+ *   The parent's [[archived:id]] marks become [[id]] links again; if it
+ *   holds neither, the link is appended to the parent.
+ * - Relations come back when both ends exist after the call. A relation
+ *   whose other end is archived is moved to that end's archive row (it comes
+ *   back with it); one whose other end is gone for good is reported dropped.
+ * - Restoring counts as a use of the item: access_count and uses go up by
+ *   one and last_accessed_at is now, so the next evaluation does not prune
+ *   it straight away.
+ */
+import { chunksFor, placeholders, type Db } from "../context/sql";
+import { parseLinks, utf8Bytes } from "../documents/links";
+import { getDocument, putDocument } from "../documents/rows";
+import { ancestors } from "../files/path";
+import { isDirectory, readFile, writeFile } from "../files/store";
+import { idsByName } from "../graph/rows";
+import { insertEntity, insertObservation, insertRelation } from "../graph/writes";
+import type { WriteScope } from "../history";
+import { LIMITS } from "../limits";
+import { archivedLink, deleteArchive, getArchive, link, putArchive, relink, writeStats, type ArchivedRelation, type ItemStats, type Payload } from "./archive";
+import { ACCESS_WEIGHTS, tierFor } from "./model";
+
+export interface RestoreSelection {
+  /** Item keys: the newest archive row of each. */
+  items: readonly string[];
+  /** Archive row ids. */
+  ids: readonly number[];
+}
+
+export interface RestoreReport {
+  restored: { id: number; item: string }[];
+  /** Keys and `#id`s with no archive row. */
+  notFound: string[];
+  conflicts: { id: number; item: string; reason: string }[];
+  /** Relations moved to the archive row of their other, still archived, end. */
+  relationsDeferred: string[];
+  /** Relations whose other end is neither in the graph nor in the archive. */
+  relationsDropped: string[];
+}
+
+interface ArchiveHead extends Record<string, SqlStorageValue> {
+  id: number;
+  item: string;
+}
+
+/** The archive rows a selection names (newest per key), and what it names that is not there. */
+function select(db: Db, sel: RestoreSelection): { ids: number[]; notFound: string[] } {
+  const ids = new Set<number>();
+  const notFound: string[] = [];
+  const keys = [...new Set(sel.items)];
+  const newest = new Map<string, number>();
+  for (const chunk of chunksFor(keys)) {
+    const rows = db.all<ArchiveHead>(`SELECT MAX(id) AS id, item FROM archive WHERE item IN (${placeholders(chunk.length)}) GROUP BY item`, ...chunk);
+    for (const r of rows) newest.set(r.item, r.id);
+  }
+  for (const k of keys) {
+    const id = newest.get(k);
+    if (id === undefined) notFound.push(k);
+    else ids.add(id);
+  }
+  const asked = [...new Set(sel.ids)];
+  const present = new Set<number>();
+  for (const chunk of chunksFor(asked)) {
+    for (const r of db.all<{ id: number }>(`SELECT id FROM archive WHERE id IN (${placeholders(chunk.length)})`, ...chunk)) present.add(r.id);
+  }
+  for (const id of asked) {
+    if (present.has(id)) ids.add(id);
+    else notFound.push(`#${id}`);
+  }
+  return { ids: [...ids], notFound };
+}
+
+/** Restoring is a use: one more access, now (see the module note). */
+function used(s: ItemStats, now: number): ItemStats {
+  const accessCount = s.accessCount + 1;
+  const tier = tierFor({ uses: s.uses, createdAt: 0, lastAccessedAt: now, category: s.category, important: s.important, clusterSize: s.clusterSize, baseRelevance: s.baseRelevance, accessCount, tier: s.tier });
+  return { ...s, accessCount, uses: s.uses + ACCESS_WEIGHTS.direct, lastAccessedAt: now, tier };
+}
+
+/** Why `p` cannot come back now, or undefined when it can. */
+function blocker(db: Db, p: Payload): string | undefined {
+  if (p.kind === "entity") {
+    return idsByName(db, [p.name]).has(p.name) ? `an entity named ${JSON.stringify(p.name)} exists again; delete or rename it, then restore this row` : undefined;
+  }
+  if (p.kind === "file") {
+    if (readFile(db, p.path)) return `a file exists again at ${p.path}; delete or rename it, then restore this row`;
+    if (isDirectory(db, p.path)) return `${p.path} is a directory now`;
+    const file = ancestors(p.path).find((dir) => readFile(db, dir));
+    return file === undefined ? undefined : `${file} is a file now, so it cannot contain ${p.path}`;
+  }
+  if (getDocument(db, p.id)) return `a document "${p.id}" exists again (its parent linked [[${p.id}]] anew); its archived content stays here`;
+  const parent = getDocument(db, p.parent);
+  if (!parent) return `its parent document "${p.parent}" is gone; restore doc:${p.parent} first, or in the same call`;
+  const links = parseLinks(parent.content).ids;
+  if (links.includes(p.id) || parent.content.includes(archivedLink(p.id))) return undefined;
+  if (links.length >= LIMITS.documentLinks) {
+    return `its parent "${p.parent}" already links ${LIMITS.documentLinks} documents, so it cannot link [[${p.id}]] again`;
+  }
+  if (utf8Bytes(parent.content) + p.id.length + 8 > LIMITS.documentBytes) {
+    return `its parent "${p.parent}" is too full to link [[${p.id}]] again (documents hold at most ${LIMITS.documentBytes} bytes)`;
+  }
+  return undefined;
+}
+
+/** Puts `p` back through its domain; returns the relations to restore once every entity is back. */
+function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
+  if (p.kind === "entity") {
+    const id = insertEntity(w, p.name, p.entityType, {
+      id: p.id,
+      entityType: p.entityType,
+      createdAt: p.createdAt,
+      updatedAt: p.updatedAt,
+      lastAccessedAt: p.stats.lastAccessedAt,
+      accessCount: p.stats.accessCount,
+    });
+    if (id === undefined) throw new Error(`entity ${p.name} could not be inserted after the check`);
+    // Not noted one by one, as create_entities: undoing the restore removes the entity with them.
+    for (const o of p.observations) insertObservation(w, id, p.name, o.content, { prior: { id: o.id, createdAt: o.createdAt }, noted: false });
+    writeStats(w.db, "entity", p.name, used(p.stats, w.now));
+    return p.relations;
+  }
+  if (p.kind === "file") {
+    const content = p.base64 ? Buffer.from(p.content, "base64").toString("utf8") : p.content;
+    writeFile(w, p.path, content, { id: p.id, content, createdAt: p.createdAt, updatedAt: p.updatedAt });
+    writeStats(w.db, "file", p.path, used(p.stats, w.now));
+    return [];
+  }
+  relink(w, p.parent, p.id, archivedLink(p.id), link(p.id));
+  const parent = getDocument(w.db, p.parent);
+  if (parent && !parseLinks(parent.content).ids.includes(p.id)) {
+    putDocument(w, p.parent, `${parent.content.replace(/\n*$/, "")}\n\n${link(p.id)}\n`, parent.parent_id);
+  }
+  putDocument(w, p.id, p.content, p.parent, { seq: p.seq, parent: p.parent, content: p.content, createdAt: p.createdAt, updatedAt: p.updatedAt });
+  writeStats(w.db, "doc", p.id, used(p.stats, w.now));
+  return [];
+}
+
+const relationText = (r: ArchivedRelation) => `${r.from} -${r.relationType}-> ${r.to}`;
+
+/** Restores relations whose ends both exist; defers or drops the rest (see the module note). */
+function reconnect(w: WriteScope, relations: readonly ArchivedRelation[], report: RestoreReport): void {
+  const ids = idsByName(w.db, relations.flatMap((r) => [r.from, r.to]));
+  for (const r of relations) {
+    const from = ids.get(r.from);
+    const to = ids.get(r.to);
+    if (from !== undefined && to !== undefined) {
+      insertRelation(w, from, to, r, { id: r.id, createdAt: r.createdAt });
+      continue;
+    }
+    const missing = from === undefined ? r.from : r.to;
+    const holder = w.db.one<{ id: number }>("SELECT MAX(id) AS id FROM archive WHERE item = ?", `entity:${missing}`);
+    const entry = holder?.id == null ? undefined : getArchive(w.db, holder.id);
+    if (entry && entry.payload.kind === "entity") {
+      putArchive(w, { ...entry, payload: { ...entry.payload, relations: [...entry.payload.relations, r] } });
+      report.relationsDeferred.push(relationText(r));
+    } else {
+      report.relationsDropped.push(relationText(r));
+    }
+  }
+}
+
+const ORDER: Record<Payload["kind"], number> = { entity: 0, file: 1, doc: 2 };
+
+/** Restores what `sel` names; conflicts and missing rows are reported, not thrown. */
+export function restoreArchived(w: WriteScope, sel: RestoreSelection): RestoreReport {
+  const { ids, notFound } = select(w.db, sel);
+  const report: RestoreReport = { restored: [], notFound, conflicts: [], relationsDeferred: [], relationsDropped: [] };
+  const entries = ids.flatMap((id) => getArchive(w.db, id) ?? []);
+  // Entities before the relations between them; documents newest-archived first, so a parent (pruned after its child) comes back first.
+  entries.sort((a, b) => ORDER[a.payload.kind] - ORDER[b.payload.kind] || (a.payload.kind === "doc" ? b.id - a.id : a.id - b.id));
+  const relations: ArchivedRelation[] = [];
+  for (const e of entries) {
+    const why = blocker(w.db, e.payload);
+    if (why) {
+      report.conflicts.push({ id: e.id, item: e.item, reason: why });
+      continue;
+    }
+    relations.push(...bring(w, e.payload));
+    deleteArchive(w, e.id);
+    report.restored.push({ id: e.id, item: e.item });
+  }
+  reconnect(w, relations, report);
+  return report;
+}
+
+export interface ArchiveListing {
+  items: { id: number; item: string; priority: number; reason: string; archivedAt: number; bytes: number }[];
+  /** Pass as `before` for the next (older) page. */
+  next?: number;
+  total: number;
+}
+
+/** Archive rows newest first, `limit` at a time, optionally only one kind; payloads are not read. */
+export function listArchive(db: Db, opts: { before?: number; limit: number; kind?: string }): ArchiveListing {
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (opts.before !== undefined) {
+    where.push("id < ?");
+    params.push(opts.before);
+  }
+  if (opts.kind !== undefined) {
+    // Keys of a kind share the prefix "<kind>:"; ';' is the character after ':'.
+    where.push("item >= ? AND item < ?");
+    params.push(`${opts.kind}:`, `${opts.kind};`);
+  }
+  const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
+  const rows = db.all<{ id: number; item: string; priority: number; reason: string; archived_at: number; bytes: number }>(
+    `SELECT id, item, priority, reason, archived_at, length(CAST(payload AS BLOB)) AS bytes FROM archive ${clause} ORDER BY id DESC LIMIT ?`,
+    ...params,
+    opts.limit + 1,
+  );
+  const total = db.one<{ n: number }>("SELECT COUNT(*) AS n FROM archive")?.n ?? 0;
+  const page = rows.slice(0, opts.limit).map((r) => ({ id: r.id, item: r.item, priority: r.priority, reason: r.reason, archivedAt: r.archived_at, bytes: r.bytes }));
+  const last = page[page.length - 1];
+  return { items: page, total, ...(rows.length > opts.limit && last ? { next: last.id } : {}) };
+}
+

@@ -1,0 +1,57 @@
+/**
+ * Helpers for the priority tests: contexts with a capacity (through the admin
+ * API, as people set them), the object's clock, its priority columns set
+ * directly (as access tracking and mark_important would), and its alarm.
+ */
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import type { MemoryContext } from "../../src/context/MemoryContext";
+import { Db, type SqlValue } from "../../src/context/sql";
+import { DAY_MS } from "../../src/priority/model";
+import { freshContext, workerFetch } from "./clients";
+import { stubOf } from "./context";
+
+export { DAY_MS };
+
+type Stub = DurableObjectStub<MemoryContext>;
+
+/** Calls the admin REST API of the open local deployment (everyone is the administrator). */
+export function adminApi(path: string, method = "GET", json?: unknown): Promise<Response> {
+  return workerFetch()(`http://localhost/api${path}`, {
+    method,
+    ...(json !== undefined ? { body: JSON.stringify(json), headers: { "Content-Type": "application/json" } } : {}),
+  });
+}
+
+export const setClock = (stub: Stub, at: number) =>
+  runInDurableObject(stub, (instance: MemoryContext) => {
+    instance.now = () => at;
+  });
+
+/** A registered context with `capacity`, its clock at `at`. */
+export async function contextWithCapacity(capacity: Record<string, number> | null, at: number, prefix = "prio"): Promise<{ name: string; stub: Stub }> {
+  const name = freshContext(prefix);
+  const stub = stubOf(name);
+  await setClock(stub, at);
+  const res = await adminApi("/contexts", "POST", { name, ...(capacity ? { capacity } : {}) });
+  if (res.status !== 201) throw new Error(`create context failed: ${res.status} ${await res.text()}`);
+  return { name, stub };
+}
+
+/** Runs SQL in the object (sets priority columns as tracking or marking would). */
+export const sql = (stub: Stub, query: string, ...params: SqlValue[]) =>
+  runInDurableObject(stub, (_i, state) => {
+    new Db(state.storage.sql).run(query, ...params);
+  });
+
+export const rows = <T extends Record<string, SqlStorageValue>>(stub: Stub, query: string, ...params: SqlValue[]) =>
+  runInDurableObject(stub, (_i, state) => new Db(state.storage.sql).all<T>(query, ...params));
+
+export const alarmAt = (stub: Stub) => runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+
+/** Runs the object's alarm at `at` (its clock moved there first). */
+export async function runAlarmAt(stub: Stub, at: number): Promise<boolean> {
+  await setClock(stub, at);
+  return runDurableObjectAlarm(stub);
+}
+
+export const names = (list: { name: string }[]) => list.map((e) => e.name).sort();

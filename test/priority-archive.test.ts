@@ -1,0 +1,194 @@
+/**
+ * Archive and restore through a real MCP client: what the evaluation prunes
+ * comes back whole with `restore` (an entity with its observations and
+ * relations, a file, a document in its place in the tree), restore and undo
+ * never duplicate an item, and memory_stats tells what happened.
+ */
+import { describe, expect, it } from "vitest";
+import { connectV2, text, type TestClient } from "./helpers/clients";
+import { changesOf } from "./helpers/context";
+import { expectTreeIntact, update } from "./helpers/documents";
+import { contextWithCapacity, DAY_MS, rows, runAlarmAt, sql } from "./helpers/priority";
+
+type Stub = Awaited<ReturnType<typeof contextWithCapacity>>["stub"];
+type Structured = Record<string, unknown>;
+
+const ok = async (c: TestClient, tool: string, args: Record<string, unknown> = {}): Promise<Structured> => {
+  const r = await c.call(tool, args);
+  expect(r.isError, `${tool}: ${text(r)}`).toBeFalsy();
+  return r.structuredContent ?? {};
+};
+
+/** Marks every item except `keep` important, so only those can be pruned. */
+const onlyPrunable = async (stub: Stub, keep: { entities?: string[]; files?: string[]; docs?: string[] }) => {
+  const list = (xs: string[] | undefined) => (xs ?? []).map((x) => `'${x}'`).join(", ") || "''";
+  await sql(stub, `UPDATE entities SET important = CASE WHEN name IN (${list(keep.entities)}) THEN 0 ELSE 1 END`);
+  await sql(stub, `UPDATE files SET important = CASE WHEN path IN (${list(keep.files)}) THEN 0 ELSE 1 END`);
+  await sql(stub, `UPDATE documents SET important = CASE WHEN id IN (${list(keep.docs)}) THEN 0 ELSE 1 END`);
+};
+
+async function setup(capacity: number) {
+  const t0 = Date.now();
+  const { name, stub } = await contextWithCapacity({ total: capacity }, t0, "arch");
+  const c = await connectV2({ url: `http://localhost/mcp/${name}` });
+  return { t0, name, stub, c };
+}
+
+const openNodes = (c: TestClient, names: string[]) =>
+  ok(c, "open_nodes", { names }) as Promise<{ entities: { name: string; observations: string[] }[]; relations: { from: string; to: string; relationType: string }[]; notFound?: string[] }>;
+
+describe("archive and restore", () => {
+  it("brings an entity back with its observations and relations; undo of the restore archives it again", async () => {
+    const { t0, name, stub, c } = await setup(4);
+    await ok(c, "create_entities", {
+      entities: [
+        { name: "X", entityType: "person", observations: ["likes tea", "lives in Kyoto"] },
+        { name: "Y", entityType: "person", observations: [] },
+        { name: "Z", entityType: "person", observations: [] },
+        { name: "W", entityType: "person", observations: [] },
+      ],
+    });
+    await ok(c, "create_relations", { relations: [{ from: "X", to: "Y", relationType: "knows" }, { from: "Z", to: "X", relationType: "likes" }] });
+    await onlyPrunable(stub, { entities: ["X"] });
+    const before = await openNodes(c, ["X"]);
+
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    expect((await openNodes(c, ["X", "Z"])).notFound).toEqual(["X"]);
+    expect((await openNodes(c, ["Z"])).relations).toEqual([]);
+
+    const listing = await c.call("restore");
+    const listed = listing.structuredContent as { archived: { id: number; item: string; reason: string }[] };
+    expect(listed.archived).toHaveLength(1);
+    expect(listed.archived[0]).toMatchObject({ item: "entity:X", reason: expect.stringContaining("total 4/4") });
+    expect(text(listing)).toContain("1 archived in all, newest first:");
+    expect(await ok(c, "memory_stats")).toMatchObject({ archived: 1, lastEvaluation: { outcome: "pruned", pruned: 1 }, total: 3 });
+
+    const restored = (await ok(c, "restore", { items: ["entity:X"] })) as { restored: string[]; change: number };
+    expect(restored.restored).toEqual(["entity:X"]);
+    // Restoring is a use (X was opened once before), so the next evaluation does not prune it straight away.
+    expect(await rows(stub, "SELECT access_count, last_accessed_at, tier FROM entities WHERE name = 'X'")).toEqual([
+      { access_count: 2, last_accessed_at: t0 + 200 * DAY_MS, tier: "mid" },
+    ]);
+    const after = await openNodes(c, ["X"]);
+    expect(after.entities).toEqual(before.entities);
+    expect(after.relations).toEqual(before.relations);
+    expect((await ok(c, "restore")) as Structured).toEqual({ archived: [] });
+
+    // The restore is a change; undoing it puts X back into the archive, once.
+    const [change] = await changesOf(name);
+    expect(change).toMatchObject({ seq: restored.change, tool: "restore" });
+    await ok(c, "undo", { change: restored.change });
+    expect((await openNodes(c, ["X"])).notFound).toEqual(["X"]);
+    expect(((await ok(c, "restore")) as { archived: { item: string }[] }).archived.map((a) => a.item)).toEqual(["entity:X"]);
+    await ok(c, "restore", { ids: [listed.archived[0]?.id] });
+    expect((await openNodes(c, ["X"])).entities).toEqual(before.entities);
+    await c.close();
+  });
+
+  it("brings a file and a document back in place, with the tree intact all along", async () => {
+    const { t0, name, stub, c } = await setup(6);
+    await ok(c, "create", { path: "notes/plan.md", file_text: "step one\nstep two\n" });
+    await update(c, "root", "# root\n\nSee [[ideas]] and [[todo]].\n");
+    await update(c, "ideas", "# ideas\n\na garden on the roof\n");
+    await ok(c, "create_entities", { entities: ["Keep1", "Keep2"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
+    await onlyPrunable(stub, { files: ["notes/plan.md"], docs: ["ideas"] });
+
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    const missing = await c.call("view", { path: "notes/plan.md" });
+    expect(missing.isError).toBe(true);
+    expect((await c.call("read_document", { id: "ideas" })).isError).toBe(true);
+    // The parent no longer links the archived document; it shows it as archived.
+    expect(((await ok(c, "read_document", { id: "root" })) as { content: string }).content).toBe("# root\n\nSee [[archived:ideas]] and [[todo]].\n");
+    await expectTreeIntact(name);
+
+    const listed = (await ok(c, "restore", { kind: "doc" })) as { archived: { id: number; item: string }[] };
+    expect(listed.archived.map((a) => a.item)).toEqual(["doc:ideas"]);
+    const restored = (await ok(c, "restore", { items: ["file:notes/plan.md", "doc:ideas", "doc:nothing"] })) as Structured;
+    expect(restored).toMatchObject({ restored: ["file:notes/plan.md", "doc:ideas"], notFound: ["doc:nothing"] });
+    expect(((await ok(c, "view", { path: "notes/plan.md" })) as { text: string }).text).toContain("step two");
+    expect(((await ok(c, "read_document", { id: "ideas" })) as { content: string }).content).toBe("# ideas\n\na garden on the roof\n");
+    expect(((await ok(c, "read_document", { id: "root" })) as { content: string }).content).toBe("# root\n\nSee [[ideas]] and [[todo]].\n");
+    expect(((await ok(c, "get_document_tree")) as { yaml: string }).yaml).toContain("ideas");
+    await expectTreeIntact(name);
+    await c.close();
+  });
+
+  it("never prunes the root or a document with children, only leaves", async () => {
+    const { t0, name, stub, c } = await setup(6);
+    await update(c, "root", "# root\n\n[[parent]]\n");
+    await update(c, "parent", "# parent\n\n[[leaf]]\n");
+    await ok(c, "create_entities", { entities: ["K1", "K2", "K3"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
+    await onlyPrunable(stub, { docs: ["root", "parent", "leaf"] });
+    // 6/6 is near and two must go; the three documents are equally low, but only the leaf may go.
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    expect((await rows<{ item: string }>(stub, "SELECT item FROM archive")).map((r) => r.item)).toEqual(["doc:leaf"]);
+    // One went instead of two: 5/6 is below 90%, so this is not "over capacity", but nothing else was prunable.
+    expect(await ok(c, "memory_stats")).toMatchObject({ lastEvaluation: { outcome: "pruned", pruned: 1 } });
+    expect((await expectTreeIntact(name)).map((d) => d.id)).toEqual(["parent", "root"]);
+    await c.close();
+  });
+
+  it("undo of the pruning brings items back and empties the archive, so a later restore finds nothing to duplicate", async () => {
+    const { t0, name, stub, c } = await setup(3);
+    await ok(c, "create_entities", { entities: ["A", "B", "C"].map((n) => ({ name: n, entityType: "t", observations: [`${n} obs`] })) });
+    await onlyPrunable(stub, { entities: ["A"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    const [pruning] = await changesOf(name);
+    expect(pruning).toMatchObject({ caller: "system", tool: "memory_evaluation" });
+
+    // The pruning was not by this caller: undo names it explicitly.
+    await ok(c, "undo", { change: pruning?.seq });
+    expect((await openNodes(c, ["A"])).entities.map((e) => e.observations)).toEqual([["A obs"]]);
+    expect(await ok(c, "restore", { items: ["entity:A"] })).toMatchObject({ restored: [], notFound: ["entity:A"] });
+    expect(await rows(stub, "SELECT COUNT(*) AS n FROM archive")).toEqual([{ n: 0 }]);
+    await c.close();
+  });
+
+  it("reports a conflict and keeps the archived copy when an item of that name exists again", async () => {
+    const { t0, stub, c } = await setup(3);
+    await ok(c, "create_entities", { entities: ["A", "B", "C"].map((n) => ({ name: n, entityType: "old", observations: [] })) });
+    await onlyPrunable(stub, { entities: ["A"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    await ok(c, "create_entities", { entities: [{ name: "A", entityType: "new", observations: [] }] });
+
+    const r = await c.call("restore", { items: ["entity:A"] });
+    expect(r.isError).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ restored: [], conflicts: [expect.stringMatching(/^#\d+ entity:A: an entity named "A" exists again/)] });
+    expect(text(r)).toContain("Conflict, kept archived");
+    expect((await openNodes(c, ["A"])).entities[0]).toMatchObject({ entityType: "new" });
+    expect(await rows(stub, "SELECT item FROM archive")).toEqual([{ item: "entity:A" }]);
+    await c.close();
+  });
+
+  it("keeps a relation whose other end is still archived with that end, and brings it back with it", async () => {
+    const { t0, stub, c } = await setup(6);
+    await ok(c, "create_entities", { entities: ["P", "Q", "K1", "K2", "K3", "K4"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
+    await ok(c, "create_relations", { relations: [{ from: "P", to: "Q", relationType: "knows" }] });
+    await onlyPrunable(stub, { entities: ["P", "Q"] });
+    await sql(stub, "UPDATE entities SET uses = 1 WHERE name = 'Q'"); // P is the lowest: pruned first, the relation goes with it
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    expect((await rows<{ item: string }>(stub, "SELECT item FROM archive ORDER BY id")).map((r) => r.item)).toEqual(["entity:P", "entity:Q"]);
+
+    const first = await c.call("restore", { items: ["entity:P"] });
+    expect(first.structuredContent).toMatchObject({ restored: ["entity:P"] });
+    expect(text(first)).toContain("Relations waiting for their other end (restore it to bring them back): P -knows-> Q.");
+    expect((await openNodes(c, ["P"])).relations).toEqual([]);
+    await ok(c, "restore", { items: ["entity:Q"] });
+    expect((await openNodes(c, ["P"])).relations).toEqual([{ from: "P", to: "Q", relationType: "knows" }]);
+    await c.close();
+  });
+
+  it("rejects bad selections and changes nothing", async () => {
+    const { c, stub } = await setup(10);
+    const both = await c.call("restore", { items: ["entity:A"], before: 5 });
+    expect(both.isError).toBe(true);
+    expect(text(both)).toContain("Nothing was restored");
+    const badKey = await c.call("restore", { items: ["Alice"] });
+    expect(badKey.isError).toBe(true);
+    expect(text(badKey)).toContain('item must be a key like "entity:Alice"');
+    const badId = await c.call("restore", { ids: [0] });
+    expect(badId.isError).toBe(true);
+    expect(await rows(stub, "SELECT COUNT(*) AS n FROM changes")).toEqual([{ n: 0 }]);
+    await c.close();
+  });
+});
