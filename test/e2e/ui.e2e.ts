@@ -4,8 +4,9 @@
  * in, searches, opens a node, edits an observation, undoes the edit from
  * the history, and browses files and documents; a screenshot is saved
  * under test-results/ui/. The importance control is checked both ways:
- * shown to a writer (it calls mark_important, and the mark shows after the
- * page reads the entity again), hidden from a read grant and from a
+ * shown to a writer (it calls mark_important, the mark shows after the
+ * page reads the entity again, and undoing the change from the history
+ * takes it back), hidden from a read grant and from a
  * connection whose tools/list does not offer mark_important.
  */
 import { mkdir, writeFile } from "node:fs/promises";
@@ -221,7 +222,7 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await page.close();
   });
 
-  it("marks an entity important with mark_important and shows the mark, and hides the control when the tool is not listed", async () => {
+  it("marks an entity important with mark_important, shows the mark, undoes it from the history, and hides the control when the tool is not listed", async () => {
     const page = await browser.context.newPage();
     const calls: unknown[] = [];
     await page.route(`${dev.url}/mcp/${CTX}`, async (route) => {
@@ -239,6 +240,19 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     // The page reads the entity again: the mark comes from its statistics, with the promotion it brought.
     await expect.poll(() => page.locator("#important").getAttribute("aria-pressed"), WAIT).toBe("true");
     await expect.poll(() => page.locator("#detail .stats").textContent(), WAIT).toContain("long term");
+    // Undo the mark from the history, the same undo an agent's change gets: the entity is unmarked again.
+    await page.getByRole("tab", { name: "History" }).click();
+    const undoMark = page.locator("#history li", { hasText: "mark_important" }).first().getByRole("button", { name: /Undo change/ });
+    await undoMark.waitFor(WAIT);
+    await undoMark.click();
+    await expect.poll(() => page.locator("#history li").first().textContent(), WAIT).toContain("undo");
+    await page.getByRole("tab", { name: "Search" }).click();
+    await searchAndOpen(page, "billing", "Billing service");
+    await openRelated(page, "Alice");
+    await expect.poll(() => page.locator("#important").getAttribute("aria-pressed"), WAIT).toBe("false");
+    // Toggling works both ways without the history too.
+    await page.locator("#important").click();
+    await expect.poll(() => page.locator("#important").getAttribute("aria-pressed"), WAIT).toBe("true");
     await page.locator("#important").click();
     await expect.poll(() => page.locator("#important").getAttribute("aria-pressed"), WAIT).toBe("false");
     await page.close();
