@@ -26,7 +26,7 @@ import {
   deleteEntityRow,
   deleteObservation,
   deleteRelation,
-  insertEntity,
+  insertNewEntities,
   insertObservation,
   insertRelation,
   touchEntity,
@@ -37,15 +37,7 @@ import type { DeleteReport, Entity, KnowledgeGraph, ObservationAdd, ObservationD
 export const OPEN_NODES_MAX_RELATIONS = 1000;
 
 export function createEntities(w: WriteScope, entities: readonly Entity[]): Entity[] {
-  const created: Entity[] = [];
-  for (const e of entities) {
-    const id = insertEntity(w, e.name, e.entityType);
-    if (id === undefined) continue;
-    // Not noted one by one: undoing the creation removes the entity with its observations.
-    const observations = e.observations.filter((content) => insertObservation(w, id, e.name, content, { noted: false }));
-    created.push({ name: e.name, entityType: e.entityType, observations });
-  }
-  return created;
+  return insertNewEntities(w, entities);
 }
 
 function requireEntities(db: Db, names: readonly string[], what: string): Map<string, number> {
