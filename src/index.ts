@@ -96,10 +96,31 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
     ...(userAgent ? { userAgent } : {}),
   };
   url.pathname = "/mcp";
-  const request = new Request(url, c.req.raw);
+  const { request, parsedBody } = await readOnce(c.req.raw, url);
   // Workers always know the host from the URL; in-process callers may omit the header the SDK checks.
   if (!request.headers.has("Host")) request.headers.set("Host", url.host);
-  return mcpHandler.fetch(request, { authInfo: { token: "", clientId: caller.id, scopes: [], extra: { scope } } });
+  const authInfo = { token: "", clientId: caller.id, scopes: [], extra: { scope } };
+  return mcpHandler.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
+}
+
+/**
+ * The request for the MCP handler at `url`, with its JSON body parsed once.
+ * Given no parsed body, the handlers read it up to three times (a clone to
+ * tell 2025-era from 2026-era requests, then the transport), which costs
+ * more than the rest of the protocol for a 1,000-entity batch. A body that is
+ * not JSON is passed on unparsed, so the SDK answers it as before.
+ */
+async function readOnce(raw: Request, url: URL): Promise<{ request: Request; parsedBody?: unknown }> {
+  if (raw.method !== "POST" || raw.body === null) return { request: new Request(url, raw) };
+  const text = await raw.text();
+  const request = new Request(url, { method: raw.method, headers: raw.headers, body: text, signal: raw.signal });
+  // Only application/json is parsed: the SDK refuses other media types before it reads a body.
+  if ((raw.headers.get("Content-Type") ?? "").split(";")[0]?.trim().toLowerCase() !== "application/json") return { request };
+  try {
+    return text.trim() === "" ? { request } : { request, parsedBody: JSON.parse(text) as unknown };
+  } catch {
+    return { request };
+  }
 }
 
 app.all("/mcp", (c) => serveMcp(c));

@@ -143,3 +143,24 @@ describe("co-visitation settings", () => {
     expect(() => settings({ ...env, [name]: value } as unknown as Env)).toThrow(name);
   });
 });
+
+describe("co-visitation recording in one call", () => {
+  it("counts a call's items as if used one at a time: new items pair with what the session held and with earlier new ones", async () => {
+    await runInDurableObject(stub(), (_i: MemoryContext, state) => {
+      const db = new Db(state.storage.sql);
+      const who = { caller: "c", session: "s" };
+      const now = 1_000_000_000_000;
+      covisit(db, who, ["file:b", "file:d"], [], now, OPTS);
+      // b is already held: it only becomes the latest; a and c are new, a before c; a repeated name counts once.
+      covisit(db, who, ["file:a", "file:b", "file:c", "file:a"], [], now + 1, OPTS);
+      const pairs = db
+        .all<{ item: string; other: string; count: number }>("SELECT item, other, count FROM covisit_pairs ORDER BY item, other")
+        .map((r) => `${r.item.slice(5)}${r.other.slice(5)}${r.count}`);
+      expect(pairs).toEqual(["ab1", "ac1", "ad1", "ba1", "bc1", "bd1", "ca1", "cb1", "cd1", "db1", "dc1", "da1"].sort());
+      const items = db
+        .all<{ item: string; seq: number }>("SELECT item, seq FROM covisit_session_items ORDER BY seq")
+        .map((r) => `${r.item.slice(5)}${r.seq}`);
+      expect(items).toEqual(["d2", "a3", "b4", "c5"]);
+    });
+  });
+});

@@ -27,7 +27,7 @@ import {
   deleteEntityRow,
   deleteObservation,
   deleteRelation,
-  insertEntity,
+  insertNewEntities,
   insertObservation,
   insertRelation,
   touchEntity,
@@ -38,17 +38,11 @@ import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd,
 export const OPEN_NODES_MAX_RELATIONS = 1000;
 
 export function createEntities(w: WriteScope, entities: readonly EntityInput[]): Entity[] {
-  const created: Entity[] = [];
-  for (const e of entities) {
-    // An explicit category wins; otherwise the keyword classifier decides (src/priority/classify.ts).
-    const category = e.category ?? classifyEntity(e.name, e.entityType, e.observations);
-    const id = insertEntity(w, e.name, e.entityType, undefined, { category, important: e.important });
-    if (id === undefined) continue;
-    // Not noted one by one: undoing the creation removes the entity with its observations.
-    const observations = e.observations.filter((content) => insertObservation(w, id, e.name, content, { noted: false }));
-    created.push({ name: e.name, entityType: e.entityType, observations });
-  }
-  return created;
+  // An explicit category wins; otherwise the keyword classifier decides (src/priority/classify.ts).
+  return insertNewEntities(
+    w,
+    entities.map((e) => ({ ...e, category: e.category ?? classifyEntity(e.name, e.entityType, e.observations) })),
+  );
 }
 
 function requireEntities(db: Db, names: readonly string[], what: string): Map<string, number> {

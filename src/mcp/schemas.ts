@@ -10,7 +10,10 @@ import { CATEGORIES } from "../priority/model";
 // C0 controls and DEL; observations may still hold tabs and line breaks.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 export const CONTROL_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-const utf8Length = (s: string) => new TextEncoder().encode(s).length;
+const encoder = new TextEncoder();
+/** UTF-8 bytes of `s`; `within` skips the count when even 3 bytes per UTF-16 unit (the most UTF-8 needs) fits. */
+const utf8Length = (s: string) => encoder.encode(s).length;
+const utf8Within = (s: string, max: number) => s.length * 3 <= max || utf8Length(s) <= max;
 
 const label = (max: number, what: string) =>
   z
@@ -26,7 +29,7 @@ export const typeName = (what: string) => label(LIMITS.entityType, what);
 export const observationText = z
   .string()
   .min(1, "observation must not be empty")
-  .refine((s) => utf8Length(s) <= LIMITS.observationBytes, `observation must be at most ${LIMITS.observationBytes} bytes`)
+  .refine((s) => utf8Within(s, LIMITS.observationBytes), `observation must be at most ${LIMITS.observationBytes} bytes`)
   .refine((s) => !CONTROL_EXCEPT_WHITESPACE.test(s), "observation must not contain control characters other than tab and line breaks");
 
 export const batch = <T extends z.ZodType>(item: T) =>
@@ -70,4 +73,4 @@ export const filePath = (what: string) =>
 
 /** File content, at most LIMITS.fileBytes of UTF-8. */
 export const fileText = (what: string) =>
-  z.string().refine((s) => utf8Length(s) <= LIMITS.fileBytes, `${what} must be at most ${LIMITS.fileBytes} bytes (1 MB)`);
+  z.string().refine((s) => utf8Within(s, LIMITS.fileBytes), `${what} must be at most ${LIMITS.fileBytes} bytes (1 MB)`);

@@ -1,7 +1,14 @@
 /**
  * Builds the McpServer for one request. The transport is stateless, so the
  * server is rebuilt per request; what does not depend on the request (each
- * tool's zod object schemas) is built once per isolate.
+ * tool's zod object schemas and their JSON Schema conversions) is built once
+ * per isolate. Rebuilding is cheap (~0.2 ms with every tool under wrangler
+ * dev, measured by building 100 servers in one request) and keeps the
+ * request's scope in closures, so two requests in flight in one isolate
+ * cannot see each other's caller or context. Caching whole servers would need
+ * a pool (one server serves one transport at a time) and a reset of the
+ * per-request protocol state (negotiated version, client capabilities) for
+ * a gain of about 0.2 ms a call.
  */
 import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -49,10 +56,44 @@ interface Compiled {
   output: z.ZodObject;
 }
 
+type JsonSchemaOf = (options: { target: string }) => Record<string, unknown>;
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * Converts a schema to JSON Schema once per isolate. The SDK converts every
+ * tool's input and output schema through `~standard.jsonSchema` on every
+ * tools/list (and the input schema on every 2026-era tools/call): about a
+ * third of a tools/list's server time in Node (4.0 -> 2.7 ms with this). The
+ * schemas never change, so the first answer per target is kept, frozen so no
+ * caller can alter the next one's. New tools in tools/index.ts get it too.
+ */
+function memoizeJsonSchema<T extends z.ZodObject>(schema: T): T {
+  const standard = schema["~standard"];
+  const convert = standard.jsonSchema as unknown as Record<"input" | "output", JsonSchemaOf>;
+  const memo = (io: "input" | "output"): JsonSchemaOf => {
+    const cache = new Map<string, Record<string, unknown>>();
+    return (options) => {
+      const key = JSON.stringify(options ?? null);
+      let hit = cache.get(key);
+      if (!hit) cache.set(key, (hit = deepFreeze(convert[io](options))));
+      return hit;
+    };
+  };
+  schema["~standard"] = { ...standard, jsonSchema: { input: memo("input"), output: memo("output") } } as typeof standard;
+  return schema;
+}
+
 const compiled: Compiled[] = TOOLS.map((def) => ({
   def,
-  input: z.object(def.managesContexts ? def.input : { ...def.input, context: contextArg }),
-  output: z.object(def.output),
+  input: memoizeJsonSchema(z.object(def.managesContexts ? def.input : { ...def.input, context: contextArg })),
+  output: memoizeJsonSchema(z.object(def.output)),
 }));
 
 /**

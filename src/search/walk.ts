@@ -16,6 +16,11 @@
  * ## Bounds
  * At most MAX_WALK_EDGES relations are read per search; a hub whose relations
  * exceed what is left stops the walk there, and the paths found so far stand.
+ * The last level of an odd `maxPathLength` (the default 5) reads only the
+ * relations that close a path (bridgesTo): at 100,000 entities most walks
+ * reach a hub by then, and materialising its thousands of relations was most
+ * of a search's time. That level scans the frontier's relations inside SQLite
+ * (the frontier is at most MAX_WALK_EDGES nodes) and returns only the matches.
  */
 import type { Db } from "../context/sql";
 import { RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
@@ -45,6 +50,27 @@ function neighbours(db: Db, frontier: readonly number[], limit: number): { a: nu
   );
 }
 
+/**
+ * Relations from `frontier` to nodes in `reached`, both directions. Only the
+ * matches come back: SQLite walks the frontier's relations in the covering
+ * indexes and tests the other end against `reached` (the unary + keeps it a
+ * test, not a second lookup per pair), so a hub on the frontier costs an index
+ * scan, not thousands of rows.
+ */
+function bridgesTo(db: Db, frontier: readonly number[], reached: readonly number[], limit: number): { a: number; b: number }[] {
+  return db.all<{ a: number; b: number }>(
+    `SELECT r.from_id AS a, r.to_id AS b FROM json_each(?1) f JOIN relations r ON r.from_id = f.value
+     WHERE +r.to_id IN (SELECT value FROM json_each(?2))
+     UNION ALL
+     SELECT r.to_id AS a, r.from_id AS b FROM json_each(?1) f JOIN relations r ON r.to_id = f.value
+     WHERE +r.from_id IN (SELECT value FROM json_each(?2))
+     LIMIT ?3`,
+    JSON.stringify(frontier),
+    JSON.stringify(reached),
+    limit,
+  );
+}
+
 function trace(reached: Map<number, Reached>, node: number): number[] {
   const out: number[] = [];
   for (let at: number | undefined = node; at !== undefined; at = reached.get(at)?.parent) out.push(at);
@@ -62,7 +88,11 @@ export function connect(db: Db, entries: readonly number[], maxPathLength: numbe
   let frontier = [...entries];
   let budget = MAX_WALK_EDGES;
   for (let level = 0; level < levels && frontier.length > 0 && budget > 0; level++) {
-    const edges = neighbours(db, frontier, budget);
+    // On the last level of an odd maxPathLength, a node reached now would sit at depth `levels`, and any
+    // path through it would be at least 2 * levels > maxPathLength long: only relations back into
+    // the regions already grown can still join two entries, so only those are read.
+    const last = level === levels - 1 && 2 * levels > maxPathLength;
+    const edges = last ? bridgesTo(db, frontier, [...reached.keys()], budget) : neighbours(db, frontier, budget);
     budget -= edges.length;
     const next: number[] = [];
     for (const { a, b } of edges) {
