@@ -8,23 +8,14 @@ import { describe, expect, it } from "vitest";
 import { connectV2, text, type TestClient } from "./helpers/clients";
 import { changesOf } from "./helpers/context";
 import { expectTreeIntact, update } from "./helpers/documents";
-import { contextWithCapacity, DAY_MS, rows, runAlarmAt, sql } from "./helpers/priority";
+import { contextWithCapacity, DAY_MS, onlyPrunable, rows, runAlarmAt, sql } from "./helpers/priority";
 
-type Stub = Awaited<ReturnType<typeof contextWithCapacity>>["stub"];
 type Structured = Record<string, unknown>;
 
 const ok = async (c: TestClient, tool: string, args: Record<string, unknown> = {}): Promise<Structured> => {
   const r = await c.call(tool, args);
   expect(r.isError, `${tool}: ${text(r)}`).toBeFalsy();
   return r.structuredContent ?? {};
-};
-
-/** Marks every item except `keep` important, so only those can be pruned. */
-const onlyPrunable = async (stub: Stub, keep: { entities?: string[]; files?: string[]; docs?: string[] }) => {
-  const list = (xs: string[] | undefined) => (xs ?? []).map((x) => `'${x}'`).join(", ") || "''";
-  await sql(stub, `UPDATE entities SET important = CASE WHEN name IN (${list(keep.entities)}) THEN 0 ELSE 1 END`);
-  await sql(stub, `UPDATE files SET important = CASE WHEN path IN (${list(keep.files)}) THEN 0 ELSE 1 END`);
-  await sql(stub, `UPDATE documents SET important = CASE WHEN id IN (${list(keep.docs)}) THEN 0 ELSE 1 END`);
 };
 
 async function setup(capacity: number) {
@@ -179,16 +170,29 @@ describe("archive and restore", () => {
   });
 
   it("rejects bad selections and changes nothing", async () => {
-    const { c, stub } = await setup(10);
+    const { t0, stub, c } = await setup(3);
+    await ok(c, "create_entities", { entities: ["A", "B", "C"].map((n) => ({ name: n, entityType: "t", observations: [`${n} obs`] })) });
+    await onlyPrunable(stub, { entities: ["A"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    const archived = await rows(stub, "SELECT id, item, payload FROM archive");
+    expect(archived.map((r) => r.item)).toEqual(["entity:A"]);
+    const changes = await rows(stub, "SELECT COUNT(*) AS n FROM changes");
+
     const both = await c.call("restore", { items: ["entity:A"], before: 5 });
     expect(both.isError).toBe(true);
     expect(text(both)).toContain("Nothing was restored");
-    const badKey = await c.call("restore", { items: ["Alice"] });
+    const kindToo = await c.call("restore", { ids: [archived[0]?.id as number], kind: "entity" });
+    expect(kindToo.isError).toBe(true);
+    const badKey = await c.call("restore", { items: ["entity:A", "Alice"] });
     expect(badKey.isError).toBe(true);
     expect(text(badKey)).toContain('item must be a key like "entity:Alice"');
-    const badId = await c.call("restore", { ids: [0] });
+    const badId = await c.call("restore", { ids: [archived[0]?.id as number, 0] });
     expect(badId.isError).toBe(true);
-    expect(await rows(stub, "SELECT COUNT(*) AS n FROM changes")).toEqual([{ n: 0 }]);
+
+    // A stays archived, exactly as it was, and no change was recorded.
+    expect(await rows(stub, "SELECT id, item, payload FROM archive")).toEqual(archived);
+    expect(await rows(stub, "SELECT COUNT(*) AS n FROM changes")).toEqual(changes);
+    expect((await openNodes(c, ["A"])).notFound).toEqual(["A"]);
     await c.close();
   });
 });

@@ -54,4 +54,12 @@ export async function runAlarmAt(stub: Stub, at: number): Promise<boolean> {
   return runDurableObjectAlarm(stub);
 }
 
+/** Marks every item except `keep` important, so only those can be pruned. */
+export const onlyPrunable = async (stub: Stub, keep: { entities?: string[]; files?: string[]; docs?: string[] }) => {
+  const list = (xs: string[] | undefined) => (xs ?? []).map((x) => `'${x}'`).join(", ") || "''";
+  await sql(stub, `UPDATE entities SET important = CASE WHEN name IN (${list(keep.entities)}) THEN 0 ELSE 1 END`);
+  await sql(stub, `UPDATE files SET important = CASE WHEN path IN (${list(keep.files)}) THEN 0 ELSE 1 END`);
+  await sql(stub, `UPDATE documents SET important = CASE WHEN id IN (${list(keep.docs)}) THEN 0 ELSE 1 END`);
+};
+
 export const names = (list: { name: string }[]) => list.map((e) => e.name).sort();
