@@ -70,4 +70,18 @@ describe("migration from the foundation schema", () => {
       });
     });
   });
+
+  it("0007 measures the archive rows already there", async () => {
+    const stub = env.MEMORY.getByName(freshContext("prmig")) as DurableObjectStub<MemoryContext>;
+    await runInDurableObject(stub, (_instance: MemoryContext, state) => {
+      const db = new Db(state.storage.sql);
+      const tx = <T>(fn: () => T) => state.storage.transactionSync(fn);
+      tx(() => wipe(db));
+      expect(migrate(db, tx, MIGRATIONS, 6)).toBe(6);
+      const payload = JSON.stringify({ kind: "file", id: 1, path: "é.md", content: "naïve ✓", createdAt: 1, updatedAt: 1 });
+      db.run("INSERT INTO archive (item, payload, priority, reason, archived_at) VALUES ('file:é.md', ?, 0.1, 'test', 1)", payload);
+      expect(migrate(db, tx)).toBe(LATEST_VERSION);
+      expect(db.one("SELECT bytes FROM archive")).toEqual({ bytes: new TextEncoder().encode(payload).length });
+    });
+  });
 });

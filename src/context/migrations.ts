@@ -16,6 +16,7 @@ import m0003 from "../../migrations/0003_search.sql";
 import m0004 from "../../migrations/0004_files_covisit.sql";
 import m0005 from "../../migrations/0005_documents.sql";
 import m0006 from "../../migrations/0006_priority.sql";
+import m0007 from "../../migrations/0007_archive_bytes.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: "0004_files_covisit", sql: m0004 },
   { version: 5, name: "0005_documents", sql: m0005 },
   { version: 6, name: "0006_priority", sql: m0006 },
+  { version: 7, name: "0007_archive_bytes", sql: m0007 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -106,13 +106,16 @@ export function getArchive(db: Db, id: number): ArchiveEntry | undefined {
 /** Writes an archive row (a new one when `entry.id` is null), noting what was there before. Returns its id. */
 export function putArchive(w: WriteScope, entry: Omit<ArchiveEntry, "id"> & { id: number | null }): number {
   const prior = entry.id === null ? undefined : getArchive(w.db, entry.id);
+  const payload = JSON.stringify(entry.payload);
+  // bytes: the payload's UTF-8 size, kept so the archive's size is a SUM of a column (migrations/0007).
   const row = w.db.one<{ id: number }>(
-    `INSERT INTO archive (id, item, payload, priority, reason, archived_at) VALUES (?, ?, ?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET item = excluded.item, payload = excluded.payload, priority = excluded.priority,
-       reason = excluded.reason, archived_at = excluded.archived_at RETURNING id`,
+    `INSERT INTO archive (id, item, payload, bytes, priority, reason, archived_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (id) DO UPDATE SET item = excluded.item, payload = excluded.payload, bytes = excluded.bytes,
+       priority = excluded.priority, reason = excluded.reason, archived_at = excluded.archived_at RETURNING id`,
     entry.id,
     entry.item,
-    JSON.stringify(entry.payload),
+    payload,
+    Buffer.byteLength(payload),
     entry.priority,
     entry.reason,
     entry.archivedAt,

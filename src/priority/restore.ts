@@ -219,7 +219,7 @@ export function listArchive(db: Db, opts: { before?: number; limit: number; kind
   }
   const clause = where.length > 0 ? `WHERE ${where.join(" AND ")}` : "";
   const rows = db.all<{ id: number; item: string; priority: number; reason: string; archived_at: number; bytes: number }>(
-    `SELECT id, item, priority, reason, archived_at, length(CAST(payload AS BLOB)) AS bytes FROM archive ${clause} ORDER BY id DESC LIMIT ?`,
+    `SELECT id, item, priority, reason, archived_at, bytes FROM archive ${clause} ORDER BY id DESC LIMIT ?`,
     ...params,
     opts.limit + 1,
   );

@@ -41,7 +41,7 @@ export interface MemoryStats {
 /** Counts, capacity and the archive: cheap, for the contexts API's stats too. */
 export function priorityOverview(db: Db): Omit<MemoryStats, "top" | "byCategory" | "byKind" | "byTier" | "total"> {
   const capacity = readCapacity(db);
-  const a = db.one<{ n: number; bytes: number | null }>("SELECT COUNT(*) AS n, SUM(length(CAST(payload AS BLOB))) AS bytes FROM archive");
+  const a = db.one<{ n: number; bytes: number | null }>("SELECT COUNT(*) AS n, SUM(bytes) AS bytes FROM archive");
   const newest = db
     .all<{ id: number; item: string; archived_at: number }>(`SELECT id, item, archived_at FROM archive ORDER BY id DESC LIMIT ${NEWEST_ARCHIVED}`)
     .map((r) => ({ id: r.id, item: r.item, archivedAt: r.archived_at }));

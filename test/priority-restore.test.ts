@@ -1,0 +1,42 @@
+/**
+ * Restore when the world moved on since the pruning, through a real MCP
+ * client: a relation whose other end was deleted stays in the archive until
+ * that end exists again, a document whose parent was deleted comes back
+ * under the root, file keys are normalised as mark_important does, and the
+ * archive's size is kept per row, not recounted from the payloads.
+ */
+import { describe, expect, it } from "vitest";
+import { connectV2, text, type TestClient } from "./helpers/clients";
+import { contextWithCapacity, DAY_MS, onlyPrunable, rows, runAlarmAt, sql } from "./helpers/priority";
+
+type Structured = Record<string, unknown>;
+
+const ok = async (c: TestClient, tool: string, args: Record<string, unknown> = {}): Promise<Structured> => {
+  const r = await c.call(tool, args);
+  expect(r.isError, `${tool}: ${text(r)}`).toBeFalsy();
+  return r.structuredContent ?? {};
+};
+
+async function setup(capacity: number) {
+  const t0 = Date.now();
+  const { name, stub } = await contextWithCapacity({ total: capacity }, t0, "rest");
+  const c = await connectV2({ url: `http://localhost/mcp/${name}` });
+  return { t0, name, stub, c };
+}
+
+describe("restore after the graph changed", () => {
+  it("keeps each archive row's size in a column that memory_stats sums", async () => {
+    const { t0, stub, c } = await setup(3);
+    await ok(c, "create_entities", { entities: ["A", "B", "C"].map((n) => ({ name: n, entityType: "t", observations: [`${n} likes tea`] })) });
+    await onlyPrunable(stub, { entities: ["A"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    const [row] = await rows<{ bytes: number; actual: number }>(stub, "SELECT bytes, length(CAST(payload AS BLOB)) AS actual FROM archive");
+    expect(row?.bytes).toBeGreaterThan(100);
+    expect(row?.bytes).toBe(row?.actual);
+    // Stats read the column, not the payloads.
+    await sql(stub, "UPDATE archive SET bytes = 4242");
+    expect(await ok(c, "memory_stats")).toMatchObject({ archived: 1 });
+    expect(text(await c.call("memory_stats"))).toContain("4242");
+    await c.close();
+  });
+});
