@@ -25,6 +25,20 @@ async function setup(capacity: number) {
 }
 
 describe("restore after the graph changed", () => {
+  it("finds a file by any spelling of its path, as mark_important does", async () => {
+    const { t0, stub, c } = await setup(3);
+    await ok(c, "create", { path: "notes/a.md", file_text: "alpha\n" });
+    await ok(c, "create_entities", { entities: ["K1", "K2"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
+    await onlyPrunable(stub, { files: ["notes/a.md"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    expect(await ok(c, "restore", { items: ["file:/notes/a.md"] })).toMatchObject({ restored: ["file:notes/a.md"] });
+    expect(((await ok(c, "view", { path: "notes/a.md" })) as { text: string }).text).toContain("alpha");
+    const bad = await c.call("restore", { items: ["file:../x"] });
+    expect(bad.isError).toBe(true);
+    expect(text(bad)).toContain("file:../x");
+    await c.close();
+  });
+
   it("keeps each archive row's size in a column that memory_stats sums", async () => {
     const { t0, stub, c } = await setup(3);
     await ok(c, "create_entities", { entities: ["A", "B", "C"].map((n) => ({ name: n, entityType: "t", observations: [`${n} likes tea`] })) });

@@ -7,6 +7,8 @@
  * renames and go away with the row.
  */
 import { parseKey } from "../covisit/kinds";
+import { DomainError } from "../errors";
+import { normalisePath } from "../files/path";
 
 export const ITEM_KINDS = ["entity", "file", "doc"] as const;
 export type ItemKind = (typeof ITEM_KINDS)[number];
@@ -46,4 +48,17 @@ export function byKind(refs: readonly ItemRef[]): Map<ItemKind, ItemRef[]> {
   const out = new Map<ItemKind, ItemRef[]>();
   for (const r of refs) out.set(r.kind, [...(out.get(r.kind) ?? []), r]);
   return out;
+}
+
+/**
+ * `key` as stored: a file's path in its canonical form (`file:/notes//a.md`
+ * is `file:notes/a.md`, as every file tool spells it); other keys unchanged.
+ * Throws DomainError("Invalid") naming the key when the path is not a path.
+ */
+export function canonicalKey(key: string): string {
+  const ref = itemRef(key);
+  if (ref?.kind !== "file") return key;
+  const path = normalisePath(ref.name, `item ${key}:`);
+  if (path === "") throw new DomainError("Invalid", `item ${key} names the memory root, not a file`);
+  return `file:${path}`;
 }

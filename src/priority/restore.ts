@@ -18,6 +18,8 @@
  * - Relations come back when both ends exist after the call. A relation
  *   whose other end is archived is moved to that end's archive row (it comes
  *   back with it); one whose other end is gone for good is reported dropped.
+ * - File keys are normalised as every file tool does (`file:/notes/a.md` is
+ *   `file:notes/a.md`); a key that is not a path is an error, nothing restored.
  * - Restoring counts as a use of the item: access_count and uses go up by
  *   one and last_accessed_at is now, so the next evaluation does not prune
  *   it straight away.
@@ -32,6 +34,7 @@ import { insertEntity, insertObservation, insertRelation } from "../graph/writes
 import type { WriteScope } from "../history";
 import { LIMITS } from "../limits";
 import { archivedLink, deleteArchive, getArchive, link, putArchive, relink, writeStats, type ArchivedRelation, type ItemStats, type Payload } from "./archive";
+import { canonicalKey } from "./items";
 import { ACCESS_WEIGHTS, tierFor } from "./model";
 
 export interface RestoreSelection {
@@ -61,7 +64,7 @@ interface ArchiveHead extends Record<string, SqlStorageValue> {
 function select(db: Db, sel: RestoreSelection): { ids: number[]; notFound: string[] } {
   const ids = new Set<number>();
   const notFound: string[] = [];
-  const keys = [...new Set(sel.items)];
+  const keys = [...new Set(sel.items.map(canonicalKey))];
   const newest = new Map<string, number>();
   for (const chunk of chunksFor(keys)) {
     const rows = db.all<ArchiveHead>(`SELECT MAX(id) AS id, item FROM archive WHERE item IN (${placeholders(chunk.length)}) GROUP BY item`, ...chunk);
