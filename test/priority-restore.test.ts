@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { connectV2, text, type TestClient } from "./helpers/clients";
+import { expectTreeIntact, update } from "./helpers/documents";
 import { contextWithCapacity, DAY_MS, onlyPrunable, rows, runAlarmAt, sql } from "./helpers/priority";
 
 type Structured = Record<string, unknown>;
@@ -25,6 +26,51 @@ async function setup(capacity: number) {
 }
 
 describe("restore after the graph changed", () => {
+  it("restores a document whose parent was deleted under the root, and says so", async () => {
+    const { t0, name, stub, c } = await setup(4);
+    await update(c, "root", "# root\n\n[[p]]\n");
+    await update(c, "p", "# p\n\n[[leaf]]\n");
+    await update(c, "leaf", "# leaf\n\nkeep me\n");
+    await ok(c, "create_entities", { entities: [{ name: "K", entityType: "t", observations: [] }] });
+    await onlyPrunable(stub, { docs: ["leaf"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    expect(await rows(stub, "SELECT item FROM archive")).toEqual([{ item: "doc:leaf" }]);
+    // The user drops p from the root: p goes with its subtree (its [[archived:leaf]] mark is plain text).
+    await update(c, "root", "# root\n\nnothing here\n");
+    expect((await c.call("read_document", { id: "p" })).isError).toBe(true);
+
+    const r = await c.call("restore", { items: ["doc:leaf"] });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ restored: ["doc:leaf"], reparented: ["doc:leaf"] });
+    expect(text(r)).toContain('doc:leaf came back under the root: its parent "p" no longer exists');
+    expect(((await ok(c, "read_document", { id: "root" })) as { content: string }).content).toBe("# root\n\nnothing here\n\n[[leaf]]\n");
+    expect(((await ok(c, "read_document", { id: "leaf" })) as { content: string }).content).toBe("# leaf\n\nkeep me\n");
+    const tree = await expectTreeIntact(name);
+    expect(tree.find((d) => d.id === "leaf")?.parent_id).toBe("root");
+    await c.close();
+  });
+
+  it("still asks for an archived parent first rather than re-parenting", async () => {
+    const { t0, stub, c } = await setup(4);
+    await update(c, "root", "# root\n\n[[p]]\n");
+    await update(c, "p", "# p\n\n[[leaf]]\n");
+    await update(c, "leaf", "# leaf\n");
+    await ok(c, "create_entities", { entities: [{ name: "K1", entityType: "t", observations: [] }] });
+    await onlyPrunable(stub, { docs: ["leaf"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    // Near capacity again (4/4): now p, a leaf itself, goes too.
+    await ok(c, "create_entities", { entities: [{ name: "K2", entityType: "t", observations: [] }] });
+    await onlyPrunable(stub, { docs: ["p"] });
+    expect(await runAlarmAt(stub, t0 + 201 * DAY_MS)).toBe(true);
+    expect((await rows<{ item: string }>(stub, "SELECT item FROM archive ORDER BY id")).map((a) => a.item)).toEqual(["doc:leaf", "doc:p"]);
+
+    const alone = await ok(c, "restore", { items: ["doc:leaf"] });
+    expect(alone).toMatchObject({ restored: [], conflicts: [expect.stringContaining('its parent document "p" is archived; restore doc:p first')] });
+    expect(await ok(c, "restore", { items: ["doc:leaf", "doc:p"] })).toMatchObject({ restored: ["doc:p", "doc:leaf"] });
+    expect(((await ok(c, "read_document", { id: "p" })) as { content: string }).content).toBe("# p\n\n[[leaf]]\n");
+    await c.close();
+  });
+
   it("finds a file by any spelling of its path, as mark_important does", async () => {
     const { t0, stub, c } = await setup(3);
     await ok(c, "create", { path: "notes/a.md", file_text: "alpha\n" });

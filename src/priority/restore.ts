@@ -11,10 +11,14 @@
  *   that path, a document with that id) is a conflict: it stays archived and
  *   the report says so; nothing is overwritten.
  * - A file whose place is taken by a directory, or under a path that is a
- *   file now, is a conflict. A document whose parent is gone is a conflict
- *   (restore the parent first, or together: parents are restored first).
- *   The parent's [[archived:id]] marks become [[id]] links again; if it
- *   holds neither, the link is appended to the parent.
+ *   file now, is a conflict. A document whose parent is archived is a
+ *   conflict (restore the parent first, or together: parents are restored
+ *   first). The parent's [[archived:id]] marks become [[id]] links again; if
+ *   it holds neither, the link is appended to the parent.
+ * - A document whose parent no longer exists and is not archived comes back
+ *   under the root (its [[id]] link appended to the root document) and is
+ *   reported re-parented, so it is never stranded. Either way the tree's
+ *   invariant holds: a document's parent links it, and only it.
  * - Relations come back when both ends exist after the call. A relation
  *   whose other end is archived is moved to that end's archive row (it comes
  *   back with it); one whose other end is gone for good is reported dropped.
@@ -25,7 +29,7 @@
  *   it straight away.
  */
 import { chunksFor, placeholders, type Db } from "../context/sql";
-import { parseLinks, utf8Bytes } from "../documents/links";
+import { parseLinks, ROOT_ID, utf8Bytes } from "../documents/links";
 import { getDocument, putDocument } from "../documents/rows";
 import { ancestors } from "../files/path";
 import { isDirectory, readFile, writeFile } from "../files/store";
@@ -33,7 +37,7 @@ import { idsByName } from "../graph/rows";
 import { insertEntity, insertObservation, insertRelation } from "../graph/writes";
 import type { WriteScope } from "../history";
 import { LIMITS } from "../limits";
-import { archivedLink, deleteArchive, getArchive, link, putArchive, relink, writeStats, type ArchivedRelation, type ItemStats, type Payload } from "./archive";
+import { archivedLink, deleteArchive, getArchive, link, putArchive, relink, writeStats, type ArchivedRelation, type DocPayload, type ItemStats, type Payload } from "./archive";
 import { canonicalKey } from "./items";
 import { ACCESS_WEIGHTS, tierFor } from "./model";
 
@@ -49,6 +53,8 @@ export interface RestoreReport {
   /** Keys and `#id`s with no archive row. */
   notFound: string[];
   conflicts: { id: number; item: string; reason: string }[];
+  /** Documents brought back under the root because their parent no longer exists. */
+  reparented: { item: string; parent: string }[];
   /** Relations moved to the archive row of their other, still archived, end. */
   relationsDeferred: string[];
   /** Relations whose other end is neither in the graph nor in the archive. */
@@ -106,18 +112,26 @@ function blocker(db: Db, p: Payload): string | undefined {
     return file === undefined ? undefined : `${file} is a file now, so it cannot contain ${p.path}`;
   }
   if (getDocument(db, p.id)) return `a document "${p.id}" exists again (its parent linked [[${p.id}]] anew); its archived content stays here`;
-  const parent = getDocument(db, p.parent);
-  if (!parent) return `its parent document "${p.parent}" is gone; restore doc:${p.parent} first, or in the same call`;
+  if (!getDocument(db, p.parent) && db.one("SELECT 1 AS archived FROM archive WHERE item = ?", `doc:${p.parent}`)) {
+    return `its parent document "${p.parent}" is archived; restore doc:${p.parent} first, or in the same call`;
+  }
+  const home = homeOf(db, p);
+  const parent = getDocument(db, home);
+  if (!parent) return `neither its parent "${p.parent}" nor the root document exists`;
   const links = parseLinks(parent.content).ids;
   if (links.includes(p.id) || parent.content.includes(archivedLink(p.id))) return undefined;
+  const which = home === p.parent ? `its parent "${home}"` : `its parent "${p.parent}" no longer exists, and the root`;
   if (links.length >= LIMITS.documentLinks) {
-    return `its parent "${p.parent}" already links ${LIMITS.documentLinks} documents, so it cannot link [[${p.id}]] again`;
+    return `${which} already links ${LIMITS.documentLinks} documents, so it cannot link [[${p.id}]] again`;
   }
   if (utf8Bytes(parent.content) + p.id.length + 8 > LIMITS.documentBytes) {
-    return `its parent "${p.parent}" is too full to link [[${p.id}]] again (documents hold at most ${LIMITS.documentBytes} bytes)`;
+    return `${which} is too full to link [[${p.id}]] again (documents hold at most ${LIMITS.documentBytes} bytes)`;
   }
   return undefined;
 }
+
+/** Where document `p` goes back: its parent, or the root when the parent no longer exists (blocker() ruled out an archived one). */
+const homeOf = (db: Db, p: DocPayload): string => (getDocument(db, p.parent) ? p.parent : ROOT_ID);
 
 /** Puts `p` back through its domain; returns the relations to restore once every entity is back. */
 function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
@@ -142,12 +156,13 @@ function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
     writeStats(w.db, "file", p.path, used(p.stats, w.now));
     return [];
   }
-  relink(w, p.parent, p.id, archivedLink(p.id), link(p.id));
-  const parent = getDocument(w.db, p.parent);
+  const home = homeOf(w.db, p);
+  relink(w, home, p.id, archivedLink(p.id), link(p.id));
+  const parent = getDocument(w.db, home);
   if (parent && !parseLinks(parent.content).ids.includes(p.id)) {
-    putDocument(w, p.parent, `${parent.content.replace(/\n*$/, "")}\n\n${link(p.id)}\n`, parent.parent_id);
+    putDocument(w, home, `${parent.content.replace(/\n*$/, "")}\n\n${link(p.id)}\n`, parent.parent_id);
   }
-  putDocument(w, p.id, p.content, p.parent, { seq: p.seq, parent: p.parent, content: p.content, createdAt: p.createdAt, updatedAt: p.updatedAt });
+  putDocument(w, p.id, p.content, home, { seq: p.seq, parent: home, content: p.content, createdAt: p.createdAt, updatedAt: p.updatedAt });
   writeStats(w.db, "doc", p.id, used(p.stats, w.now));
   return [];
 }
@@ -181,7 +196,7 @@ const ORDER: Record<Payload["kind"], number> = { entity: 0, file: 1, doc: 2 };
 /** Restores what `sel` names; conflicts and missing rows are reported, not thrown. */
 export function restoreArchived(w: WriteScope, sel: RestoreSelection): RestoreReport {
   const { ids, notFound } = select(w.db, sel);
-  const report: RestoreReport = { restored: [], notFound, conflicts: [], relationsDeferred: [], relationsDropped: [] };
+  const report: RestoreReport = { restored: [], notFound, conflicts: [], reparented: [], relationsDeferred: [], relationsDropped: [] };
   const entries = ids.flatMap((id) => getArchive(w.db, id) ?? []);
   // Entities before the relations between them; documents newest-archived first, so a parent (pruned after its child) comes back first.
   entries.sort((a, b) => ORDER[a.payload.kind] - ORDER[b.payload.kind] || (a.payload.kind === "doc" ? b.id - a.id : a.id - b.id));
@@ -192,6 +207,7 @@ export function restoreArchived(w: WriteScope, sel: RestoreSelection): RestoreRe
       report.conflicts.push({ id: e.id, item: e.item, reason: why });
       continue;
     }
+    if (e.payload.kind === "doc" && homeOf(w.db, e.payload) !== e.payload.parent) report.reparented.push({ item: e.item, parent: e.payload.parent });
     relations.push(...bring(w, e.payload));
     deleteArchive(w, e.id);
     report.restored.push({ id: e.id, item: e.item });

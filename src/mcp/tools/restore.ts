@@ -28,6 +28,7 @@ export default defineTool({
     restored: z.array(z.string()).optional(),
     notFound: z.array(z.string()).optional(),
     conflicts: z.array(z.string()).optional(),
+    reparented: z.array(z.string()).optional().describe("Documents put under the root: their parent is gone"),
     change: z.number().optional(),
     archived: z.array(z.object({ id: z.number(), item: z.string(), reason: z.string() })).optional(),
     next: z.number().optional(),
@@ -64,12 +65,14 @@ export default defineTool({
         const lines = [`Restored ${r.restored.length}: ${r.restored.map((x) => x.item).join(", ") || "nothing"}.`];
         if (r.notFound.length > 0) lines.push(`Not in the archive: ${r.notFound.join(", ")} (restore{} lists it).`);
         for (const k of r.conflicts) lines.push(`Conflict, kept archived: #${k.id} ${k.item}: ${k.reason}.`);
+        for (const d of r.reparented) lines.push(`${d.item} came back under the root: its parent "${d.parent}" no longer exists.`);
         if (r.relationsDeferred.length > 0) lines.push(`Relations waiting for their other end (restore it to bring them back): ${r.relationsDeferred.join("; ")}.`);
         if (r.relationsDropped.length > 0) lines.push(`Relations dropped (their other end no longer exists): ${r.relationsDropped.join("; ")}.`);
         if (r.change !== undefined) lines.push(`Recorded as change #${r.change}; undo{change: ${r.change}} takes it back.`);
         const out: Record<string, unknown> = { restored: r.restored.map((x) => x.item) };
         if (r.notFound.length > 0) out.notFound = r.notFound;
         if (r.conflicts.length > 0) out.conflicts = r.conflicts.map((k) => `#${k.id} ${k.item}: ${k.reason}`);
+        if (r.reparented.length > 0) out.reparented = r.reparented.map((d) => d.item);
         if (r.change !== undefined) out.change = r.change;
         return reply(c.name, out, lines.join("\n"));
       },
