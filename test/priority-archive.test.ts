@@ -161,8 +161,9 @@ describe("archive and restore", () => {
     expect((await rows<{ item: string }>(stub, "SELECT item FROM archive ORDER BY id")).map((r) => r.item)).toEqual(["entity:P", "entity:Q"]);
 
     const first = await c.call("restore", { items: ["entity:P"] });
-    expect(first.structuredContent).toMatchObject({ restored: ["entity:P"] });
-    expect(text(first)).toContain("Relations waiting for their other end (restore it to bring them back): P -knows-> Q.");
+    const [q] = await rows<{ id: number }>(stub, "SELECT id FROM archive WHERE item = 'entity:Q'");
+    expect(first.structuredContent).toMatchObject({ restored: ["entity:P"], relationsDeferred: [{ relation: "P -knows-> Q", waitsFor: "entity:Q", archiveId: q?.id }] });
+    expect(text(first)).toContain(`P -knows-> Q (kept as archive #${q?.id} until entity:Q exists`);
     expect((await openNodes(c, ["P"])).relations).toEqual([]);
     await ok(c, "restore", { items: ["entity:Q"] });
     expect((await openNodes(c, ["P"])).relations).toEqual([{ from: "P", to: "Q", relationType: "knows" }]);

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { connectV2, text, type TestClient } from "./helpers/clients";
+import { changesOf } from "./helpers/context";
 import { expectTreeIntact, update } from "./helpers/documents";
 import { contextWithCapacity, DAY_MS, onlyPrunable, rows, runAlarmAt, sql } from "./helpers/priority";
 
@@ -25,7 +26,78 @@ async function setup(capacity: number) {
   return { t0, name, stub, c };
 }
 
+const relationsOf = async (c: TestClient, name: string) =>
+  ((await ok(c, "open_nodes", { names: [name] })) as { relations: { from: string; to: string; relationType: string }[] }).relations;
+
 describe("restore after the graph changed", () => {
+  it("keeps a relation whose other end was deleted in the archive, and brings it back once that end exists again", async () => {
+    const { t0, name, stub, c } = await setup(4);
+    await ok(c, "create_entities", { entities: ["A", "B", "K1", "K2"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
+    await ok(c, "create_relations", { relations: [{ from: "A", to: "B", relationType: "knows" }] });
+    await onlyPrunable(stub, { entities: ["A"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    await ok(c, "delete_entities", { entityNames: ["B"] });
+    const [deletion] = await changesOf(name);
+
+    const first = await c.call("restore", { items: ["entity:A"] });
+    expect(first.isError).toBeFalsy();
+    const kept = await rows<{ id: number; item: string }>(stub, "SELECT id, item FROM archive");
+    expect(kept).toEqual([{ id: expect.any(Number), item: "entity:A" }]);
+    expect(first.structuredContent).toMatchObject({
+      restored: ["entity:A"],
+      relationsDeferred: [{ relation: "A -knows-> B", waitsFor: "entity:B", archiveId: kept[0]?.id }],
+    });
+    expect(text(first)).toContain(`A -knows-> B (kept as archive #${kept[0]?.id} until entity:B exists`);
+    expect(text(first)).not.toContain("dropped");
+    expect(await relationsOf(c, "A")).toEqual([]);
+
+    // Undoing that restore puts A's row back whole, relation included, and removes the kept row.
+    await ok(c, "undo", {});
+    expect(await rows(stub, "SELECT item, json_extract(payload, '$.relations[0].to') AS to_ FROM archive")).toEqual([{ item: "entity:A", to_: "B" }]);
+    expect(await rows(stub, "SELECT json_extract(payload, '$.kind') AS kind FROM archive")).toEqual([{ kind: "entity" }]);
+    await ok(c, "restore", { items: ["entity:A"] });
+    expect((await rows<{ id: number }>(stub, "SELECT id FROM archive"))[0]?.id).toBe(kept[0]?.id);
+
+    // Asking before B exists changes nothing and says why.
+    const early = await c.call("restore", { items: ["entity:A"] });
+    expect(early.structuredContent).toMatchObject({ restored: [], relationsDeferred: [{ relation: "A -knows-> B", archiveId: kept[0]?.id }] });
+    expect(early.structuredContent).not.toHaveProperty("change");
+    expect(await rows(stub, "SELECT id, item FROM archive")).toEqual(kept);
+
+    await ok(c, "undo", { change: deletion?.seq });
+    expect(await relationsOf(c, "B")).toEqual([]);
+    const again = await ok(c, "restore", { items: ["entity:A"] });
+    expect(again).toMatchObject({ restored: ["entity:A"], relationsRestored: ["A -knows-> B"] });
+    expect(again).not.toHaveProperty("relationsDeferred");
+    expect(await relationsOf(c, "A")).toEqual([{ from: "A", to: "B", relationType: "knows" }]);
+    expect(await rows(stub, "SELECT COUNT(*) AS n FROM archive")).toEqual([{ n: 0 }]);
+    await c.close();
+  });
+
+  it("brings kept relations back with the entity when it was archived again in between", async () => {
+    const { t0, name, stub, c } = await setup(4);
+    await ok(c, "create_entities", { entities: ["A", "B", "K1", "K2"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
+    await ok(c, "create_relations", { relations: [{ from: "B", to: "A", relationType: "follows" }] });
+    await onlyPrunable(stub, { entities: ["A"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    await ok(c, "delete_entities", { entityNames: ["B"] });
+    const [deletion] = await changesOf(name);
+    expect(await ok(c, "restore", { items: ["entity:A"] })).toMatchObject({ relationsDeferred: [{ relation: "B -follows-> A", waitsFor: "entity:B" }] });
+
+    // A is pruned again: its own row is now the newest for entity:A, the kept relation sits in the older one.
+    await ok(c, "create_entities", { entities: [{ name: "K3", entityType: "t", observations: [] }] });
+    await onlyPrunable(stub, { entities: ["A"] });
+    await sql(stub, "UPDATE entities SET access_count = 0, uses = 0, last_accessed_at = NULL, tier = 'short' WHERE name = 'A'");
+    expect(await runAlarmAt(stub, t0 + 201 * DAY_MS)).toBe(true);
+    expect(await rows(stub, "SELECT json_extract(payload, '$.kind') AS kind FROM archive ORDER BY id")).toEqual([{ kind: "relations" }, { kind: "entity" }]);
+
+    await ok(c, "undo", { change: deletion?.seq });
+    expect(await ok(c, "restore", { items: ["entity:A"] })).toMatchObject({ restored: ["entity:A"], relationsRestored: ["B -follows-> A"] });
+    expect(await relationsOf(c, "A")).toEqual([{ from: "B", to: "A", relationType: "follows" }]);
+    expect(await rows(stub, "SELECT COUNT(*) AS n FROM archive")).toEqual([{ n: 0 }]);
+    await c.close();
+  });
+
   it("restores a document whose parent was deleted under the root, and says so", async () => {
     const { t0, name, stub, c } = await setup(4);
     await update(c, "root", "# root\n\n[[p]]\n");

@@ -185,7 +185,8 @@ export class MemoryContext extends DurableObject<Env> {
   restoreArchived(selection: RestoreSelection, meta: CallMeta): Outcome<RestoreReport & { change?: number }> {
     return this.write(meta, (w) => {
       const report = restoreArchived(w, selection);
-      return report.restored.length > 0 || report.relationsDeferred.length > 0 ? { ...report, change: w.rec.seq() } : report;
+      // Something was written exactly when an item or a kept relation came back (deferrals go with a restored entity).
+      return report.restored.length > 0 || report.relationsRestored.length > 0 ? { ...report, change: w.rec.seq() } : report;
     });
   }
 

@@ -4,8 +4,11 @@
  * whose payload holds everything needed to bring it back whole:
  *
  *   entity  its row, observations and relations (each with the other end's
- *           name; a relation lives in exactly one place: the graph, or the
- *           archive row of the end pruned first)
+ *           name; a relation lives in exactly one place: the graph, the
+ *           archive row of the end pruned first, or a relations row)
+ *   relations  relations of an entity a restore brought back whose other
+ *           end did not exist then, keyed `entity:<name>`: kept until it
+ *           does, never dropped (./relations.ts)
  *   file    its row and content (base64 when plain JSON would be too big)
  *   doc     its row, content and parent (only leaf documents are pruned,
  *           never the root: ./scan.ts). Its parent's [[id]] links become
@@ -72,7 +75,13 @@ export type EntityPayload = {
 };
 export type FilePayload = { kind: "file"; id: number; path: string; content: string; base64?: true; createdAt: number; updatedAt: number; stats: ItemStats };
 export type DocPayload = { kind: "doc"; seq: number; id: string; parent: string; content: string; createdAt: number; updatedAt: number; stats: ItemStats };
-export type Payload = EntityPayload | FilePayload | DocPayload;
+/**
+ * Relations of entity `name` that a restore could not bring back because
+ * their other end did not exist (nor was archived): kept, under the key
+ * `entity:<name>`, until a later restore finds both ends (./relations.ts).
+ */
+export type RelationsPayload = { kind: "relations"; name: string; relations: ArchivedRelation[] };
+export type Payload = EntityPayload | FilePayload | DocPayload | RelationsPayload;
 
 /** An archive row as ops and callers see it. */
 export type ArchiveEntry = { id: number; item: string; payload: Payload; priority: number; reason: string; archivedAt: number };

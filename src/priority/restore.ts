@@ -19,9 +19,9 @@
  *   under the root (its [[id]] link appended to the root document) and is
  *   reported re-parented, so it is never stranded. Either way the tree's
  *   invariant holds: a document's parent links it, and only it.
- * - Relations come back when both ends exist after the call. A relation
- *   whose other end is archived is moved to that end's archive row (it comes
- *   back with it); one whose other end is gone for good is reported dropped.
+ * - Relations are never dropped (./relations.ts): they come back when both
+ *   ends exist after the call, and otherwise stay in the archive, reported
+ *   with the row that keeps them and what they wait for.
  * - File keys are normalised as every file tool does (`file:/notes/a.md` is
  *   `file:notes/a.md`); a key that is not a path is an error, nothing restored.
  * - Restoring counts as a use of the item: access_count and uses go up by
@@ -34,11 +34,13 @@ import { getDocument, putDocument } from "../documents/rows";
 import { ancestors } from "../files/path";
 import { isDirectory, readFile, writeFile } from "../files/store";
 import { idsByName } from "../graph/rows";
-import { insertEntity, insertObservation, insertRelation } from "../graph/writes";
+import { insertEntity, insertObservation } from "../graph/writes";
 import type { WriteScope } from "../history";
+import type { ArchiveEntry } from "./archive";
 import { LIMITS } from "../limits";
-import { archivedLink, deleteArchive, getArchive, link, putArchive, relink, writeStats, type ArchivedRelation, type DocPayload, type ItemStats, type Payload } from "./archive";
+import { archivedLink, deleteArchive, getArchive, link, relink, writeStats, type ArchivedRelation, type DocPayload, type ItemStats, type Payload } from "./archive";
 import { canonicalKey } from "./items";
+import { keptRowOf, reconnect, retryKept, type DeferredRelation, type PendingRelation } from "./relations";
 import { ACCESS_WEIGHTS, tierFor } from "./model";
 
 export interface RestoreSelection {
@@ -55,10 +57,10 @@ export interface RestoreReport {
   conflicts: { id: number; item: string; reason: string }[];
   /** Documents brought back under the root because their parent no longer exists. */
   reparented: { item: string; parent: string }[];
-  /** Relations moved to the archive row of their other, still archived, end. */
-  relationsDeferred: string[];
-  /** Relations whose other end is neither in the graph nor in the archive. */
-  relationsDropped: string[];
+  /** Relations a relations row kept (an earlier restore) that came back now. */
+  relationsRestored: string[];
+  /** Relations that could not come back, each with the archive row keeping it. */
+  relationsDeferred: DeferredRelation[];
 }
 
 interface ArchiveHead extends Record<string, SqlStorageValue> {
@@ -111,6 +113,7 @@ function blocker(db: Db, p: Payload): string | undefined {
     const file = ancestors(p.path).find((dir) => readFile(db, dir));
     return file === undefined ? undefined : `${file} is a file now, so it cannot contain ${p.path}`;
   }
+  if (p.kind === "relations") return undefined;
   if (getDocument(db, p.id)) return `a document "${p.id}" exists again (its parent linked [[${p.id}]] anew); its archived content stays here`;
   if (!getDocument(db, p.parent) && db.one("SELECT 1 AS archived FROM archive WHERE item = ?", `doc:${p.parent}`)) {
     return `its parent document "${p.parent}" is archived; restore doc:${p.parent} first, or in the same call`;
@@ -156,6 +159,7 @@ function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
     writeStats(w.db, "file", p.path, used(p.stats, w.now));
     return [];
   }
+  if (p.kind === "relations") return [];
   const home = homeOf(w.db, p);
   relink(w, home, p.id, archivedLink(p.id), link(p.id));
   const parent = getDocument(w.db, home);
@@ -167,52 +171,46 @@ function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
   return [];
 }
 
-const relationText = (r: ArchivedRelation) => `${r.from} -${r.relationType}-> ${r.to}`;
-
-/** Restores relations whose ends both exist; defers or drops the rest (see the module note). */
-function reconnect(w: WriteScope, relations: readonly ArchivedRelation[], report: RestoreReport): void {
-  const ids = idsByName(w.db, relations.flatMap((r) => [r.from, r.to]));
-  for (const r of relations) {
-    const from = ids.get(r.from);
-    const to = ids.get(r.to);
-    if (from !== undefined && to !== undefined) {
-      insertRelation(w, from, to, r, { id: r.id, createdAt: r.createdAt });
-      continue;
-    }
-    const missing = from === undefined ? r.from : r.to;
-    const holder = w.db.one<{ id: number }>("SELECT MAX(id) AS id FROM archive WHERE item = ?", `entity:${missing}`);
-    const entry = holder?.id == null ? undefined : getArchive(w.db, holder.id);
-    if (entry && entry.payload.kind === "entity") {
-      putArchive(w, { ...entry, payload: { ...entry.payload, relations: [...entry.payload.relations, r] } });
-      report.relationsDeferred.push(relationText(r));
-    } else {
-      report.relationsDropped.push(relationText(r));
-    }
-  }
-}
-
-const ORDER: Record<Payload["kind"], number> = { entity: 0, file: 1, doc: 2 };
+// Relations rows last: the entities of this call are back by then.
+const ORDER: Record<Payload["kind"], number> = { entity: 0, file: 1, doc: 2, relations: 3 };
 
 /** Restores what `sel` names; conflicts and missing rows are reported, not thrown. */
 export function restoreArchived(w: WriteScope, sel: RestoreSelection): RestoreReport {
   const { ids, notFound } = select(w.db, sel);
-  const report: RestoreReport = { restored: [], notFound, conflicts: [], reparented: [], relationsDeferred: [], relationsDropped: [] };
+  const report: RestoreReport = { restored: [], notFound, conflicts: [], reparented: [], relationsRestored: [], relationsDeferred: [] };
   const entries = ids.flatMap((id) => getArchive(w.db, id) ?? []);
   // Entities before the relations between them; documents newest-archived first, so a parent (pruned after its child) comes back first.
   entries.sort((a, b) => ORDER[a.payload.kind] - ORDER[b.payload.kind] || (a.payload.kind === "doc" ? b.id - a.id : a.id - b.id));
-  const relations: ArchivedRelation[] = [];
+  const pending: PendingRelation[] = [];
+  const entities: string[] = [];
+  const kept: ArchiveEntry[] = [];
   for (const e of entries) {
+    if (e.payload.kind === "relations") {
+      kept.push(e);
+      continue;
+    }
     const why = blocker(w.db, e.payload);
     if (why) {
       report.conflicts.push({ id: e.id, item: e.item, reason: why });
       continue;
     }
     if (e.payload.kind === "doc" && homeOf(w.db, e.payload) !== e.payload.parent) report.reparented.push({ item: e.item, parent: e.payload.parent });
-    relations.push(...bring(w, e.payload));
+    const owner = e.payload.kind === "entity" ? e.payload.name : "";
+    if (owner) entities.push(owner);
+    pending.push(...bring(w, e.payload).map((relation) => ({ owner, relation, priority: e.priority })));
     deleteArchive(w, e.id);
     report.restored.push({ id: e.id, item: e.item });
   }
-  reconnect(w, relations, report);
+  // Rows kept by earlier restores first (each entity that came back retries its own), then
+  // this call's relations, whose leftovers may join those rows: nothing is reported twice.
+  const relations = { restored: report.relationsRestored, deferred: report.relationsDeferred };
+  for (const e of kept) if (retryKept(w, e.id, relations)) report.restored.push({ id: e.id, item: e.item });
+  const asked = new Set(kept.map((e) => e.id));
+  for (const owner of entities) {
+    const id = keptRowOf(w.db, owner);
+    if (id !== undefined && !asked.has(id)) retryKept(w, id, relations);
+  }
+  reconnect(w, pending, relations);
   return report;
 }
 

@@ -11,15 +11,17 @@ const itemKey = z
   .regex(/^(entity|file|doc):./s, 'item must be a key like "entity:Alice", "file:notes/a.md" or "doc:ideas"');
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** At most 20 of a long list in the text (structuredContent has them all). */
+const shown = (xs: readonly string[]) => xs.slice(0, 20).join("; ") + (xs.length > 20 ? `; and ${xs.length - 20} more` : "");
 
 export default defineTool({
   name: "restore",
   toolset: "priority",
   title: "Restore Archived Items",
   description:
-    "Bring back archived (pruned) items whole, by key or archive id; reports notFound and conflicts. Without items or ids: lists the archive, 20 a page. Undoable. Not the admin API's point-in-time restore.",
+    "Bring back pruned items (by key or archive id) with content, stats, relations. A relation whose other end is missing stays archived (relationsDeferred: restore its archiveId later). No items or ids: lists the archive. Undoable.",
   input: {
-    items: z.array(itemKey).max(MAX_SELECTED).optional().describe("Item keys (the newest archived copy of each)"),
+    items: z.array(itemKey).max(MAX_SELECTED).optional().describe("Item keys (newest archived copy of each)"),
     ids: z.array(z.number().int().min(1)).max(MAX_SELECTED).optional().describe("Archive ids"),
     before: z.number().int().min(1).optional().describe("Listing: older than this id"),
     kind: z.enum(["entity", "file", "doc"]).optional().describe("Listing: only this kind"),
@@ -28,7 +30,9 @@ export default defineTool({
     restored: z.array(z.string()).optional(),
     notFound: z.array(z.string()).optional(),
     conflicts: z.array(z.string()).optional(),
-    reparented: z.array(z.string()).optional().describe("Documents put under the root: their parent is gone"),
+    reparented: z.array(z.string()).optional(),
+    relationsRestored: z.array(z.string()).optional(),
+    relationsDeferred: z.array(z.object({ relation: z.string(), waitsFor: z.string(), archiveId: z.number() })).optional(),
     change: z.number().optional(),
     archived: z.array(z.object({ id: z.number(), item: z.string(), reason: z.string() })).optional(),
     next: z.number().optional(),
@@ -66,13 +70,18 @@ export default defineTool({
         if (r.notFound.length > 0) lines.push(`Not in the archive: ${r.notFound.join(", ")} (restore{} lists it).`);
         for (const k of r.conflicts) lines.push(`Conflict, kept archived: #${k.id} ${k.item}: ${k.reason}.`);
         for (const d of r.reparented) lines.push(`${d.item} came back under the root: its parent "${d.parent}" no longer exists.`);
-        if (r.relationsDeferred.length > 0) lines.push(`Relations waiting for their other end (restore it to bring them back): ${r.relationsDeferred.join("; ")}.`);
-        if (r.relationsDropped.length > 0) lines.push(`Relations dropped (their other end no longer exists): ${r.relationsDropped.join("; ")}.`);
+        if (r.relationsRestored.length > 0) lines.push(`Relations back: ${shown(r.relationsRestored)}.`);
+        if (r.relationsDeferred.length > 0) {
+          const waiting = r.relationsDeferred.map((d) => `${d.relation} (kept as archive #${d.archiveId} until ${d.waitsFor} exists; then restore{ids: [${d.archiveId}]})`);
+          lines.push(`Relations still archived, nothing lost: ${shown(waiting)}.`);
+        }
         if (r.change !== undefined) lines.push(`Recorded as change #${r.change}; undo{change: ${r.change}} takes it back.`);
         const out: Record<string, unknown> = { restored: r.restored.map((x) => x.item) };
         if (r.notFound.length > 0) out.notFound = r.notFound;
         if (r.conflicts.length > 0) out.conflicts = r.conflicts.map((k) => `#${k.id} ${k.item}: ${k.reason}`);
         if (r.reparented.length > 0) out.reparented = r.reparented.map((d) => d.item);
+        if (r.relationsRestored.length > 0) out.relationsRestored = r.relationsRestored;
+        if (r.relationsDeferred.length > 0) out.relationsDeferred = r.relationsDeferred;
         if (r.change !== undefined) out.change = r.change;
         return reply(c.name, out, lines.join("\n"));
       },
