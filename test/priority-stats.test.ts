@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { connectV2, freshContext, text } from "./helpers/clients";
-import { as, unwrap } from "./helpers/context";
+import { as, stubOf, unwrap } from "./helpers/context";
 import { adminApi, contextWithCapacity, rows, setClock, sql } from "./helpers/priority";
 
 const EVERY = 10 * 60_000;
@@ -120,5 +120,41 @@ describe("capacity on the contexts API", () => {
 
     expect((await adminApi(`/contexts/${name}`, "PATCH", { capacity: null })).status).toBe(200);
     expect(await rows(stub, "SELECT key FROM priority_state")).toEqual([]);
+  });
+
+  it("changes the Registry only after the object took the capacity, so a failed push leaves both as they were", async () => {
+    const { name, stub } = await contextWithCapacity({ total: 500 }, Date.now(), "cap");
+    const registered = async (n: string) =>
+      ((await (await adminApi("/contexts?removed=true")).json()) as { contexts: { name: string; capacity: unknown }[] }).contexts.find((x) => x.name === n);
+    // The object's storage fails (as a broken or unreachable object would): the push errors.
+    await sql(stub, "DROP TABLE priority_state");
+    expect((await adminApi(`/contexts/${name}`, "PATCH", { capacity: { total: 5 } })).status).toBe(500);
+    expect((await registered(name))?.capacity).toEqual({ total: 500 });
+
+    const fresh = freshContext("cap");
+    await sql(stubOf(fresh), "DROP TABLE priority_state");
+    expect((await adminApi("/contexts", "POST", { name: fresh, capacity: { total: 5 } })).status).toBe(500);
+    expect(await registered(fresh)).toBeUndefined();
+  });
+
+  it("does not touch a registered context's object when creating it again is a conflict", async () => {
+    const { name, stub } = await contextWithCapacity({ total: 500 }, Date.now(), "cap");
+    expect((await adminApi("/contexts", "POST", { name, capacity: { total: 5 } })).status).toBe(409);
+    expect(await rows(stub, "SELECT value FROM priority_state WHERE key = 'capacity'")).toEqual([{ value: JSON.stringify({ total: 500 }) }]);
+    expect((await adminApi("/contexts/nope-not-here", "PATCH", { capacity: { total: 5 } })).status).toBe(404);
+  });
+
+  it("takes capacity {} as no capacity, in the Registry and the object alike", async () => {
+    const { name, stub } = await contextWithCapacity({ total: 500 }, Date.now(), "cap");
+    const patched = await adminApi(`/contexts/${name}`, "PATCH", { capacity: {} });
+    expect(((await patched.json()) as { capacity: unknown }).capacity).toBeNull();
+    expect(await rows(stub, "SELECT key FROM priority_state WHERE key = 'capacity'")).toEqual([]);
+    const fresh = freshContext("cap");
+    const created = await adminApi("/contexts", "POST", { name: fresh, capacity: {} });
+    expect(created.status).toBe(201);
+    expect(((await created.json()) as { capacity: unknown }).capacity).toBeNull();
+    const stats = (await (await adminApi(`/contexts/${name}/stats`)).json()) as Record<string, Record<string, unknown>>;
+    expect(stats.context?.capacity).toBeNull();
+    expect(stats.priority?.capacity).toBeNull();
   });
 });

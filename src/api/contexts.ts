@@ -6,10 +6,12 @@
  *   PATCH /api/contexts/:name  {description?, readOnly?, capacity?}
  *   POST  /api/contexts/:name/purge?confirm=<name>      -> wipes the data and forgets the name
  *
- * `capacity` is {total?, short?, mid?, long?}, whole numbers from 1 (null:
- * none): the Registry keeps it with the context, and every create or update
- * pushes it to the context's MemoryContext, whose alarm evaluates and prunes
- * against it (src/priority/capacity.ts).
+ * `capacity` is {total?, short?, mid?, long?}, whole numbers from 1 (null
+ * or {}: none): the Registry keeps it with the context, and the context's
+ * MemoryContext keeps a copy for its alarm (src/priority/capacity.ts). The
+ * object is written first (setting it again is harmless), then the Registry:
+ * a failed push errors with the Registry unchanged. A push happens only for
+ * a name the Registry will accept, so a rejected call changes no object.
  *
  * A purge is the only way data is deleted wholesale: the name must be typed
  * twice, the Registry stops routing to the context first, then the
@@ -36,7 +38,9 @@ const capacity = z
     { total: limit.optional(), short: limit.optional(), mid: limit.optional(), long: limit.optional() },
     { error: (i) => (i.code === "unrecognized_keys" ? `unknown limit ${i.keys.join(", ")}; the limits are ${LIMIT_NAMES.join(", ")}` : 'must be an object such as {"total": 10000, "short": 2000}, or null') },
   )
-  .nullable();
+  .nullable()
+  // {} sets no limit: stored as null everywhere, as the object does.
+  .transform((c) => (c !== null && Object.keys(c).length === 0 ? null : c));
 
 /**
  * Pushes the context's capacity (as the Registry now holds it) to its object.
@@ -45,6 +49,12 @@ const capacity = z
 async function pushCapacity(env: Env, name: string, stored: Capacity | null) {
   const checked = stored === null ? null : checkLimits(stored);
   return env.MEMORY.getByName(name).setCapacity(checked?.ok ? checked.limits : null);
+}
+
+/** The Registry's row for `name`, registered or removed (undefined: never registered). */
+async function known(env: Env, name: string) {
+  const listed = await registryOf(env).listContexts(true);
+  return listed.ok ? { ok: true as const, value: listed.value.find((x) => x.name === name) } : listed;
 }
 
 const CreateContext = z.object({ name, description: description.optional(), readOnly: z.boolean().optional(), capacity: capacity.optional() });
@@ -64,14 +74,18 @@ contexts.post("/", requireAdmin, async (c) => {
   const body = await readBody(c, CreateContext);
   if (!body.ok) return body.response;
   const { name: n, description: d, readOnly, capacity: cap } = body.value;
+  const row = await known(c.env, n);
+  if (!row.ok) return failed(c, row);
+  if (row.value && row.value.removedAt === null) return failed(c, { kind: "Conflict", message: `Context ${JSON.stringify(n)} already exists.` });
+  // A revived context keeps its capacity unless a new one is given (as the Registry does).
+  const pushed = await pushCapacity(c.env, n, cap !== undefined ? cap : (row.value?.capacity ?? null));
+  if (!pushed.ok) return failed(c, pushed);
   const added = await registryOf(c.env).addContext(
     { name: n, ...(d !== undefined ? { description: d } : {}), ...(readOnly !== undefined ? { readOnly } : {}), ...(cap !== undefined ? { capacity: cap } : {}) },
     c.get("caller").id,
     "api",
   );
   if (!added.ok) return failed(c, added);
-  const pushed = await pushCapacity(c.env, n, added.value.capacity);
-  if (!pushed.ok) return failed(c, pushed);
   return c.json(added.value, 201);
 });
 
@@ -82,12 +96,17 @@ contexts.patch("/:name", requireAdmin, async (c) => {
   if (!body.ok) return body.response;
   const { description: d, readOnly, capacity: cap } = body.value;
   const patch = { ...(d !== undefined ? { description: d } : {}), ...(readOnly !== undefined ? { readOnly } : {}), ...(cap !== undefined ? { capacity: cap } : {}) };
+  if (cap !== undefined) {
+    const row = await known(c.env, target);
+    if (!row.ok) return failed(c, row);
+    // An unregistered name is the Registry's NotFound below; its object is left alone.
+    if (row.value && row.value.removedAt === null) {
+      const pushed = await pushCapacity(c.env, target, cap);
+      if (!pushed.ok) return failed(c, pushed);
+    }
+  }
   const updated = await registryOf(c.env).updateContext(target, patch, c.get("caller").id);
   if (!updated.ok) return failed(c, updated);
-  if (cap !== undefined) {
-    const pushed = await pushCapacity(c.env, target, updated.value.capacity);
-    if (!pushed.ok) return failed(c, pushed);
-  }
   return c.json(updated.value);
 });
 
