@@ -4,46 +4,55 @@
  * with it in at least MIN_COVISITS sessions). Its size feeds the priority's
  * cluster bonus and the promotion to long term (src/priority/model.ts).
  *
- * Reads only indexed rows of the items asked about, never the whole graph.
+ * ## Bounded per item
+ * The model only asks whether a cluster reaches SEMANTIC_CLUSTER_THRESHOLD,
+ * so a size is exact up to CLUSTER_COUNT_CAP (64) and CLUSTER_COUNT_CAP for
+ * anything larger. Each item is counted on its own, with one statement of
+ * index ranges each capped at CLUSTER_COUNT_CAP rows: the relations'
+ * UNIQUE (from_id, to_id, relation_type) index one way, search_relations_by_to
+ * (to_id, from_id) the other, covisit_pairs' primary key (item, other) for
+ * co-visitation. So a hub with thousands of relations costs at most
+ * 3 × CLUSTER_COUNT_CAP rows, and never crowds out another item of the same
+ * call. (Each source's distinct rows are capped separately; if one source is
+ * cut off it alone holds CLUSTER_COUNT_CAP items, so the union is still
+ * exact up to the cap.)
  */
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import type { Db } from "../context/sql";
 import type { ItemRef } from "./items";
 
 /** A co-visit pair counts as a relation once seen in this many sessions. */
 export const MIN_COVISITS = 2;
-/** Counting stops here: the model only asks whether a cluster reaches its threshold. */
-const COUNT_CAP = 1000;
+/** Cluster sizes are exact up to this, and this for larger clusters (well above any sensible SEMANTIC_CLUSTER_THRESHOLD). */
+export const CLUSTER_COUNT_CAP = 64;
 
-/** The cluster size of each item in `refs`, by key. */
+/** One entity's neighbours by relation (names, capped per direction) and its co-visited items (keys, capped). */
+const ENTITY_CLUSTER = `
+  SELECT 'entity:' || o.name AS other FROM (
+    SELECT DISTINCT r.to_id AS id FROM relations r
+    WHERE r.from_id = (SELECT id FROM entities WHERE name = ?1) AND r.to_id != r.from_id LIMIT ?3
+  ) x JOIN entities o ON o.id = x.id
+  UNION ALL
+  SELECT 'entity:' || o.name FROM (
+    SELECT DISTINCT r.from_id AS id FROM relations r
+    WHERE r.to_id = (SELECT id FROM entities WHERE name = ?1) AND r.to_id != r.from_id LIMIT ?3
+  ) y JOIN entities o ON o.id = y.id
+  UNION ALL
+  SELECT other FROM (SELECT other FROM covisit_pairs WHERE item = ?2 AND count >= ?4 LIMIT ?3)`;
+
+const COVISIT_CLUSTER = "SELECT other FROM covisit_pairs WHERE item = ?1 AND count >= ?3 LIMIT ?2";
+
+/** The cluster size of each item in `refs`, by key (at most CLUSTER_COUNT_CAP). */
 export function clusterSizes(db: Db, refs: readonly ItemRef[]): Map<string, number> {
-  const related = new Map<string, Set<string>>(refs.map((r) => [r.key, new Set<string>()]));
-  const keys = [...related.keys()];
-  for (const chunk of chunksFor(keys, 1, 2)) {
-    const rows = db.all<{ item: string; other: string }>(
-      `SELECT item, other FROM (
-         SELECT item, other, row_number() OVER (PARTITION BY item) AS n FROM covisit_pairs
-         WHERE item IN (${placeholders(chunk.length)}) AND count >= ?
-       ) WHERE n <= ?`,
-      ...chunk,
-      MIN_COVISITS,
-      COUNT_CAP,
-    );
-    for (const r of rows) related.get(r.item)?.add(r.other);
+  const out = new Map<string, number>();
+  for (const ref of refs) {
+    if (out.has(ref.key)) continue;
+    const rows =
+      ref.kind === "entity"
+        ? db.all<{ other: string }>(ENTITY_CLUSTER, ref.name, ref.key, CLUSTER_COUNT_CAP, MIN_COVISITS)
+        : db.all<{ other: string }>(COVISIT_CLUSTER, ref.key, CLUSTER_COUNT_CAP, MIN_COVISITS);
+    const related = new Set(rows.map((r) => r.other));
+    related.delete(ref.key);
+    out.set(ref.key, Math.min(related.size, CLUSTER_COUNT_CAP));
   }
-  const entities = refs.filter((r) => r.kind === "entity").map((r) => r.name);
-  for (const chunk of chunksFor([...new Set(entities)], 2, 1)) {
-    const rows = db.all<{ name: string; other: string }>(
-      `SELECT e.name AS name, o.name AS other FROM entities e JOIN relations r ON r.from_id = e.id JOIN entities o ON o.id = r.to_id
-         WHERE e.name IN (${placeholders(chunk.length)})
-       UNION
-       SELECT e.name AS name, o.name AS other FROM entities e JOIN relations r ON r.to_id = e.id JOIN entities o ON o.id = r.from_id
-         WHERE e.name IN (${placeholders(chunk.length)})
-       LIMIT ?`,
-      ...chunk,
-      ...chunk,
-      COUNT_CAP * chunk.length,
-    );
-    for (const r of rows) if (r.other !== r.name) related.get(`entity:${r.name}`)?.add(`entity:${r.other}`);
-  }
-  return new Map([...related].map(([k, s]) => [k, Math.min(s.size, COUNT_CAP)]));
+  return out;
 }
