@@ -5,8 +5,11 @@
  * prunes towards 80 % (./capacity.ts).
  *
  * ## What is pruned, in which order
- * - Never an item marked important, the root document or a document with
- *   children (./scan.ts), nor one too large to archive (./archive.ts).
+ * - Never an item marked important, one accessed within PRUNE_GRACE_MS (a
+ *   day: a restored item counts as accessed), the root document or a
+ *   document with children, a document whose parent is marked, an entity
+ *   related to a marked entity (./scan.ts), nor one too large to archive
+ *   (./archive.ts).
  * - Before counting tier use, a near short or mid limit first promotes the
  *   items of that tier whose cluster reached the threshold (./promote.ts,
  *   at most CLUSTER_REFRESH_PER_RUN per run, continuing next run).
