@@ -35,7 +35,7 @@ describe.each(CLIENTS)("mark_important with %s client", (_label, connect) => {
 
   it("does what its description says: a marked entity ranks higher in search_nodes (not double)", async () => {
     const c = await open(freshContext("mark"));
-    const tool = (await c.listTools()).find((t) => t.name === "mark_important");
+    const tool = (await c.listTools()).find((t) => t.name === "mark_important") as { description?: string } | undefined;
     expect(tool?.description).toContain("rank higher in search_nodes");
     expect(tool?.description).not.toContain("double");
     await c.call("create_entities", { entities: ["Twin-a", "Twin-b"].map((name) => ({ name, entityType: "note", observations: ["lighthouse keeper"] })) });
