@@ -7,11 +7,11 @@
  * ## Bounded per item
  * The model only asks whether a cluster reaches SEMANTIC_CLUSTER_THRESHOLD,
  * so a size is exact up to CLUSTER_COUNT_CAP (64) and CLUSTER_COUNT_CAP for
- * anything larger. Each item is counted on its own, with one statement of
- * index ranges each capped at CLUSTER_COUNT_CAP rows: the relations'
- * UNIQUE (from_id, to_id, relation_type) index one way, search_relations_by_to
- * (to_id, from_id) the other, covisit_pairs' primary key (item, other) for
- * co-visitation. So a hub with thousands of relations costs at most
+ * anything larger. Each item is counted on its own, by correlated
+ * subqueries over index ranges each capped at CLUSTER_COUNT_CAP rows: the
+ * relations' UNIQUE (from_id, to_id, relation_type) index one way,
+ * search_relations_by_to (to_id, from_id) the other, covisit_pairs' primary
+ * key (item, other) for co-visitation; up to 100 items per statement. So a hub with thousands of relations costs at most
  * 3 × CLUSTER_COUNT_CAP rows, and never crowds out another item of the same
  * call. (Each source's distinct rows are capped separately; if one source is
  * cut off it alone holds CLUSTER_COUNT_CAP items, so the union is still
@@ -25,34 +25,60 @@ export const MIN_COVISITS = 2;
 /** Cluster sizes are exact up to this, and this for larger clusters (well above any sensible SEMANTIC_CLUSTER_THRESHOLD). */
 export const CLUSTER_COUNT_CAP = 64;
 
-/** One entity's neighbours by relation (names, capped per direction) and its co-visited items (keys, capped). */
-const ENTITY_CLUSTER = `
-  SELECT 'entity:' || o.name AS other FROM (
-    SELECT DISTINCT r.to_id AS id FROM relations r
-    WHERE r.from_id = (SELECT id FROM entities WHERE name = ?1) AND r.to_id != r.from_id LIMIT ?3
-  ) x JOIN entities o ON o.id = x.id
-  UNION ALL
-  SELECT 'entity:' || o.name FROM (
-    SELECT DISTINCT r.from_id AS id FROM relations r
-    WHERE r.to_id = (SELECT id FROM entities WHERE name = ?1) AND r.to_id != r.from_id LIMIT ?3
-  ) y JOIN entities o ON o.id = y.id
-  UNION ALL
-  SELECT other FROM (SELECT other FROM covisit_pairs WHERE item = ?2 AND count >= ?4 LIMIT ?3)`;
+/** Items per statement: the keys travel as one JSON parameter. */
+const ITEMS_PER_STATEMENT = 100;
 
-const COVISIT_CLUSTER = "SELECT other FROM covisit_pairs WHERE item = ?1 AND count >= ?3 LIMIT ?2";
+/**
+ * Per entity (by name, from ?1's JSON array): its neighbours by relation,
+ * capped per direction, and its co-visited items, capped, as JSON arrays.
+ * Correlated subqueries, so each entity's LIMIT applies to it alone.
+ */
+const ENTITY_CLUSTERS = `
+  SELECT e.name AS k,
+    (SELECT json_group_array(o.name) FROM (
+       SELECT DISTINCT r.to_id AS id FROM relations r WHERE r.from_id = e.id AND r.to_id != e.id LIMIT ?3
+     ) x JOIN entities o ON o.id = x.id) AS outs,
+    (SELECT json_group_array(o.name) FROM (
+       SELECT DISTINCT r.from_id AS id FROM relations r WHERE r.to_id = e.id AND r.from_id != e.id LIMIT ?3
+     ) y JOIN entities o ON o.id = y.id) AS ins,
+    (SELECT json_group_array(other) FROM (
+       SELECT other FROM covisit_pairs WHERE item = 'entity:' || e.name AND count >= ?2 LIMIT ?3
+     )) AS cov
+  FROM json_each(?1) AS j JOIN entities e ON e.name = j.value`;
 
-/** The cluster size of each item in `refs`, by key (at most CLUSTER_COUNT_CAP). */
+/** Per item key (from ?1's JSON array): its co-visited items, capped, as a JSON array. */
+const ITEM_CLUSTERS = `
+  SELECT j.value AS k, '[]' AS outs, '[]' AS ins,
+    (SELECT json_group_array(other) FROM (
+       SELECT other FROM covisit_pairs WHERE item = j.value AND count >= ?2 LIMIT ?3
+     )) AS cov
+  FROM json_each(?1) AS j`;
+
+interface ClusterRow extends Record<string, SqlStorageValue> {
+  k: string;
+  outs: string;
+  ins: string;
+  cov: string;
+}
+
+/** The cluster size of each item in `refs`, by key (at most CLUSTER_COUNT_CAP); an entity that does not exist is left out. */
 export function clusterSizes(db: Db, refs: readonly ItemRef[]): Map<string, number> {
   const out = new Map<string, number>();
-  for (const ref of refs) {
-    if (out.has(ref.key)) continue;
-    const rows =
-      ref.kind === "entity"
-        ? db.all<{ other: string }>(ENTITY_CLUSTER, ref.name, ref.key, CLUSTER_COUNT_CAP, MIN_COVISITS)
-        : db.all<{ other: string }>(COVISIT_CLUSTER, ref.key, CLUSTER_COUNT_CAP, MIN_COVISITS);
-    const related = new Set(rows.map((r) => r.other));
-    related.delete(ref.key);
-    out.set(ref.key, Math.min(related.size, CLUSTER_COUNT_CAP));
+  const entities = [...new Set(refs.filter((r) => r.kind === "entity").map((r) => r.name))];
+  const others = [...new Set(refs.filter((r) => r.kind !== "entity").map((r) => r.key))];
+  const count = (key: string, row: ClusterRow, prefix: string) => {
+    const related = new Set<string>(JSON.parse(row.cov) as string[]);
+    for (const name of [...(JSON.parse(row.outs) as string[]), ...(JSON.parse(row.ins) as string[])]) related.add(`${prefix}${name}`);
+    related.delete(key);
+    out.set(key, Math.min(related.size, CLUSTER_COUNT_CAP));
+  };
+  for (let i = 0; i < entities.length; i += ITEMS_PER_STATEMENT) {
+    const rows = db.all<ClusterRow>(ENTITY_CLUSTERS, JSON.stringify(entities.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
+    for (const row of rows) count(`entity:${row.k}`, row, "entity:");
+  }
+  for (let i = 0; i < others.length; i += ITEMS_PER_STATEMENT) {
+    const rows = db.all<ClusterRow>(ITEM_CLUSTERS, JSON.stringify(others.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
+    for (const row of rows) count(row.k, row, "");
   }
   return out;
 }
