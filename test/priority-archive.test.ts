@@ -40,7 +40,9 @@ describe("archive and restore", () => {
       ],
     });
     await ok(c, "create_relations", { relations: [{ from: "X", to: "Y", relationType: "knows" }, { from: "Z", to: "X", relationType: "likes" }] });
-    await onlyPrunable(stub, { entities: ["X"] });
+    // X's neighbours stay unmarked (a mark would protect X, see below) but well used, so only X is below the threshold.
+    await onlyPrunable(stub, { entities: ["X", "Y", "Z"] });
+    await sql(stub, "UPDATE entities SET uses = 1000 WHERE name IN ('Y', 'Z')");
     const before = await openNodes(c, ["X"]);
 
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
@@ -82,7 +84,8 @@ describe("archive and restore", () => {
     await update(c, "root", "# root\n\nSee [[ideas]] and [[todo]].\n");
     await update(c, "ideas", "# ideas\n\na garden on the roof\n");
     await ok(c, "create_entities", { entities: ["Keep1", "Keep2"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
-    await onlyPrunable(stub, { files: ["notes/plan.md"], docs: ["ideas"] });
+    // The root stays unmarked: a marked parent protects its children (the root itself is never pruned).
+    await onlyPrunable(stub, { files: ["notes/plan.md"], docs: ["ideas", "root"] });
 
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     const missing = await c.call("view", { path: "notes/plan.md" });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MAX_PRUNE_PER_RUN } from "../src/priority/evaluate";
+import { PRUNE_GRACE_MS } from "../src/priority/scan";
+import { connectV2, text } from "./helpers/clients";
 import { as, changesOf, unwrap } from "./helpers/context";
 import { adminApi, alarmAt, contextWithCapacity, DAY_MS, rows, runAlarmAt, setClock, sql } from "./helpers/priority";
 
@@ -36,11 +38,14 @@ describe("capacity evaluation (the alarm)", () => {
     expect(await lastEvaluation(stub)).toMatchObject({ outcome: "within", pruned: 0 });
     expect(await alarmAt(stub)).toBe(t0 + 2 * EVERY);
 
-    // Without a capacity the alarm runs no evaluation and sets none.
+    // Without a capacity the alarm runs no evaluation and sets none: the last evaluation stays the one
+    // from t0 + EVERY (not replaced, not cleared), and old unused items stay.
     expect((await adminApi(`/contexts/${name}`, "PATCH", { capacity: null })).status).toBe(200);
-    await sql(stub, "DELETE FROM priority_state WHERE key = 'last_evaluation'");
-    expect(await runAlarmAt(stub, t0 + 2 * EVERY)).toBe(true);
-    expect(await lastEvaluation(stub)).toBeNull();
+    await seed(stub, t0 + EVERY, { A: {}, B: {} });
+    expect(await runAlarmAt(stub, t0 + 400 * DAY_MS)).toBe(true);
+    expect(await lastEvaluation(stub)).toMatchObject({ at: t0 + EVERY, outcome: "within", pruned: 0 });
+    expect(await entityNames(stub)).toEqual(["A", "B"]);
+    expect(await archived(stub)).toEqual([]);
     expect(await alarmAt(stub)).toBeNull();
   });
 
@@ -130,6 +135,61 @@ describe("capacity evaluation (the alarm)", () => {
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     expect((await archived(stub)).map((r) => r.item)).toEqual(["entity:Lone"]);
     expect(await rows(stub, "SELECT cluster_size, tier FROM entities WHERE name = 'Hub'")).toEqual([{ cluster_size: 3, tier: "long" }]);
+  });
+
+  it("never prunes an item accessed within the grace period: a restored item survives the next alarm", async () => {
+    const t0 = Date.now();
+    const { stub } = await contextWithCapacity({ total: 10 }, t0);
+    const used = Object.fromEntries(["U1", "U2", "U3", "U4", "U5", "U6"].map((n) => [n, { uses: 10 }]));
+    await seed(stub, t0, { Lowest: { uses: 0 }, Second: { uses: 1 }, Third: { uses: 2 }, Fourth: { uses: 3 }, ...used });
+    const at = t0 + 200 * DAY_MS;
+    expect(await runAlarmAt(stub, at)).toBe(true);
+    expect((await archived(stub)).map((r) => r.item)).toEqual(["entity:Lowest", "entity:Second"]);
+
+    await setClock(stub, at + 60_000);
+    unwrap(await stub.restoreArchived({ items: ["entity:Lowest"], ids: [] }, as("alice")));
+    expect(await entityNames(stub)).toContain("Lowest");
+    // 9/10 is near again and Lowest (200 days old, one use) is still far below 0.2, but it was just restored:
+    // the next lowest goes instead.
+    expect(await runAlarmAt(stub, at + PRUNE_GRACE_MS - 60_000)).toBe(true);
+    expect(await entityNames(stub)).toContain("Lowest");
+    expect((await archived(stub)).map((r) => r.item)).toEqual(["entity:Second", "entity:Third"]);
+    // Once the grace period is over, it is an ordinary candidate again.
+    await sql(stub, "UPDATE entities SET uses = 10 WHERE name = 'Fourth'");
+    await seed(stub, at, { Extra: { uses: 10 } });
+    expect(await runAlarmAt(stub, at + PRUNE_GRACE_MS + EVERY)).toBe(true);
+    expect(await entityNames(stub)).not.toContain("Lowest");
+  });
+
+  it("a mark protects what hangs on it: a marked document's child and an entity related to a marked entity stay as they are", async () => {
+    const t0 = Date.now();
+    const { name, stub } = await contextWithCapacity({ total: 5 }, t0);
+    await setClock(stub, t0);
+    const c = await connectV2({ url: `http://localhost/mcp/${name}` });
+    const call = async (tool: string, args: Record<string, unknown>) => {
+      const r = await c.call(tool, args);
+      expect(r.isError, `${tool}: ${text(r)}`).toBeFalsy();
+    };
+    await call("update_document", { id: "root", content: "# root\n\n[[parent]]\n" });
+    await call("update_document", { id: "parent", content: "# parent\n\nsee [[leaf]]\n" });
+    await call("create_entities", { entities: [ent("A"), ent("B")] });
+    await call("create_relations", { relations: [{ from: "A", to: "B", relationType: "knows" }] });
+    await call("mark_important", { items: ["doc:parent", "entity:B"], important: true });
+    // 5/5 is near and the leaf document and A are old, unused and unmarked, but each hangs on a marked item.
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    expect(await archived(stub)).toEqual([]);
+    expect(await lastEvaluation(stub)).toMatchObject({ outcome: "over_capacity", pruned: 0 });
+    expect(await rows(stub, "SELECT content FROM documents WHERE id = 'parent'")).toEqual([{ content: "# parent\n\nsee [[leaf]]\n" }]);
+    expect(await rows(stub, "SELECT COUNT(*) AS n FROM relations")).toEqual([{ n: 1 }]);
+
+    // Without the marks both may go (a limit of 4 makes two go: 5 down to 3).
+    await call("mark_important", { items: ["doc:parent", "entity:B"], important: false });
+    await sql(stub, "UPDATE entities SET uses = 100 WHERE name = 'B'");
+    await sql(stub, "UPDATE documents SET uses = 100 WHERE id = 'parent'");
+    expect((await adminApi(`/contexts/${name}`, "PATCH", { capacity: { total: 4 } })).status).toBe(200);
+    expect(await runAlarmAt(stub, t0 + 201 * DAY_MS)).toBe(true);
+    expect((await archived(stub)).map((r) => r.item).sort()).toEqual(["doc:leaf", "entity:A"]);
+    await c.close();
   });
 
   it(`prunes at most ${MAX_PRUNE_PER_RUN} items per run and continues at once`, async () => {

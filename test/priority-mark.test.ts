@@ -33,6 +33,20 @@ describe.each(CLIENTS)("mark_important with %s client", (_label, connect) => {
     await c.close();
   });
 
+  it("does what its description says: a marked entity ranks higher in search_nodes (not double)", async () => {
+    const c = await open(freshContext("mark"));
+    const tool = (await c.listTools()).find((t) => t.name === "mark_important") as { description?: string } | undefined;
+    expect(tool?.description).toContain("rank higher in search_nodes");
+    expect(tool?.description).not.toContain("double");
+    await c.call("create_entities", { entities: ["Twin-a", "Twin-b"].map((name) => ({ name, entityType: "note", observations: ["lighthouse keeper"] })) });
+    const order = async () =>
+      ((await c.call("search_nodes", { query: "lighthouse", topPerToken: 2 })).structuredContent as { entities: { name: string }[] }).entities.map((e) => e.name);
+    expect(await order()).toEqual(["Twin-a", "Twin-b"]);
+    await c.call("mark_important", { items: ["entity:Twin-b"], important: true });
+    expect(await order()).toEqual(["Twin-b", "Twin-a"]);
+    await c.close();
+  });
+
   it("marks entities, files and documents, promotes them, and undo takes the mark back", async () => {
     const ctx = freshContext("mark");
     const c = await open(ctx);

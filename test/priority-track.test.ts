@@ -61,6 +61,9 @@ describe("access tracking", () => {
     await inObject((instance, db) => {
       unwrap(instance.createEntities([thing("kafka-broker", ["streams events"]), thing("billing", ["uses kafka"]), thing("other")], meta));
       unwrap(instance.createRelations([{ from: "kafka-broker", to: "billing", relationType: "feeds" }], meta));
+      // The write counts both ends' clusters; make the stored size stale to see who refreshes it.
+      expect(entity(db, "billing")?.cluster_size).toBe(1);
+      db.run("UPDATE entities SET cluster_size = 0");
       const found = unwrap(instance.searchNodes("kafka", { topPerToken: 2, minRelativeScore: 0 }, meta));
       expect(found.entities.map((e) => e.name).sort()).toEqual(["billing", "kafka-broker"]);
       for (const name of ["kafka-broker", "billing"]) {

@@ -60,6 +60,7 @@ import * as files from "../files/commands";
 import { fileInverses } from "../files/inverse";
 import { markImportant, priorityInverses, type MarkResult } from "../priority/mark";
 import { modelOptions } from "../priority/weights";
+import { relationWatch } from "../priority/promote";
 import { settings, type Settings } from "../settings";
 import { accessOptions, itemKey, recordAccess, recordRemoval, reportEffects, type ItemEffects, type RelatedItem } from "./access";
 import type { CallMeta } from "./meta";
@@ -125,11 +126,15 @@ export class MemoryContext extends DurableObject<Env> {
    */
   private write<T>(meta: CallMeta, fn: (w: RecordingScope) => T): Outcome<T> {
     let recorded = false;
+    const model = modelOptions(this.config());
     const outcome = capture(() =>
       this.ctx.storage.transactionSync(() => {
         const now = this.now();
-        const rec = new ChangeRecorder(this.db, meta, now, INVERSES);
-        const value = fn({ db: this.db, now, rec });
+        const relations = relationWatch();
+        const rec = new ChangeRecorder(this.db, meta, now, INVERSES, relations.onNote);
+        const value = fn({ db: this.db, now, rec, model });
+        // Relating items can put them in a cluster (long term): both ends are re-counted once per call (src/priority/promote.ts).
+        relations.refresh(this.db, model);
         // The search indexes commit with the rows they describe.
         flushSearchIndex(this.db);
         recorded = rec.finish() !== undefined;
@@ -148,8 +153,12 @@ export class MemoryContext extends DurableObject<Env> {
   /** The alarm's priority evaluation: one transaction, recorded as "system" / "memory_evaluation" when it prunes. */
   private evaluate(s: Settings, now: number): { next: number | null; recorded: boolean } {
     return this.ctx.storage.transactionSync(() => {
-      const rec = new ChangeRecorder(this.db, EVALUATION_META, now, INVERSES);
-      const next = evaluateIfDue({ db: this.db, now, rec }, evaluationOptions(s));
+      const opts = evaluationOptions(s);
+      const relations = relationWatch();
+      const rec = new ChangeRecorder(this.db, EVALUATION_META, now, INVERSES, relations.onNote);
+      const next = evaluateIfDue({ db: this.db, now, rec, model: opts.model }, opts);
+      // A pruned entity's relations are gone: its neighbours' clusters shrank.
+      relations.refresh(this.db, opts.model);
       flushSearchIndex(this.db);
       return { next, recorded: rec.finish() !== undefined };
     });

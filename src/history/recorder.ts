@@ -18,6 +18,7 @@
  *   well under the 2 MB row limit (src/files/store.ts says how for files).
  */
 import { chunksFor, type Db } from "../context/sql";
+import type { ModelOptions } from "../priority/model";
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -29,6 +30,13 @@ export interface WriteScope {
   db: Db;
   now: number;
   rec: Recorder;
+  /**
+   * The deployment's priority model (MEMORY_CATEGORY_WEIGHTS,
+   * SEMANTIC_CLUSTER_THRESHOLD), read from the settings at the start of each
+   * write call, for appliers that decide a tier (an undo replays ops without
+   * the call's options). Absent in scopes built by tests: DEFAULT_MODEL.
+   */
+  model?: ModelOptions;
 }
 
 /** The scope MemoryContext.write hands a call: a WriteScope whose recorder is the full ChangeRecorder (undo needs its seq). */
@@ -111,6 +119,8 @@ export class ChangeRecorder implements Recorder {
     private readonly meta: ChangeMeta,
     private readonly now: number,
     private readonly kinds: InverseRegistry,
+    /** Told of every op noted, in order (MemoryContext collects the relations a call changed). */
+    private readonly onNote?: (op: InverseOp) => void,
   ) {
     this.order = new Map([...kinds.keys()].map((k, i) => [k, i]));
   }
@@ -125,6 +135,7 @@ export class ChangeRecorder implements Recorder {
     this.buffer.push(json);
     this.bufferChars += json.length + 1;
     this.describe(inverse.kind, kind.describe(inverse));
+    this.onNote?.(inverse);
     if (this.bufferChars >= PART_CHARS) this.flush();
   }
 

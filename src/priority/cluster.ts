@@ -4,46 +4,81 @@
  * with it in at least MIN_COVISITS sessions). Its size feeds the priority's
  * cluster bonus and the promotion to long term (src/priority/model.ts).
  *
- * Reads only indexed rows of the items asked about, never the whole graph.
+ * ## Bounded per item
+ * The model only asks whether a cluster reaches SEMANTIC_CLUSTER_THRESHOLD,
+ * so a size is exact up to CLUSTER_COUNT_CAP (64) and CLUSTER_COUNT_CAP for
+ * anything larger. Each item is counted on its own, by correlated
+ * subqueries over index ranges each capped at CLUSTER_COUNT_CAP rows: the
+ * relations' UNIQUE (from_id, to_id, relation_type) index one way,
+ * search_relations_by_to (to_id, from_id) the other, covisit_pairs' primary
+ * key (item, other) for co-visitation; up to 100 items per statement. So a hub with thousands of relations costs at most
+ * 3 × CLUSTER_COUNT_CAP rows, and never crowds out another item of the same
+ * call. (Each source's distinct rows are capped separately; if one source is
+ * cut off it alone holds CLUSTER_COUNT_CAP items, so the union is still
+ * exact up to the cap.)
  */
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import type { Db } from "../context/sql";
 import type { ItemRef } from "./items";
 
 /** A co-visit pair counts as a relation once seen in this many sessions. */
 export const MIN_COVISITS = 2;
-/** Counting stops here: the model only asks whether a cluster reaches its threshold. */
-const COUNT_CAP = 1000;
+/** Cluster sizes are exact up to this, and this for larger clusters (well above any sensible SEMANTIC_CLUSTER_THRESHOLD). */
+export const CLUSTER_COUNT_CAP = 64;
 
-/** The cluster size of each item in `refs`, by key. */
+/** Items per statement: the keys travel as one JSON parameter. */
+const ITEMS_PER_STATEMENT = 100;
+
+/**
+ * Per entity (by name, from ?1's JSON array): its neighbours by relation,
+ * capped per direction, and its co-visited items, capped, as JSON arrays.
+ * Correlated subqueries, so each entity's LIMIT applies to it alone.
+ */
+const ENTITY_CLUSTERS = `
+  SELECT e.name AS k,
+    (SELECT json_group_array(o.name) FROM (
+       SELECT DISTINCT r.to_id AS id FROM relations r WHERE r.from_id = e.id AND r.to_id != e.id LIMIT ?3
+     ) x JOIN entities o ON o.id = x.id) AS outs,
+    (SELECT json_group_array(o.name) FROM (
+       SELECT DISTINCT r.from_id AS id FROM relations r WHERE r.to_id = e.id AND r.from_id != e.id LIMIT ?3
+     ) y JOIN entities o ON o.id = y.id) AS ins,
+    (SELECT json_group_array(other) FROM (
+       SELECT other FROM covisit_pairs WHERE item = 'entity:' || e.name AND count >= ?2 LIMIT ?3
+     )) AS cov
+  FROM json_each(?1) AS j JOIN entities e ON e.name = j.value`;
+
+/** Per item key (from ?1's JSON array): its co-visited items, capped, as a JSON array. */
+const ITEM_CLUSTERS = `
+  SELECT j.value AS k, '[]' AS outs, '[]' AS ins,
+    (SELECT json_group_array(other) FROM (
+       SELECT other FROM covisit_pairs WHERE item = j.value AND count >= ?2 LIMIT ?3
+     )) AS cov
+  FROM json_each(?1) AS j`;
+
+interface ClusterRow extends Record<string, SqlStorageValue> {
+  k: string;
+  outs: string;
+  ins: string;
+  cov: string;
+}
+
+/** The cluster size of each item in `refs`, by key (at most CLUSTER_COUNT_CAP); an entity that does not exist is left out. */
 export function clusterSizes(db: Db, refs: readonly ItemRef[]): Map<string, number> {
-  const related = new Map<string, Set<string>>(refs.map((r) => [r.key, new Set<string>()]));
-  const keys = [...related.keys()];
-  for (const chunk of chunksFor(keys, 1, 2)) {
-    const rows = db.all<{ item: string; other: string }>(
-      `SELECT item, other FROM (
-         SELECT item, other, row_number() OVER (PARTITION BY item) AS n FROM covisit_pairs
-         WHERE item IN (${placeholders(chunk.length)}) AND count >= ?
-       ) WHERE n <= ?`,
-      ...chunk,
-      MIN_COVISITS,
-      COUNT_CAP,
-    );
-    for (const r of rows) related.get(r.item)?.add(r.other);
+  const out = new Map<string, number>();
+  const entities = [...new Set(refs.filter((r) => r.kind === "entity").map((r) => r.name))];
+  const others = [...new Set(refs.filter((r) => r.kind !== "entity").map((r) => r.key))];
+  const count = (key: string, row: ClusterRow, prefix: string) => {
+    const related = new Set<string>(JSON.parse(row.cov) as string[]);
+    for (const name of [...(JSON.parse(row.outs) as string[]), ...(JSON.parse(row.ins) as string[])]) related.add(`${prefix}${name}`);
+    related.delete(key);
+    out.set(key, Math.min(related.size, CLUSTER_COUNT_CAP));
+  };
+  for (let i = 0; i < entities.length; i += ITEMS_PER_STATEMENT) {
+    const rows = db.all<ClusterRow>(ENTITY_CLUSTERS, JSON.stringify(entities.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
+    for (const row of rows) count(`entity:${row.k}`, row, "entity:");
   }
-  const entities = refs.filter((r) => r.kind === "entity").map((r) => r.name);
-  for (const chunk of chunksFor([...new Set(entities)], 2, 1)) {
-    const rows = db.all<{ name: string; other: string }>(
-      `SELECT e.name AS name, o.name AS other FROM entities e JOIN relations r ON r.from_id = e.id JOIN entities o ON o.id = r.to_id
-         WHERE e.name IN (${placeholders(chunk.length)})
-       UNION
-       SELECT e.name AS name, o.name AS other FROM entities e JOIN relations r ON r.to_id = e.id JOIN entities o ON o.id = r.from_id
-         WHERE e.name IN (${placeholders(chunk.length)})
-       LIMIT ?`,
-      ...chunk,
-      ...chunk,
-      COUNT_CAP * chunk.length,
-    );
-    for (const r of rows) if (r.other !== r.name) related.get(`entity:${r.name}`)?.add(`entity:${r.other}`);
+  for (let i = 0; i < others.length; i += ITEMS_PER_STATEMENT) {
+    const rows = db.all<ClusterRow>(ITEM_CLUSTERS, JSON.stringify(others.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
+    for (const row of rows) count(row.k, row, "");
   }
-  return new Map([...related].map(([k, s]) => [k, Math.min(s.size, COUNT_CAP)]));
+  return out;
 }

@@ -5,8 +5,14 @@
  * prunes towards 80 % (./capacity.ts).
  *
  * ## What is pruned, in which order
- * - Never an item marked important, the root document or a document with
- *   children (./scan.ts), nor one too large to archive (./archive.ts).
+ * - Never an item marked important, one accessed within PRUNE_GRACE_MS (a
+ *   day: a restored item counts as accessed), the root document or a
+ *   document with children, a document whose parent is marked, an entity
+ *   related to a marked entity (./scan.ts), nor one too large to archive
+ *   (./archive.ts).
+ * - Before counting tier use, a near short or mid limit first promotes the
+ *   items of that tier whose cluster reached the threshold (./promote.ts,
+ *   at most CLUSTER_REFRESH_PER_RUN per run, continuing next run).
  * - Only items whose priority (./model.ts) is below PROMOTION_THRESHOLD,
  *   lowest first, and only from what a near limit counts (a near `short`
  *   limit prunes short-term items; a near `total` any tier).
@@ -37,6 +43,7 @@ import { priority, TIERS, type ModelOptions, type Tier } from "./model";
 import { modelOptions } from "./weights";
 import { pruneItem } from "./archive";
 import { freshTier, lowestPrunable, type ScoredItem } from "./scan";
+import { promoteClustered } from "./promote";
 import { readState, writeState } from "./state";
 
 /** Items one evaluation prunes at most (bounds its memory and its transaction). */
@@ -105,7 +112,10 @@ export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation
   const { db, now } = w;
   const capacity = readCapacity(db);
   if (!hasLimits(capacity)) return null;
-  const before = limitUse(capacity, usage(db));
+  let before = limitUse(capacity, usage(db));
+  // Items whose cluster reached the threshold belong in long term: promote them before a tier limit counts them.
+  const nearTiers = before.filter((u) => u.near && u.limit !== "total").map((u) => u.limit as Tier);
+  if (nearTiers.length > 0 && promoteClustered(db, nearTiers, opts.model) > 0) before = limitUse(capacity, usage(db));
   const near = before.filter((u) => u.near);
   if (near.length === 0) {
     const result: Evaluation = {
@@ -116,14 +126,19 @@ export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation
     return result;
   }
 
-  const needs = new Map<LimitName, number>(near.map((u) => [u.limit, excess(u)]));
+  let needs = new Map<LimitName, number>(near.map((u) => [u.limit, excess(u)]));
   const tiers = new Set<Tier>(needs.has("total") ? TIERS : TIERS.filter((t) => needs.has(t)));
   const wanted = Math.min(MAX_PRUNE_PER_RUN, [...needs.values()].reduce((a, b) => a + b, 0) + REFRESH_SLACK);
   const candidates = lowestPrunable(db, wanted, opts.threshold, tiers, now, opts.model);
   const why = `${describeLimits(near)} at or over 90%`;
   const prunedItems: string[] = [];
   const tooLarge: string[] = [];
-  for (const c of refreshed(db, candidates, now, opts)) {
+  const fresh = refreshed(db, candidates, now, opts);
+  // A refreshed candidate may have moved to long term, out of a near tier's count: what must go is counted again.
+  if (fresh.length !== candidates.length || fresh.some((c, i) => c.tier !== candidates[i]?.tier)) {
+    needs = new Map(limitUse(capacity, usage(db)).filter((u) => needs.has(u.limit)).map((u) => [u.limit, excess(u)]));
+  }
+  for (const c of fresh) {
     const tier = c.tier as Tier;
     if ((needs.get("total") ?? 0) <= 0 && (needs.get(tier) ?? 0) <= 0) continue;
     const reason = `${why}; priority ${c.priority.toFixed(4)} < ${opts.threshold}`;

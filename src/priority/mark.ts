@@ -13,8 +13,9 @@
  * ## Inverse op (history)
  * `{kind:"mark", item, prior:{important, tier}}`: undo puts the mark back as
  * it was and the tier to what the item would have without the undone mark
- * (its prior tier, raised by what its use and cluster earned since), through
- * the same recorded write, so the undo can be undone too.
+ * (its prior tier, raised by what its use and cluster earned since, under the
+ * deployment's model: SEMANTIC_CLUSTER_THRESHOLD comes from the WriteScope's
+ * `model`), through the same recorded write, so the undo can be undone too.
  */
 import { DomainError, listNames } from "../errors";
 import type { Db } from "../context/sql";
@@ -125,7 +126,7 @@ const mark: InverseKind = {
     const row = ref && markRows(w.db, [ref]).get(ref.key);
     if (!ref || !row) throw new DomainError("Conflict", `${op.item} no longer exists, so its importance mark cannot be undone; nothing was undone.`);
     if ((row.important === 1) === op.prior.important && row.tier === op.prior.tier) return;
-    setMark(w, ref, row, op.prior.important, tierOf(row, op.prior.important, op.prior.tier, DEFAULT_MODEL));
+    setMark(w, ref, row, op.prior.important, tierOf(row, op.prior.important, op.prior.tier, w.model ?? DEFAULT_MODEL));
   },
   describe: (raw: InverseOp): Phrase => {
     const op = raw as unknown as MarkOp;

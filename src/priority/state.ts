@@ -5,10 +5,11 @@
  *   capacity         the limits pushed by the contexts API (./capacity.ts)
  *   next_evaluation  when the alarm evaluates next (ms), while a capacity is set
  *   last_evaluation  what the last evaluation found and did (./evaluate.ts)
+ *   cluster_refresh  where the evaluation's cluster promotion pass goes on (./promote.ts)
  */
 import type { Db } from "../context/sql";
 
-export type StateKey = "capacity" | "next_evaluation" | "last_evaluation";
+export type StateKey = "capacity" | "next_evaluation" | "last_evaluation" | "cluster_refresh";
 
 export function readState<T>(db: Db, key: StateKey): T | null {
   const row = db.one<{ value: string }>("SELECT value FROM priority_state WHERE key = ?", key);

@@ -19,12 +19,12 @@
  * keys and cluster sizes travel as one JSON parameter), RETURNING what the
  * tier needs; a second UPDATE only for the rows whose tier moves, which is
  * rare (first retrieval, promotion). Items that no longer exist are skipped.
- * Counting an item's cluster (./cluster.ts) costs two or three indexed
- * queries per call, about 0.15 ms per item measured at 20,000 entities,
- * more than the rest of the tracking together; search_nodes returns up to 50
+ * Counting an item's cluster (./cluster.ts) costs one statement per item
+ * (index ranges of at most CLUSTER_COUNT_CAP rows per source), more than
+ * the rest of the tracking together; search_nodes returns up to 50
  * entities on every query, so a search hit keeps the stored cluster size,
- * which the next direct retrieval (open_nodes, view, read_document) or
- * evaluation refreshes.
+ * which the next direct retrieval (open_nodes, view, read_document), a write
+ * that relates the item (./promote.ts) or the evaluation refreshes.
  */
 import { chunksFor, type Db } from "../context/sql";
 import { clusterSizes } from "./cluster";

@@ -7,7 +7,7 @@ export default defineTool({
   toolset: "priority",
   title: "Mark Important",
   description:
-    "Mark memory items important (or not). Marked items weigh double in ranking, go to long-term memory and are never pruned. " +
+    "Mark memory items important (or not). Marked items rank higher in search_nodes, go to long-term memory and are never pruned. " +
     "Items are keys: entity:<name>, file:<path>, doc:<id>. A malformed key or a missing item rejects the whole call, naming them. Undo reverts it.",
   input: {
     items: z

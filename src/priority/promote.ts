@@ -1,0 +1,143 @@
+/**
+ * Cluster promotion: an item whose cluster reached SEMANTIC_CLUSTER_THRESHOLD
+ * goes to long term (src/priority/model.ts) whenever its cluster changes, not
+ * only when it is read.
+ *
+ * - `refreshClusters` re-counts the clusters of the given items (./cluster.ts)
+ *   and writes their cluster_size and tier where they changed. MemoryContext
+ *   calls it once per write call with both ends of every relation the call
+ *   created or deleted (create_relations, delete_relations, delete_entities,
+ *   import, undo, restore, pruning: `relationEnds` picks them from the ops
+ *   the call noted), so relating items promotes them in the same transaction.
+ * - `promoteClustered` is the evaluation's pass over the short and mid tiers
+ *   before it counts tier use: co-visitation grows during reads, which
+ *   refresh only what they return. It refreshes at most
+ *   CLUSTER_REFRESH_PER_RUN items per run, in key order, continuing where the
+ *   previous run stopped (priority_state "cluster_refresh"), so each run is
+ *   bounded and every item is reached in turn.
+ */
+import type { Db } from "../context/sql";
+import type { InverseOp } from "../history";
+import { clusterSizes } from "./cluster";
+import { ITEM_KINDS, ITEM_TABLES, byKind, type ItemKind, type ItemRef } from "./items";
+import { tierFor, type ModelOptions, type Tier } from "./model";
+import { readState, writeState } from "./state";
+
+/** Items the evaluation's promotion pass refreshes per run at most. */
+export const CLUSTER_REFRESH_PER_RUN = 1000;
+const PAGE = 100;
+
+interface TierRow extends Record<string, SqlStorageValue> {
+  k: string;
+  access_count: number;
+  important: number;
+  tier: string;
+  cluster_size: number;
+}
+
+/** The entity names a noted op relates (both ends of a created or deleted relation), else none. */
+export function relationEnds(op: InverseOp): string[] {
+  if (op.kind !== "relation" || typeof op.from !== "string" || typeof op.to !== "string") return [];
+  return [op.from, op.to];
+}
+
+/** Re-counts the clusters of `refs` and writes cluster_size and tier where they changed; returns how many rows changed. */
+export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOptions): number {
+  if (refs.length === 0) return 0;
+  const sizes = clusterSizes(db, refs);
+  let changed = 0;
+  for (const [kind, ofKind] of byKind(refs)) {
+    const { table, keyColumn } = ITEM_TABLES[kind];
+    const names = [...new Set(ofKind.map((r) => r.name))];
+    for (let i = 0; i < names.length; i += PAGE) {
+      const rows = db.all<TierRow>(
+        `SELECT ${keyColumn} AS k, access_count, important, tier, cluster_size FROM ${table}
+         WHERE ${keyColumn} IN (SELECT value FROM json_each(?))`,
+        JSON.stringify(names.slice(i, i + PAGE)),
+      );
+      const updates: [string, number, Tier][] = [];
+      for (const r of rows) {
+        const size = sizes.get(`${kind}:${r.k}`) ?? r.cluster_size;
+        const tier = tierFor(
+          {
+            accessCount: r.access_count,
+            important: r.important === 1,
+            tier: r.tier,
+            clusterSize: size,
+            // tierFor decides on the fields above only.
+            uses: 0,
+            createdAt: 0,
+            lastAccessedAt: null,
+            category: "general",
+            baseRelevance: 1,
+          },
+          model,
+        );
+        if (size !== r.cluster_size || tier !== r.tier) updates.push([r.k, size, tier]);
+      }
+      if (updates.length === 0) continue;
+      db.run(
+        `UPDATE ${table} SET cluster_size = j.value ->> 1, tier = j.value ->> 2
+         FROM json_each(?) AS j WHERE ${table}.${keyColumn} = j.value ->> 0`,
+        JSON.stringify(updates),
+      );
+      changed += updates.length;
+    }
+  }
+  return changed;
+}
+
+type Cursor = { kind: ItemKind; after: string };
+
+/**
+ * Refreshes the clusters of up to `budget` items in `tiers` (short and mid;
+ * long is where a cluster promotes to), from where the last pass stopped.
+ * Returns how many items it looked at.
+ */
+export function promoteClustered(db: Db, tiers: readonly Tier[], model: ModelOptions, budget = CLUSTER_REFRESH_PER_RUN): number {
+  const wanted = tiers.filter((t) => t !== "long");
+  if (wanted.length === 0) return 0;
+  const saved = readState<Cursor>(db, "cluster_refresh");
+  let kindIndex = Math.max(0, saved ? ITEM_KINDS.indexOf(saved.kind) : 0);
+  let after = saved?.after ?? "";
+  let seen = 0;
+  // At most one full round: every kind once, then back to where it began.
+  for (let turns = 0; seen < budget && turns <= ITEM_KINDS.length; ) {
+    const kind = ITEM_KINDS[kindIndex] as ItemKind;
+    const { table, keyColumn } = ITEM_TABLES[kind];
+    const names = db
+      .all<{ k: string }>(
+        `SELECT ${keyColumn} AS k FROM ${table} WHERE ${keyColumn} > ? AND tier IN (SELECT value FROM json_each(?))
+         ORDER BY ${keyColumn} LIMIT ?`,
+        after,
+        JSON.stringify(wanted),
+        Math.min(PAGE, budget - seen),
+      )
+      .map((r) => String(r.k));
+    if (names.length > 0) {
+      refreshClusters(db, names.map((name) => ({ key: `${kind}:${name}`, kind, name })), model);
+      seen += names.length;
+      after = names[names.length - 1] as string;
+      continue;
+    }
+    kindIndex = (kindIndex + 1) % ITEM_KINDS.length;
+    after = "";
+    turns++;
+  }
+  writeState(db, "cluster_refresh", { kind: ITEM_KINDS[kindIndex] as ItemKind, after } satisfies Cursor);
+  return seen;
+}
+
+/**
+ * Collects the entities whose relations a write call changed (`onNote`, for
+ * the ChangeRecorder) and re-counts their clusters once at the end (`refresh`).
+ */
+export function relationWatch(): { onNote: (op: InverseOp) => void; refresh: (db: Db, model: ModelOptions) => number } {
+  const ends = new Set<string>();
+  return {
+    onNote: (op) => {
+      for (const name of relationEnds(op)) ends.add(name);
+    },
+    refresh: (db, model) => refreshClusters(db, [...ends].map((name): ItemRef => ({ key: `entity:${name}`, kind: "entity", name })), model),
+  };
+}
