@@ -41,7 +41,7 @@ import { LIMITS } from "../limits";
 import { archivedLink, deleteArchive, getArchive, link, relink, writeStats, type ArchivedRelation, type DocPayload, type ItemStats, type Payload } from "./archive";
 import { canonicalKey } from "./items";
 import { keptRowOf, reconnect, retryKept, type DeferredRelation, type PendingRelation } from "./relations";
-import { ACCESS_WEIGHTS, tierFor } from "./model";
+import { ACCESS_WEIGHTS, DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";
 
 export interface RestoreSelection {
   /** Item keys: the newest archive row of each. */
@@ -96,9 +96,9 @@ function select(db: Db, sel: RestoreSelection): { ids: number[]; notFound: strin
 }
 
 /** Restoring is a use: one more access, now (see the module note). */
-function used(s: ItemStats, now: number): ItemStats {
+function used(s: ItemStats, now: number, model: ModelOptions): ItemStats {
   const accessCount = s.accessCount + 1;
-  const tier = tierFor({ uses: s.uses, createdAt: 0, lastAccessedAt: now, category: s.category, important: s.important, clusterSize: s.clusterSize, baseRelevance: s.baseRelevance, accessCount, tier: s.tier });
+  const tier = tierFor({ uses: s.uses, createdAt: 0, lastAccessedAt: now, category: s.category, important: s.important, clusterSize: s.clusterSize, baseRelevance: s.baseRelevance, accessCount, tier: s.tier }, model);
   return { ...s, accessCount, uses: s.uses + ACCESS_WEIGHTS.direct, lastAccessedAt: now, tier };
 }
 
@@ -150,13 +150,13 @@ function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
     if (id === undefined) throw new Error(`entity ${p.name} could not be inserted after the check`);
     // Not noted one by one, as create_entities: undoing the restore removes the entity with them.
     for (const o of p.observations) insertObservation(w, id, p.name, o.content, { prior: { id: o.id, createdAt: o.createdAt }, noted: false });
-    writeStats(w.db, "entity", p.name, used(p.stats, w.now));
+    writeStats(w.db, "entity", p.name, used(p.stats, w.now, w.model ?? DEFAULT_MODEL));
     return p.relations;
   }
   if (p.kind === "file") {
     const content = p.base64 ? Buffer.from(p.content, "base64").toString("utf8") : p.content;
     writeFile(w, p.path, content, { id: p.id, content, createdAt: p.createdAt, updatedAt: p.updatedAt });
-    writeStats(w.db, "file", p.path, used(p.stats, w.now));
+    writeStats(w.db, "file", p.path, used(p.stats, w.now, w.model ?? DEFAULT_MODEL));
     return [];
   }
   if (p.kind === "relations") return [];
@@ -167,7 +167,7 @@ function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
     putDocument(w, home, `${parent.content.replace(/\n*$/, "")}\n\n${link(p.id)}\n`, parent.parent_id);
   }
   putDocument(w, p.id, p.content, home, { seq: p.seq, parent: home, content: p.content, createdAt: p.createdAt, updatedAt: p.updatedAt });
-  writeStats(w.db, "doc", p.id, used(p.stats, w.now));
+  writeStats(w.db, "doc", p.id, used(p.stats, w.now, w.model ?? DEFAULT_MODEL));
   return [];
 }
 
