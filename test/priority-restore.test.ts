@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { connectV2, text, type TestClient } from "./helpers/clients";
 import { changesOf } from "./helpers/context";
 import { expectTreeIntact, update } from "./helpers/documents";
-import { contextWithCapacity, DAY_MS, onlyPrunable, rows, runAlarmAt, sql } from "./helpers/priority";
+import { contextWithCapacity, DAY_MS, onlyPrunableByUse, rows, runAlarmAt, sql } from "./helpers/priority";
 
 type Structured = Record<string, unknown>;
 
@@ -34,7 +34,7 @@ describe("restore after the graph changed", () => {
     const { t0, name, stub, c } = await setup(4);
     await ok(c, "create_entities", { entities: ["A", "B", "K1", "K2"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
     await ok(c, "create_relations", { relations: [{ from: "A", to: "B", relationType: "knows" }] });
-    await onlyPrunable(stub, { entities: ["A"] });
+    await onlyPrunableByUse(stub, { entities: ["A"] });
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     await ok(c, "delete_entities", { entityNames: ["B"] });
     const [deletion] = await changesOf(name);
@@ -78,7 +78,7 @@ describe("restore after the graph changed", () => {
     const { t0, name, stub, c } = await setup(4);
     await ok(c, "create_entities", { entities: ["A", "B", "K1", "K2"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
     await ok(c, "create_relations", { relations: [{ from: "B", to: "A", relationType: "follows" }] });
-    await onlyPrunable(stub, { entities: ["A"] });
+    await onlyPrunableByUse(stub, { entities: ["A"] });
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     await ok(c, "delete_entities", { entityNames: ["B"] });
     const [deletion] = await changesOf(name);
@@ -86,7 +86,7 @@ describe("restore after the graph changed", () => {
 
     // A is pruned again: its own row is now the newest for entity:A, the kept relation sits in the older one.
     await ok(c, "create_entities", { entities: [{ name: "K3", entityType: "t", observations: [] }] });
-    await onlyPrunable(stub, { entities: ["A"] });
+    await onlyPrunableByUse(stub, { entities: ["A"] });
     await sql(stub, "UPDATE entities SET access_count = 0, uses = 0, last_accessed_at = NULL, tier = 'short' WHERE name = 'A'");
     expect(await runAlarmAt(stub, t0 + 201 * DAY_MS)).toBe(true);
     expect(await rows(stub, "SELECT json_extract(payload, '$.kind') AS kind FROM archive ORDER BY id")).toEqual([{ kind: "relations" }, { kind: "entity" }]);
@@ -104,7 +104,7 @@ describe("restore after the graph changed", () => {
     await update(c, "p", "# p\n\n[[leaf]]\n");
     await update(c, "leaf", "# leaf\n\nkeep me\n");
     await ok(c, "create_entities", { entities: [{ name: "K", entityType: "t", observations: [] }] });
-    await onlyPrunable(stub, { docs: ["leaf"] });
+    await onlyPrunableByUse(stub, { docs: ["leaf"] });
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     expect(await rows(stub, "SELECT item FROM archive")).toEqual([{ item: "doc:leaf" }]);
     // The user drops p from the root: p goes with its subtree (its [[archived:leaf]] mark is plain text).
@@ -128,11 +128,11 @@ describe("restore after the graph changed", () => {
     await update(c, "p", "# p\n\n[[leaf]]\n");
     await update(c, "leaf", "# leaf\n");
     await ok(c, "create_entities", { entities: [{ name: "K1", entityType: "t", observations: [] }] });
-    await onlyPrunable(stub, { docs: ["leaf"] });
+    await onlyPrunableByUse(stub, { docs: ["leaf"] });
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     // Near capacity again (4/4): now p, a leaf itself, goes too.
     await ok(c, "create_entities", { entities: [{ name: "K2", entityType: "t", observations: [] }] });
-    await onlyPrunable(stub, { docs: ["p"] });
+    await onlyPrunableByUse(stub, { docs: ["p"] });
     expect(await runAlarmAt(stub, t0 + 201 * DAY_MS)).toBe(true);
     expect((await rows<{ item: string }>(stub, "SELECT item FROM archive ORDER BY id")).map((a) => a.item)).toEqual(["doc:leaf", "doc:p"]);
 
@@ -147,7 +147,7 @@ describe("restore after the graph changed", () => {
     const { t0, stub, c } = await setup(3);
     await ok(c, "create", { path: "notes/a.md", file_text: "alpha\n" });
     await ok(c, "create_entities", { entities: ["K1", "K2"].map((n) => ({ name: n, entityType: "t", observations: [] })) });
-    await onlyPrunable(stub, { files: ["notes/a.md"] });
+    await onlyPrunableByUse(stub, { files: ["notes/a.md"] });
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     expect(await ok(c, "restore", { items: ["file:/notes/a.md"] })).toMatchObject({ restored: ["file:notes/a.md"] });
     expect(((await ok(c, "view", { path: "notes/a.md" })) as { text: string }).text).toContain("alpha");
@@ -160,7 +160,7 @@ describe("restore after the graph changed", () => {
   it("keeps each archive row's size in a column that memory_stats sums", async () => {
     const { t0, stub, c } = await setup(3);
     await ok(c, "create_entities", { entities: ["A", "B", "C"].map((n) => ({ name: n, entityType: "t", observations: [`${n} likes tea`] })) });
-    await onlyPrunable(stub, { entities: ["A"] });
+    await onlyPrunableByUse(stub, { entities: ["A"] });
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     const [row] = await rows<{ bytes: number; actual: number }>(stub, "SELECT bytes, length(CAST(payload AS BLOB)) AS actual FROM archive");
     expect(row?.bytes).toBeGreaterThan(100);

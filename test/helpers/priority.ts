@@ -62,4 +62,19 @@ export const onlyPrunable = async (stub: Stub, keep: { entities?: string[]; file
   await sql(stub, `UPDATE documents SET important = CASE WHEN id IN (${list(keep.docs)}) THEN 0 ELSE 1 END`);
 };
 
+/**
+ * Like `onlyPrunable`, but protects every other item by a use "just now"
+ * (the evaluation's grace period after an access) instead of a mark: a mark
+ * would also protect the kept items' neighbours (a mark protects what hangs
+ * on it), which tests of relations and parents must prune. The kept items
+ * lose any earlier access so they stay candidates.
+ */
+export const onlyPrunableByUse = async (stub: Stub, keep: { entities?: string[]; files?: string[]; docs?: string[] }) => {
+  const list = (xs: string[] | undefined) => (xs ?? []).map((x) => `'${x}'`).join(", ") || "''";
+  const JUST_NOW = 8.64e15; // the latest time a Date holds: within the grace period of any test clock
+  await sql(stub, `UPDATE entities SET important = 0, last_accessed_at = CASE WHEN name IN (${list(keep.entities)}) THEN NULL ELSE ${JUST_NOW} END`);
+  await sql(stub, `UPDATE files SET important = 0, last_accessed_at = CASE WHEN path IN (${list(keep.files)}) THEN NULL ELSE ${JUST_NOW} END`);
+  await sql(stub, `UPDATE documents SET important = 0, last_accessed_at = CASE WHEN id IN (${list(keep.docs)}) THEN NULL ELSE ${JUST_NOW} END`);
+};
+
 export const names = (list: { name: string }[]) => list.map((e) => e.name).sort();
