@@ -20,6 +20,7 @@ import { z } from "zod";
 import type { AppEnv } from "../index";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
 import { checkLimits, LIMIT_NAMES, MAX_LIMIT } from "../priority/capacity";
+import { contextCache } from "../auth/cache";
 import { registryOf } from "../registry/Registry";
 import type { Capacity } from "../registry/types";
 import { failed, invalid, readBody, requireAdmin } from "./http";
@@ -83,6 +84,7 @@ contexts.patch("/:name", requireAdmin, async (c) => {
   const { description: d, readOnly, capacity: cap } = body.value;
   const patch = { ...(d !== undefined ? { description: d } : {}), ...(readOnly !== undefined ? { readOnly } : {}), ...(cap !== undefined ? { capacity: cap } : {}) };
   const updated = await registryOf(c.env).updateContext(target, patch, c.get("caller").id);
+  contextCache.forget(target);
   if (!updated.ok) return failed(c, updated);
   if (cap !== undefined) {
     const pushed = await pushCapacity(c.env, target, updated.value.capacity);
@@ -98,6 +100,9 @@ contexts.post("/:name/purge", requireAdmin, async (c) => {
   }
   const registry = registryOf(c.env);
   const before = await registry.beginPurge(target);
+  // Reads cached in this isolate stop at once; other isolates' cached reads end within TOKEN_CACHE_SECONDS and,
+  // arriving after the wipe, find an empty object. Writes never use the cache, so none lands after the purge.
+  contextCache.forget(target);
   if (!before.ok) return failed(c, before);
   await c.env.MEMORY.getByName(target).purge();
   const done = await registry.finishPurge(target, c.get("caller").id);
