@@ -6,7 +6,7 @@
  *   node bench/ab.mjs --base /path/to/other/checkout [--size 20000] [--calls 200]
  *
  * Starts `wrangler dev` in this checkout (B) and in --base (A), loads the same
- * generated graph into both (A then B, each batch timed), then runs the fixed
+ * generated graph into both (entity batches alternating A, B, each timed), then runs the fixed
  * searches, open_nodes sets and a trivial tool call alternately A, B, A, B...
  * and prints p50 / mean end to end and engine (the object's RPC time, 1 ms
  * resolution) per side. Both servers are stopped at the end, also on error.
@@ -61,14 +61,18 @@ try {
     const server = await startEngram({ root: dir, stateDir: path.join(root, "bench", "out", `ab-${label}-${process.pid}`), log });
     sides[label] = { server, client: await server.connect("ab") };
   }
+  // Batches alternate A, B, A, B... so both loads see the same machine.
+  const load = { A: { ms: 0, rpc: [] }, B: { ms: 0, rpc: [] } };
+  for (let i = 0, k = 0; i < graph.entities.length; i += 1000, k++) {
+    for (const label of k % 2 ? ["B", "A"] : ["A", "B"]) {
+      const r = await call(sides[label].client, "create_entities", { entities: graph.entities.slice(i, i + 1000) });
+      load[label].ms += r.ms;
+      load[label].rpc.push(r.engine);
+    }
+  }
   for (const label of ["A", "B"]) {
-    const { client } = sides[label];
-    const t0 = performance.now();
-    const batchMs = [];
-    for (let i = 0; i < graph.entities.length; i += 1000) batchMs.push((await call(client, "create_entities", { entities: graph.entities.slice(i, i + 1000) })).engine);
-    const entityMs = performance.now() - t0;
-    for (let i = 0; i < graph.relations.length; i += 1000) await call(client, "create_relations", { relations: graph.relations.slice(i, i + 1000) });
-    log(`${label}: ${Math.round((graph.entities.length / entityMs) * 1000)} entities/s, RPC per entity batch ${stats(batchMs)}`);
+    log(`${label}: ${Math.round((graph.entities.length / load[label].ms) * 1000)} entities/s, RPC per entity batch ${stats(load[label].rpc)}`);
+    for (let i = 0; i < graph.relations.length; i += 1000) await call(sides[label].client, "create_relations", { relations: graph.relations.slice(i, i + 1000) });
   }
   const kinds = {
     search: (i) => ["search_nodes", { query: searches[i % searches.length] }],
