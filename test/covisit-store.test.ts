@@ -7,7 +7,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { Db } from "../src/context/sql";
-import { covisit, covisitMaintenance, MAX_ASSOCIATIONS_PER_ITEM, SESSION_MAX_ITEMS } from "../src/covisit";
+import { covisit, covisitMaintenance, MAX_ASSOCIATIONS_PER_ITEM, PAIR_WINDOW, SESSION_MAX_ITEMS } from "../src/covisit";
 import { DAY_MS } from "../src/history";
 import { settings, SettingsError } from "../src/settings";
 import { freshContext } from "./helpers/clients";
@@ -161,6 +161,37 @@ describe("co-visitation recording in one call", () => {
         .all<{ item: string; seq: number }>("SELECT item, seq FROM covisit_session_items ORDER BY seq")
         .map((r) => `${r.item.slice(5)}${r.seq}`);
       expect(items).toEqual(["d2", "a3", "b4", "c5"]);
+    });
+  });
+
+  it("pairs a new item with the session's PAIR_WINDOW most recent items only, and still learns what goes with it", async () => {
+    await runInDurableObject(stub(), (_i: MemoryContext, state) => {
+      const db = new Db(state.storage.sql);
+      for (let k = 0; k < PAIR_WINDOW + 6; k++) db.run("INSERT INTO files (path, content, created_at, updated_at) VALUES (?, '', 0, 0)", `w${k}`);
+      db.run("INSERT INTO files (path, content, created_at, updated_at) VALUES ('x', '', 0, 0)");
+      const who = { caller: "c", session: "window" };
+      let now = 1_000_000_000_000;
+      // w0 .. w29 one at a time, then w0 again (it becomes the most recent), then x.
+      for (let k = 0; k < PAIR_WINDOW + 6; k++) covisit(db, who, [`file:w${k}`], [], (now += 1000), OPTS);
+      covisit(db, who, ["file:w0"], [], (now += 1000), OPTS);
+      covisit(db, who, ["file:x"], [], (now += 1000), OPTS);
+      const partners = db
+        .all<{ other: string }>("SELECT other FROM covisit_pairs WHERE item = 'file:x' ORDER BY other")
+        .map((r) => r.other.slice(5));
+      // The window: w0 (used again last) and the newest PAIR_WINDOW - 1 of the rest, w7 .. w29.
+      const expected = ["w0", ...Array.from({ length: PAIR_WINDOW - 1 }, (_, k) => `w${k + 7}`)].sort();
+      expect(partners).toEqual(expected);
+      expect(partners).not.toContain("w6");
+      // Both directions, counted once: x is related to w29, and w6 (outside the window) is not related to x.
+      expect(db.one<{ count: number }>("SELECT count FROM covisit_pairs WHERE item = 'file:w29' AND other = 'file:x'")?.count).toBe(1);
+      expect(db.one("SELECT 1 AS hit FROM covisit_pairs WHERE item = 'file:w6' AND other = 'file:x'")).toBeUndefined();
+      // What a later session is told when it opens x: the strongest of x's recent neighbours.
+      covisit(db, { caller: "c", session: "second" }, ["file:w29", "file:x"], [], (now += 1000), OPTS);
+      expect(covisit(db, { caller: "c", session: "third" }, ["file:x"], ["file:x"], (now += 1000), OPTS)).toEqual([
+        { item: "file:w29", count: 2 },
+        { item: "file:w0", count: 1 },
+        { item: "file:w10", count: 1 },
+      ]);
     });
   });
 });

@@ -22,6 +22,7 @@ import { z } from "zod";
 import type { AppEnv } from "../index";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
 import { checkLimits, LIMIT_NAMES, MAX_LIMIT } from "../priority/capacity";
+import { contextCache } from "../auth/cache";
 import { registryOf } from "../registry/Registry";
 import type { Capacity } from "../registry/types";
 import { failed, invalid, readBody, requireAdmin } from "./http";
@@ -106,6 +107,7 @@ contexts.patch("/:name", requireAdmin, async (c) => {
     }
   }
   const updated = await registryOf(c.env).updateContext(target, patch, c.get("caller").id);
+  contextCache.forget(target);
   if (!updated.ok) return failed(c, updated);
   return c.json(updated.value);
 });
@@ -117,6 +119,9 @@ contexts.post("/:name/purge", requireAdmin, async (c) => {
   }
   const registry = registryOf(c.env);
   const before = await registry.beginPurge(target);
+  // Reads cached in this isolate stop at once; other isolates' cached reads end within TOKEN_CACHE_SECONDS and,
+  // arriving after the wipe, find an empty object. Writes never use the cache, so none lands after the purge.
+  contextCache.forget(target);
   if (!before.ok) return failed(c, before);
   await c.env.MEMORY.getByName(target).purge();
   const done = await registry.finishPurge(target, c.get("caller").id);

@@ -1,45 +1,54 @@
 /**
- * The Worker isolate's short-lived memory of API token lookups, so a busy
- * client does not cost a Registry call per request.
+ * The Worker isolate's short-lived memory of Registry lookups, so a busy
+ * client does not cost a Registry call per request: API tokens (who the
+ * caller is) and registered contexts (whether a name may be read).
  *
  * ## Bound
  * An entry lives TOKEN_CACHE_SECONDS (default 30, at most 60) from the
- * lookup that filled it; after that the token is looked up again. So a token
+ * lookup that filled it; after that it is looked up again. So a token
  * revoked anywhere stops working everywhere within that bound, and at once in
- * the isolate that revoked it (`forgetToken`). Only successful lookups are
- * kept: an unknown token is asked about every time. The clock is injectable
- * so tests cross the bound without sleeping.
+ * the isolate that revoked it (`forgetToken`); likewise a context removed or
+ * purged elsewhere stops answering reads within the bound, and at once in the
+ * isolate that removed or purged it (`forget`). Only successful lookups are
+ * kept: an unknown token or context is asked about every time. The clock is
+ * injectable so tests cross the bound without sleeping.
+ *
+ * ## What the context cache may decide
+ * Reads only (src/auth/access.ts): a write always asks the Registry, so a
+ * read-only flag or a removal is never missed by a write, and a purged
+ * object never receives a write from a stale entry.
  */
 import type { Caller } from "./caller";
+import type { ContextInfo } from "../registry/types";
 
-export class TokenCache {
+export class TtlCache<V> {
   now: () => number = Date.now;
-  private readonly entries = new Map<string, { caller: Caller; expires: number }>();
+  protected readonly entries = new Map<string, { value: V; expires: number }>();
 
   constructor(readonly maxEntries = 1000) {}
 
-  get(hash: string): Caller | undefined {
-    const e = this.entries.get(hash);
+  get(key: string): V | undefined {
+    const e = this.entries.get(key);
     if (!e) return undefined;
     if (this.now() >= e.expires) {
-      this.entries.delete(hash);
+      this.entries.delete(key);
       return undefined;
     }
-    return e.caller;
+    return e.value;
   }
 
-  set(hash: string, caller: Caller, ttlMs: number): void {
+  set(key: string, value: V, ttlMs: number): void {
     if (ttlMs <= 0) return;
-    if (this.entries.size >= this.maxEntries) {
+    if (this.entries.size >= this.maxEntries && !this.entries.has(key)) {
       // Maps iterate in insertion order: drop the oldest entry.
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(hash, { caller, expires: this.now() + ttlMs });
+    this.entries.set(key, { value, expires: this.now() + ttlMs });
   }
 
-  forgetToken(tokenId: string): void {
-    for (const [hash, e] of this.entries) if (e.caller.tokenId === tokenId) this.entries.delete(hash);
+  forget(key: string): void {
+    this.entries.delete(key);
   }
 
   clear(): void {
@@ -47,5 +56,14 @@ export class TokenCache {
   }
 }
 
-/** The isolate's cache. */
+export class TokenCache extends TtlCache<Caller> {
+  forgetToken(tokenId: string): void {
+    for (const [hash, e] of this.entries) if (e.value.tokenId === tokenId) this.entries.delete(hash);
+  }
+}
+
+/** The isolate's token cache, keyed by the token's SHA-256. */
 export const tokenCache = new TokenCache();
+
+/** The isolate's registered contexts, keyed by name (a removed or unknown name is never stored). */
+export const contextCache = new TtlCache<ContextInfo>();

@@ -17,7 +17,7 @@ import { currentSession, SESSION_MAX_ITEMS, sessionKey, touchItem, trimSession, 
 export { covisitMaintenance, idleMs, MAX_ASSOCIATIONS_PER_ITEM, type CovisitSettings } from "./maintenance";
 export { itemLabel, type RelatedItem } from "./recommend";
 export { SESSION_MAX_ITEMS, type SessionIdentity } from "./session";
-export type { Move } from "./pairs";
+export { PAIR_WINDOW, type Move } from "./pairs";
 
 export interface CovisitOptions {
   /** A session without an access for longer than this ends. */

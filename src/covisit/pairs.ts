@@ -8,27 +8,38 @@
  *
  * ## Invariants
  * - A pair is counted once per session: when an item first enters a session
- *   it pairs with every item the session already holds (session.ts decides
- *   "first").
+ *   it pairs with the session's PAIR_WINDOW most recently used items
+ *   (session.ts decides "first" and "recent"), not with all of them. Items
+ *   used close together are the associations worth learning; pairing with
+ *   every item a long session remembers cost up to 2 x 100 upserts per new
+ *   item (~4 ms of an open_nodes at 100k entities) for links that far apart
+ *   in a session say little.
  * - Renaming an item moves its counts to the new key (adding to any the new
  *   key already had); forgetting an item deletes every row naming it.
  */
 import { chunksFor, placeholders, type Db } from "../context/sql";
 
+/** How many of the session's most recently used items a newly used item pairs with. */
+export const PAIR_WINDOW = 24;
+
 const BUMP = "ON CONFLICT (item, other) DO UPDATE SET count = count + excluded.count, updated_at = excluded.updated_at";
 
-/** Counts one co-visit of `item` with every other item the session holds, both directions. */
+/** The session's PAIR_WINDOW most recent items other than ?1 (session ?3), newest first. */
+const RECENT = `SELECT item FROM covisit_session_items WHERE session_id = ?3 AND item <> ?1 ORDER BY seq DESC LIMIT ${PAIR_WINDOW}`;
+
+/** Counts one co-visit of `item` with the session's PAIR_WINDOW most recent other items, both directions. */
 export function pairWithSession(db: Db, sessionId: number, item: string, now: number): void {
+  // `WHERE true` lets SQLite parse the upsert after a SELECT (its documented workaround).
   db.run(
     `INSERT INTO covisit_pairs (item, other, count, updated_at)
-     SELECT ?1, item, 1, ?2 FROM covisit_session_items WHERE session_id = ?3 AND item <> ?1 ${BUMP}`,
+     SELECT ?1, item, 1, ?2 FROM (${RECENT}) WHERE true ${BUMP}`,
     item,
     now,
     sessionId,
   );
   db.run(
     `INSERT INTO covisit_pairs (item, other, count, updated_at)
-     SELECT item, ?1, 1, ?2 FROM covisit_session_items WHERE session_id = ?3 AND item <> ?1 ${BUMP}`,
+     SELECT item, ?1, 1, ?2 FROM (${RECENT}) WHERE true ${BUMP}`,
     item,
     now,
     sessionId,

@@ -21,7 +21,7 @@
  * - A page of documents at a time, multi-row statements: memory stays flat
  *   even when a migration leaves a whole context to index.
  */
-import { MAX_PARAMS, type Db } from "../context/sql";
+import type { Db } from "../context/sql";
 import { bigrams, CJK_RUN, WORD, wordParts, withoutCjk } from "./tokenize";
 
 /** Documents read from the queue at a time. */
@@ -58,23 +58,46 @@ interface Doc extends Record<string, SqlStorageValue> {
   text: string;
 }
 
+/** Characters of document text sent in one statement's JSON parameter at most (a value may be 2 MB). */
+const BATCH_CHARS = 256_000;
+
+/** `docs` cut into runs of at most BATCH_CHARS characters of text (a longer document goes alone). */
+function* batches(docs: readonly Doc[]): Generator<Doc[]> {
+  let run: Doc[] = [];
+  let chars = 0;
+  for (const d of docs) {
+    if (run.length > 0 && chars + d.text.length > BATCH_CHARS) {
+      yield run;
+      run = [];
+      chars = 0;
+    }
+    run.push(d);
+    chars += d.text.length;
+  }
+  if (run.length > 0) yield run;
+}
+
+/**
+ * Indexes a page of documents. Rows go in as one JSON array per statement
+ * (json_each), not as bound parameters: 100 parameters held 33 documents, so
+ * a bulk load of 6,000 documents ran ~180 INSERTs; now it runs ~12.
+ */
 function insertPage(db: Db, docs: readonly Doc[]): void {
-  const perWords = Math.floor(MAX_PARAMS / 3);
-  for (let i = 0; i < docs.length; i += perWords) {
-    const chunk = docs.slice(i, i + perWords);
+  for (const run of batches(docs)) {
     db.run(
-      `INSERT INTO search_words (rowid, text, alt) VALUES ${chunk.map(() => "(?, ?, ?)").join(", ")}`,
-      ...chunk.flatMap((d) => [d.doc, d.text, derivedText(d.text)]),
+      "INSERT INTO search_words (rowid, text, alt) SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?1)",
+      JSON.stringify(run.map((d) => [d.doc, d.text, derivedText(d.text)])),
     );
   }
   // Trigrams cover names and types only: over observations they doubled the
   // cost of writing and took milliseconds per lookup, for what compound
   // splitting and stemming already find.
   const names = docs.filter((d) => d.doc < 0);
-  const perGrams = Math.floor(MAX_PARAMS / 2);
-  for (let i = 0; i < names.length; i += perGrams) {
-    const chunk = names.slice(i, i + perGrams);
-    db.run(`INSERT INTO search_grams (rowid, text) VALUES ${chunk.map(() => "(?, ?)").join(", ")}`, ...chunk.flatMap((d) => [d.doc, d.text]));
+  for (const run of batches(names)) {
+    db.run(
+      "INSERT INTO search_grams (rowid, text) SELECT value ->> 0, value ->> 1 FROM json_each(?1)",
+      JSON.stringify(run.map((d) => [d.doc, d.text])),
+    );
   }
 }
 

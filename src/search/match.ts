@@ -70,24 +70,32 @@ const docs = (db: Db, table: string, names: boolean, match: string, cap: number)
     )
     .map((r) => r.doc);
 
+/**
+ * A term's name and type documents (rowid < 0, newest entity first) and its
+ * newest observations (rowid > 0) with their owners, in one statement: each
+ * branch keeps its own newest-first LIMIT, so FTS5 still stops at the cap.
+ */
+const TERM_DOCS = `SELECT doc, NULL AS eid FROM (
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ?2)
+   UNION ALL
+   SELECT d.doc, o.entity_id AS eid FROM (
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ?3) d
+   LEFT JOIN observations o ON o.id = d.doc`;
+
 /** Candidates and weighted hit counts for one term. */
 export function matchTerm(db: Db, term: QueryTerm, c: Corpus): TermMatch {
   const hits = new Map<number, number>();
   const add = (eid: number, weight: number) => hits.set(eid, (hits.get(eid) ?? 0) + weight);
   const match = expression(term);
-  const names = docs(db, "search_words", true, match, NAME_CANDIDATES);
+  const rows = db.all<{ doc: number; eid: number | null }>(TERM_DOCS, match, NAME_CANDIDATES, OBSERVATION_CANDIDATES);
+  // The same order as two separate newest-first reads: names, then observations.
+  const names = rows.filter((r) => r.doc < 0).map((r) => r.doc).sort((a, b) => a - b);
+  const observations = rows.filter((r) => r.doc > 0).sort((a, b) => b.doc - a.doc);
   for (const doc of names) add(-doc, NAME_WEIGHT);
-  const observations = docs(db, "search_words", false, match, OBSERVATION_CANDIDATES);
-  if (observations.length > 0) {
-    const owners = db.all<{ eid: number }>(
-      "SELECT entity_id AS eid FROM observations WHERE id IN (SELECT value FROM json_each(?1))",
-      JSON.stringify(observations),
-    );
-    for (const o of owners) add(o.eid, 1);
-  }
+  for (const o of observations) if (o.eid !== null) add(o.eid, 1);
   const df =
     estimateDf(names.length, NAME_CANDIDATES, -(names.at(-1) ?? 0), c.maxEntityId) +
-    estimateDf(observations.length, OBSERVATION_CANDIDATES, observations.at(-1) ?? 0, c.maxObservationId);
+    estimateDf(observations.length, OBSERVATION_CANDIDATES, observations.at(-1)?.doc ?? 0, c.maxObservationId);
   // Substrings of names and types ("zoom" inside "zoomIntegration", "kube" inside
   // "kubernetes-cluster"), when no name or type holds the term as a word: the
   // trigram lookup costs several times a word lookup.
