@@ -9,6 +9,7 @@
  * entity's statistics never changes them.
  */
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
+import { priorityInputOf } from "../priority/columns";
 import { chunksFor, placeholders, type Db } from "./sql";
 
 export interface ContextCounts {
@@ -85,19 +86,7 @@ export function entityAccessStats(db: Db, names: readonly string[], now: number,
       ...chunk,
     );
     for (const r of rows) {
-      const p = priority(
-        {
-          uses: r.uses,
-          createdAt: r.created_at,
-          lastAccessedAt: r.last_accessed_at,
-          category: r.category,
-          important: r.important === 1,
-          clusterSize: r.cluster_size,
-          baseRelevance: r.base_relevance,
-        },
-        now,
-        model,
-      );
+      const p = priority(priorityInputOf(r), now, model);
       found.set(r.name, {
         name: r.name,
         entityType: r.entity_type,

@@ -44,23 +44,16 @@ import { LIMITS } from "../limits";
 import { deleteFile } from "../files/store";
 import { deleteEntityRow } from "../graph/writes";
 import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
+import { STATS_COLUMNS, statsOf, type ItemStats, type StatsRow } from "./columns";
 import { ITEM_TABLES, type ItemKind } from "./items";
+
+export type { ItemStats };
 
 /** Bytes of payload JSON an archive row holds at most. */
 export const ARCHIVE_MAX_BYTES = 1536 * 1024;
 /** Observations plus relations an archived entity may carry (a bigger one is kept, not pruned). */
 export const ARCHIVE_MAX_ROWS = 5000;
 
-export type ItemStats = {
-  accessCount: number;
-  lastAccessedAt: number | null;
-  category: string;
-  important: boolean;
-  baseRelevance: number;
-  tier: string;
-  uses: number;
-  clusterSize: number;
-};
 export type ArchivedRelation = { id: number; from: string; to: string; relationType: string; createdAt: number };
 export type EntityPayload = {
   kind: "entity";
@@ -164,35 +157,12 @@ const archive: InverseKind = {
 
 export const archiveInverses: Readonly<Record<string, InverseKind>> = { archive };
 
-interface StatsRow extends Record<string, SqlStorageValue> {
-  access_count: number;
-  last_accessed_at: number | null;
-  category: string;
-  important: number;
-  base_relevance: number;
-  tier: string;
-  uses: number;
-  cluster_size: number;
-}
 
-const STATS = "access_count, last_accessed_at, category, important, base_relevance, tier, uses, cluster_size";
-
-const statsOf = (r: StatsRow): ItemStats => ({
-  accessCount: r.access_count,
-  lastAccessedAt: r.last_accessed_at,
-  category: r.category,
-  important: r.important === 1,
-  baseRelevance: r.base_relevance,
-  tier: r.tier,
-  uses: r.uses,
-  clusterSize: r.cluster_size,
-});
-
-type Row<T> = T & StatsRow;
+type Row<T> = T & StatsRow & Record<string, SqlStorageValue>;
 
 function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undefined {
   const e = db.one<Row<{ id: number; name: string; entity_type: string; created_at: number; updated_at: number }>>(
-    `SELECT id, name, entity_type, created_at, updated_at, ${STATS} FROM entities WHERE name = ?`,
+    `SELECT id, name, entity_type, created_at, updated_at, ${STATS_COLUMNS} FROM entities WHERE name = ?`,
     name,
   );
   if (!e) return undefined;
@@ -218,7 +188,7 @@ function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undef
 
 function filePayload(db: Db, path: string): FilePayload | undefined {
   const f = db.one<Row<{ id: number; content: string; created_at: number; updated_at: number }>>(
-    `SELECT id, content, created_at, updated_at, ${STATS} FROM files WHERE path = ?`,
+    `SELECT id, content, created_at, updated_at, ${STATS_COLUMNS} FROM files WHERE path = ?`,
     path,
   );
   if (!f) return undefined;
@@ -230,7 +200,7 @@ function filePayload(db: Db, path: string): FilePayload | undefined {
 
 function docPayload(db: Db, id: string): DocPayload | undefined {
   const d = db.one<Row<{ seq: number; parent_id: string | null; content: string; created_at: number; updated_at: number; children: number }>>(
-    `SELECT seq, parent_id, content, created_at, updated_at, ${STATS},
+    `SELECT seq, parent_id, content, created_at, updated_at, ${STATS_COLUMNS},
             EXISTS (SELECT 1 FROM documents c WHERE c.parent_id = documents.id) AS children
      FROM documents WHERE id = ?`,
     id,

@@ -8,6 +8,7 @@
  * gives the columns' migration defaults, as for a row that predates them.
  */
 import type { Json } from "../history";
+import type { PriorityInput } from "./model";
 
 /** The priority columns of one row, camel-cased (created_at stays with each domain's own times). */
 export interface ItemStats {
@@ -60,3 +61,16 @@ export function statsValues(stats: Partial<ItemStats> | undefined, category: str
     stats?.clusterSize ?? 0,
   ];
 }
+
+/** What the priority model reads of a row that has the priority columns and its creation time. */
+export const priorityInputOf = (
+  r: Pick<StatsRow, "uses" | "last_accessed_at" | "category" | "important" | "cluster_size" | "base_relevance"> & { created_at: number },
+): PriorityInput => ({
+  uses: r.uses,
+  createdAt: r.created_at,
+  lastAccessedAt: r.last_accessed_at,
+  category: r.category,
+  important: r.important === 1,
+  clusterSize: r.cluster_size,
+  baseRelevance: r.base_relevance,
+});

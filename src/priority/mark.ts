@@ -57,12 +57,6 @@ const tierOf = (row: MarkRow, important: boolean, tier: string, model: ModelOpti
       tier,
       accessCount: row.access_count,
       clusterSize: row.cluster_size,
-      // tierFor decides on the fields above only.
-      uses: 0,
-      createdAt: 0,
-      lastAccessedAt: null,
-      category: "general",
-      baseRelevance: 1,
     },
     model,
   );

@@ -107,8 +107,16 @@ export function priority(item: PriorityInput, now: number, opts: ModelOptions = 
   return f.frequency * f.category * f.mark * f.recency * f.cluster * f.baseRelevance;
 }
 
+/** What decides an item's tier. */
+export interface TierInput {
+  tier: string;
+  important: boolean;
+  accessCount: number;
+  clusterSize: number;
+}
+
 /** The tier an item belongs in; tiers only ever go up (a promotion is not undone by time). */
-export function tierFor(item: PriorityInput & { accessCount: number; tier: string }, opts: ModelOptions = DEFAULT_MODEL): Tier {
+export function tierFor(item: TierInput, opts: ModelOptions = DEFAULT_MODEL): Tier {
   if (item.tier === "long" || item.important || item.accessCount >= LONG_TERM_ACCESSES || item.clusterSize >= opts.clusterThreshold) {
     return "long";
   }

@@ -64,12 +64,6 @@ export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOp
             important: r.important === 1,
             tier: r.tier,
             clusterSize: size,
-            // tierFor decides on the fields above only.
-            uses: 0,
-            createdAt: 0,
-            lastAccessedAt: null,
-            category: "general",
-            baseRelevance: 1,
           },
           model,
         );

@@ -98,7 +98,7 @@ function select(db: Db, sel: RestoreSelection): { ids: number[]; notFound: strin
 /** Restoring is a use: one more access, now (see the module note). */
 function used(s: ItemStats, now: number, model: ModelOptions): ItemStats {
   const accessCount = s.accessCount + 1;
-  const tier = tierFor({ uses: s.uses, createdAt: 0, lastAccessedAt: now, category: s.category, important: s.important, clusterSize: s.clusterSize, baseRelevance: s.baseRelevance, accessCount, tier: s.tier }, model);
+  const tier = tierFor({ important: s.important, clusterSize: s.clusterSize, accessCount, tier: s.tier }, model);
   return { ...s, accessCount, uses: s.uses + ACCESS_WEIGHTS.direct, lastAccessedAt: now, tier };
 }
 

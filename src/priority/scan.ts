@@ -7,6 +7,7 @@
  */
 import type { Db, SqlValue } from "../context/sql";
 import { BoundedHeap } from "./heap";
+import { priorityInputOf } from "./columns";
 import { ITEM_KINDS, ITEM_TABLES, type ItemKind } from "./items";
 import { DAY_MS, priority, tierFor, type ModelOptions, type PriorityInput, type Tier } from "./model";
 
@@ -63,15 +64,7 @@ const PRUNABLE: Readonly<Record<ItemKind, string>> = {
 };
 
 export function scored(kind: ItemKind, r: ItemRow, now: number, model: ModelOptions): ScoredItem {
-  const input: PriorityInput = {
-    uses: r.uses,
-    createdAt: r.created_at,
-    lastAccessedAt: r.last_accessed_at,
-    category: r.category,
-    important: r.important === 1,
-    clusterSize: r.cluster_size,
-    baseRelevance: r.base_relevance,
-  };
+  const input = priorityInputOf(r);
   return {
     key: `${kind}:${r.k}`,
     kind,

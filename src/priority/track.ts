@@ -103,12 +103,6 @@ export function trackRetrievals(db: Db, retrievals: readonly Retrieval[], now: n
               important: row.important === 1,
               tier: row.tier,
               clusterSize: row.cluster_size,
-              // tierFor reads only the fields above; the rest of PriorityInput does not decide a tier.
-              uses: 0,
-              createdAt: now,
-              lastAccessedAt: now,
-              category: "general",
-              baseRelevance: 1,
             },
             model,
           );
