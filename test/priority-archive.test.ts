@@ -5,25 +5,15 @@
  * never duplicate an item, and memory_stats tells what happened.
  */
 import { describe, expect, it } from "vitest";
-import { connectV2, text, type TestClient } from "./helpers/clients";
+import { text, type TestClient } from "./helpers/clients";
 import { changesOf } from "./helpers/context";
 import { expectTreeIntact, update } from "./helpers/documents";
-import { contextWithCapacity, DAY_MS, onlyPrunable, rows, runAlarmAt, sql } from "./helpers/priority";
+import { DAY_MS, onlyPrunable, rows, runAlarmAt, sql, ok, prunableContext } from "./helpers/priority";
 
 type Structured = Record<string, unknown>;
 
-const ok = async (c: TestClient, tool: string, args: Record<string, unknown> = {}): Promise<Structured> => {
-  const r = await c.call(tool, args);
-  expect(r.isError, `${tool}: ${text(r)}`).toBeFalsy();
-  return r.structuredContent ?? {};
-};
 
-async function setup(capacity: number) {
-  const t0 = Date.now();
-  const { name, stub } = await contextWithCapacity({ total: capacity }, t0, "arch");
-  const c = await connectV2({ url: `http://localhost/mcp/${name}` });
-  return { t0, name, stub, c };
-}
+const setup = (capacity: number) => prunableContext(capacity, "arch");
 
 const openNodes = (c: TestClient, names: string[]) =>
   ok(c, "open_nodes", { names }) as Promise<{ entities: { name: string; observations: string[] }[]; relations: { from: string; to: string; relationType: string }[]; notFound?: string[] }>;

@@ -6,25 +6,14 @@
  * archive's size is kept per row, not recounted from the payloads.
  */
 import { describe, expect, it } from "vitest";
-import { connectV2, text, type TestClient } from "./helpers/clients";
+import { text, type TestClient } from "./helpers/clients";
 import { changesOf } from "./helpers/context";
 import { expectTreeIntact, update } from "./helpers/documents";
-import { contextWithCapacity, DAY_MS, onlyPrunableByUse, rows, runAlarmAt, sql } from "./helpers/priority";
+import { DAY_MS, onlyPrunableByUse, rows, runAlarmAt, sql, ok, prunableContext } from "./helpers/priority";
 
-type Structured = Record<string, unknown>;
 
-const ok = async (c: TestClient, tool: string, args: Record<string, unknown> = {}): Promise<Structured> => {
-  const r = await c.call(tool, args);
-  expect(r.isError, `${tool}: ${text(r)}`).toBeFalsy();
-  return r.structuredContent ?? {};
-};
 
-async function setup(capacity: number) {
-  const t0 = Date.now();
-  const { name, stub } = await contextWithCapacity({ total: capacity }, t0, "rest");
-  const c = await connectV2({ url: `http://localhost/mcp/${name}` });
-  return { t0, name, stub, c };
-}
+const setup = (capacity: number) => prunableContext(capacity, "rest");
 
 const relationsOf = async (c: TestClient, name: string) =>
   ((await ok(c, "open_nodes", { names: [name] })) as { relations: { from: string; to: string; relationType: string }[] }).relations;

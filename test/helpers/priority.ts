@@ -7,7 +7,8 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { MemoryContext } from "../../src/context/MemoryContext";
 import { Db, type SqlValue } from "../../src/context/sql";
 import { DAY_MS } from "../../src/priority/model";
-import { freshContext, workerFetch } from "./clients";
+import { expect } from "vitest";
+import { connectV2, freshContext, text, workerFetch, type TestClient } from "./clients";
 import { stubOf } from "./context";
 
 export { DAY_MS };
@@ -78,3 +79,18 @@ export const onlyPrunableByUse = async (stub: Stub, keep: { entities?: string[];
 };
 
 export const names = (list: { name: string }[]) => list.map((e) => e.name).sort();
+
+/** Calls a tool that must succeed; its structuredContent. */
+export async function ok(c: TestClient, tool: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  const r = await c.call(tool, args);
+  expect(r.isError, `${tool}: ${text(r)}`).toBeFalsy();
+  return r.structuredContent ?? {};
+}
+
+/** A fresh context with a total capacity, its clock at `t0`, and a v2 client pinned to it. */
+export async function prunableContext(capacity: number, prefix: string) {
+  const t0 = Date.now();
+  const { name, stub } = await contextWithCapacity({ total: capacity }, t0, prefix);
+  const c = await connectV2({ url: `http://localhost/mcp/${name}` });
+  return { t0, name, stub, c };
+}
