@@ -49,6 +49,35 @@ describe("capacity evaluation (the alarm)", () => {
     expect(await alarmAt(stub)).toBeNull();
   });
 
+  it("never prunes a read-only context, and prunes again once it is writable", async () => {
+    const t0 = Date.now();
+    const { name, stub } = await contextWithCapacity({ total: 4 }, t0);
+    await seed(stub, t0, { A: {}, B: {}, C: {}, D: {} });
+    expect((await adminApi(`/contexts/${name}`, "PATCH", { readOnly: true })).status).toBe(200);
+    expect(await runAlarmAt(stub, t0 + 400 * DAY_MS)).toBe(true);
+    expect(await entityNames(stub)).toEqual(["A", "B", "C", "D"]);
+    expect(await archived(stub)).toEqual([]);
+    expect(await lastEvaluation(stub)).toMatchObject({ outcome: "read_only", pruned: 0, reason: expect.stringContaining("total 4/4 (100%)") });
+
+    expect((await adminApi(`/contexts/${name}`, "PATCH", { readOnly: false })).status).toBe(200);
+    expect(await runAlarmAt(stub, t0 + 401 * DAY_MS)).toBe(true);
+    expect(await lastEvaluation(stub)).toMatchObject({ outcome: "pruned" });
+    expect((await archived(stub)).length).toBeGreaterThan(0);
+  });
+
+  it("learns that a context created read-only is read-only when it is given a capacity", async () => {
+    const t0 = Date.now();
+    const { name, stub } = await contextWithCapacity(null, t0);
+    await seed(stub, t0, { A: {}, B: {} });
+    // Read-only from the Registry's side only (as add_context would leave it), then a capacity.
+    expect((await adminApi(`/contexts/${name}`, "PATCH", { readOnly: true })).status).toBe(200);
+    await sql(stub, "DELETE FROM priority_state WHERE key = 'read_only'");
+    expect((await adminApi(`/contexts/${name}`, "PATCH", { capacity: { total: 2 } })).status).toBe(200);
+    expect(await runAlarmAt(stub, t0 + 400 * DAY_MS)).toBe(true);
+    expect(await entityNames(stub)).toEqual(["A", "B"]);
+    expect(await lastEvaluation(stub)).toMatchObject({ outcome: "read_only" });
+  });
+
   it("prunes nothing while every limit is below 90%, however low the priorities", async () => {
     const t0 = Date.now();
     const { stub } = await contextWithCapacity({ total: 10 }, t0);

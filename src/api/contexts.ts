@@ -52,6 +52,11 @@ async function pushCapacity(env: Env, name: string, stored: Capacity | null) {
   return env.MEMORY.getByName(name).setCapacity(checked?.ok ? checked.limits : null);
 }
 
+/** Pushes the read-only flag the Registry will hold to the context's object, whose evaluation never prunes a read-only context. */
+async function pushReadOnly(env: Env, name: string, readOnly: boolean) {
+  return env.MEMORY.getByName(name).setReadOnly(readOnly);
+}
+
 /** The Registry's row for `name`, registered or removed (undefined: never registered). */
 async function known(env: Env, name: string) {
   const listed = await registryOf(env).listContexts(true);
@@ -81,6 +86,8 @@ contexts.post("/", requireAdmin, async (c) => {
   // A revived context keeps its capacity unless a new one is given (as the Registry does).
   const pushed = await pushCapacity(c.env, n, cap !== undefined ? cap : (row.value?.capacity ?? null));
   if (!pushed.ok) return failed(c, pushed);
+  const flagged = await pushReadOnly(c.env, n, readOnly ?? row.value?.readOnly ?? false);
+  if (!flagged.ok) return failed(c, flagged);
   const added = await registryOf(c.env).addContext(
     { name: n, ...(d !== undefined ? { description: d } : {}), ...(readOnly !== undefined ? { readOnly } : {}), ...(cap !== undefined ? { capacity: cap } : {}) },
     c.get("caller").id,
@@ -97,13 +104,18 @@ contexts.patch("/:name", requireAdmin, async (c) => {
   if (!body.ok) return body.response;
   const { description: d, readOnly, capacity: cap } = body.value;
   const patch = { ...(d !== undefined ? { description: d } : {}), ...(readOnly !== undefined ? { readOnly } : {}), ...(cap !== undefined ? { capacity: cap } : {}) };
-  if (cap !== undefined) {
+  if (cap !== undefined || readOnly !== undefined) {
     const row = await known(c.env, target);
     if (!row.ok) return failed(c, row);
     // An unregistered name is the Registry's NotFound below; its object is left alone.
     if (row.value && row.value.removedAt === null) {
-      const pushed = await pushCapacity(c.env, target, cap);
-      if (!pushed.ok) return failed(c, pushed);
+      if (cap !== undefined) {
+        const pushed = await pushCapacity(c.env, target, cap);
+        if (!pushed.ok) return failed(c, pushed);
+      }
+      // With a capacity the object also learns the flag of a context made read-only elsewhere (add_context).
+      const flagged = await pushReadOnly(c.env, target, readOnly ?? row.value.readOnly);
+      if (!flagged.ok) return failed(c, flagged);
     }
   }
   const updated = await registryOf(c.env).updateContext(target, patch, c.get("caller").id);

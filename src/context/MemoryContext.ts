@@ -71,6 +71,7 @@ import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccess
 import { Upkeep } from "./upkeep";
 import { archiveInverses } from "../priority/archive";
 import { checkLimits, writeCapacity, type CapacityLimits } from "../priority/capacity";
+import { writeState } from "../priority/state";
 import { EVALUATION_META, evaluateIfDue, evaluationOptions, planEvaluation } from "../priority/evaluate";
 import { listArchive, restoreArchived, type ArchiveListing, type RestoreReport, type RestoreSelection } from "../priority/restore";
 import { memoryStats, priorityOverview, type MemoryStats } from "../priority/stats";
@@ -178,6 +179,14 @@ export class MemoryContext extends DurableObject<Env> {
     });
     if (out.ok && out.value.nextEvaluation !== null) this.upkeep.schedule(out.value.nextEvaluation);
     return out;
+  }
+
+  /** The Registry's read-only flag, pushed by the contexts API: a read-only context is never pruned. */
+  setReadOnly(readOnly: boolean): Outcome<{ readOnly: boolean }> {
+    return this.tx((db) => {
+      writeState(db, "read_only", readOnly ? true : null);
+      return { readOnly };
+    });
   }
 
   /** memory_stats: counts by tier and category, capacity use, the archive, the last evaluation, the top items. */

@@ -68,7 +68,7 @@ export const evaluationOptions = (s: Settings): EvaluationOptions => ({
   model: modelOptions(s),
 });
 
-export type Outcome = "within" | "pruned" | "partial" | "over_capacity";
+export type Outcome = "within" | "read_only" | "pruned" | "partial" | "over_capacity";
 
 export interface Evaluation {
   at: number;
@@ -117,6 +117,15 @@ export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation
   const nearTiers = before.filter((u) => u.near && u.limit !== "total").map((u) => u.limit as Tier);
   if (nearTiers.length > 0 && promoteClustered(db, nearTiers, opts.model) > 0) before = limitUse(capacity, usage(db));
   const near = before.filter((u) => u.near);
+  // A read-only context is kept exactly as it is: counted and reported, never pruned.
+  if (near.length > 0 && readState<boolean>(db, "read_only") === true) {
+    const result: Evaluation = {
+      at: now, capacity, limits: before, usage: usage(db), outcome: "read_only", pruned: 0, prunedItems: [], tooLarge: [],
+      reason: `read-only context: never pruned (${describeLimits(before)})`,
+    };
+    writeState(db, "last_evaluation", result);
+    return result;
+  }
   if (near.length === 0) {
     const result: Evaluation = {
       at: now, capacity, limits: before, usage: usage(db), outcome: "within", pruned: 0, prunedItems: [], tooLarge: [],

@@ -6,10 +6,12 @@
  *   next_evaluation  when the alarm evaluates next (ms), while a capacity is set
  *   last_evaluation  what the last evaluation found and did (./evaluate.ts)
  *   cluster_refresh  where the evaluation's cluster promotion pass goes on (./promote.ts)
+ *   read_only        true while the Registry says the context is read-only (pushed by the contexts API):
+ *                    the evaluation then never prunes
  */
 import type { Db } from "../context/sql";
 
-export type StateKey = "capacity" | "next_evaluation" | "last_evaluation" | "cluster_refresh";
+export type StateKey = "capacity" | "next_evaluation" | "last_evaluation" | "cluster_refresh" | "read_only";
 
 export function readState<T>(db: Db, key: StateKey): T | null {
   const row = db.one<{ value: string }>("SELECT value FROM priority_state WHERE key = ?", key);
