@@ -60,6 +60,7 @@ import * as files from "../files/commands";
 import { fileInverses } from "../files/inverse";
 import { markImportant, priorityInverses, type MarkResult } from "../priority/mark";
 import { modelOptions } from "../priority/weights";
+import type { ModelOptions } from "../priority/model";
 import { relationWatch } from "../priority/promote";
 import { settings, type Settings } from "../settings";
 import { accessOptions, itemKey, recordAccess, recordRemoval, reportEffects, type ItemEffects, type RelatedItem } from "./access";
@@ -128,22 +129,32 @@ export class MemoryContext extends DurableObject<Env> {
   private write<T>(meta: CallMeta, fn: (w: RecordingScope) => T): Outcome<T> {
     let recorded = false;
     const model = modelOptions(this.config());
-    const outcome = capture(() =>
-      this.ctx.storage.transactionSync(() => {
-        const now = this.now();
-        const relations = relationWatch();
-        const rec = new ChangeRecorder(this.db, meta, now, INVERSES, relations.onNote);
-        const value = fn({ db: this.db, now, rec, model });
-        // Relating items can put them in a cluster (long term): both ends are re-counted once per call (src/priority/promote.ts).
-        relations.refresh(this.db, model);
-        // The search indexes commit with the rows they describe.
-        flushSearchIndex(this.db);
-        recorded = rec.finish() !== undefined;
-        return value;
-      }),
-    );
+    const outcome = capture(() => {
+      const r = this.recordedTx(meta, this.now(), model, fn);
+      recorded = r.recorded;
+      return r.value;
+    });
     if (recorded) this.upkeep.changeRecorded(this.now());
     return outcome;
+  }
+
+  /**
+   * The transaction of every recorded write (tools and the alarm's
+   * evaluation alike): `fn` writes and notes its changes, then the ends of
+   * relations it touched are re-counted, the search indexes flushed and the
+   * change record appended; all of it commits together or not at all.
+   */
+  private recordedTx<T>(meta: CallMeta, now: number, model: ModelOptions, fn: (w: RecordingScope) => T): { value: T; recorded: boolean } {
+    return this.ctx.storage.transactionSync(() => {
+      const relations = relationWatch();
+      const rec = new ChangeRecorder(this.db, meta, now, INVERSES, relations.onNote);
+      const value = fn({ db: this.db, now, rec, model });
+      // Relating items can put them in a cluster (long term): both ends are re-counted once per call (src/priority/promote.ts).
+      relations.refresh(this.db, model);
+      // The search indexes commit with the rows they describe.
+      flushSearchIndex(this.db);
+      return { value, recorded: rec.finish() !== undefined };
+    });
   }
 
   /** Upkeep: trims history, drops idle co-visitation sessions and weak associations (./upkeep.ts). */
@@ -153,16 +164,9 @@ export class MemoryContext extends DurableObject<Env> {
 
   /** The alarm's priority evaluation: one transaction, recorded as "system" / "memory_evaluation" when it prunes. */
   private evaluate(s: Settings, now: number): { next: number | null; recorded: boolean } {
-    return this.ctx.storage.transactionSync(() => {
-      const opts = evaluationOptions(s);
-      const relations = relationWatch();
-      const rec = new ChangeRecorder(this.db, EVALUATION_META, now, INVERSES, relations.onNote);
-      const next = evaluateIfDue({ db: this.db, now, rec, model: opts.model }, opts);
-      // A pruned entity's relations are gone: its neighbours' clusters shrank.
-      relations.refresh(this.db, opts.model);
-      flushSearchIndex(this.db);
-      return { next, recorded: rec.finish() !== undefined };
-    });
+    const opts = evaluationOptions(s);
+    const { value: next, recorded } = this.recordedTx(EVALUATION_META, now, opts.model, (w) => evaluateIfDue(w, opts));
+    return { next, recorded };
   }
 
   /**
@@ -273,12 +277,11 @@ export class MemoryContext extends DurableObject<Env> {
 
   /** mark_important: one recorded change; a bad or missing key rejects the whole call (src/priority/mark.ts). */
   markImportant(items: string[], important: boolean, meta: CallMeta): Outcome<MarkResult> {
-    const model = modelOptions(this.config());
     const { rootTemplate } = this.documentOptions;
     return this.write(meta, (w) => {
       // The root document exists from the start, even before its lazy creation (src/documents/store.ts).
       if (items.includes(itemKey.doc(ROOT_ID))) ensureRoot(w.db, rootTemplate, w.now);
-      return markImportant(w, items, important, model);
+      return markImportant(w, items, important, w.model);
     });
   }
 

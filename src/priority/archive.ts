@@ -44,7 +44,7 @@ import { LIMITS } from "../limits";
 import { deleteFile } from "../files/store";
 import { deleteEntityRow } from "../graph/writes";
 import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
-import { STATS_COLUMNS, statsOf, type ItemStats, type StatsRow } from "./columns";
+import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "./columns";
 import { ITEM_TABLES, type ItemKind } from "./items";
 
 export type { ItemStats };
@@ -259,17 +259,5 @@ export function pruneItem(w: WriteScope, kind: ItemKind, name: string, priority:
 /** Writes an item's priority columns (a restored item gets its statistics back). */
 export function writeStats(db: Db, kind: ItemKind, name: string, s: ItemStats): void {
   const t = ITEM_TABLES[kind];
-  db.run(
-    `UPDATE ${t.table} SET access_count = ?, last_accessed_at = ?, category = ?, important = ?, base_relevance = ?,
-       tier = ?, uses = ?, cluster_size = ? WHERE ${t.keyColumn} = ?`,
-    s.accessCount,
-    s.lastAccessedAt,
-    s.category,
-    s.important ? 1 : 0,
-    s.baseRelevance,
-    s.tier,
-    s.uses,
-    s.clusterSize,
-    name,
-  );
+  db.run(`UPDATE ${t.table} SET (${STATS_COLUMNS}) = (?, ?, ?, ?, ?, ?, ?, ?) WHERE ${t.keyColumn} = ?`, ...statsValues(s, s.category), name);
 }

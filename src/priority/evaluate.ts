@@ -36,14 +36,13 @@
 import type { Db } from "../context/sql";
 import type { RecordingScope } from "../history";
 import type { Settings } from "../settings";
-import { ITEM_TABLES, type ItemRef } from "./items";
-import { clusterSizes } from "./cluster";
+import type { ItemRef } from "./items";
 import { excess, hasLimits, limitUse, readCapacity, usage, type CapacityLimits, type LimitName, type LimitUse, type Usage } from "./capacity";
 import { priority, TIERS, type ModelOptions, type Tier } from "./model";
 import { modelOptions } from "./weights";
 import { pruneItem } from "./archive";
 import { freshTier, lowestPrunable, type ScoredItem } from "./scan";
-import { promoteClustered } from "./promote";
+import { promoteClustered, refreshClusters } from "./promote";
 import { readState, writeState } from "./state";
 
 /** Items one evaluation prunes at most (bounds its memory and its transaction). */
@@ -91,15 +90,12 @@ const describeLimits = (limits: readonly LimitUse[]) => limits.map((u) => `${u.l
 
 /** Refreshes the candidates' cluster sizes and tiers; returns those still below the threshold, lowest first. */
 function refreshed(db: Db, items: readonly ScoredItem[], now: number, opts: EvaluationOptions): ScoredItem[] {
-  const sizes = clusterSizes(db, items.map((i): ItemRef => ({ key: i.key, kind: i.kind, name: i.name })));
+  // Writes the fresh cluster sizes and tiers back, as any refresh does.
+  const sizes = refreshClusters(db, items.map((i): ItemRef => ({ key: i.key, kind: i.kind, name: i.name })), opts.model);
   const out: ScoredItem[] = [];
   for (const item of items) {
     const clusterSize = sizes.get(item.key) ?? 0;
     const tier = freshTier(item, clusterSize, opts.model);
-    if (clusterSize !== item.input.clusterSize || tier !== item.tier) {
-      const t = ITEM_TABLES[item.kind];
-      db.run(`UPDATE ${t.table} SET cluster_size = ?, tier = ? WHERE ${t.keyColumn} = ?`, clusterSize, tier, item.name);
-    }
     const input = { ...item.input, clusterSize };
     const p = priority(input, now, opts.model);
     if (p < opts.threshold) out.push({ ...item, input, tier, priority: p });
@@ -118,18 +114,11 @@ export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation
   if (nearTiers.length > 0 && promoteClustered(db, nearTiers, opts.model) > 0) before = limitUse(capacity, usage(db));
   const near = before.filter((u) => u.near);
   // A read-only context is kept exactly as it is: counted and reported, never pruned.
-  if (near.length > 0 && readState<boolean>(db, "read_only") === true) {
+  const readOnly = near.length > 0 && readState<boolean>(db, "read_only") === true;
+  if (near.length === 0 || readOnly) {
     const result: Evaluation = {
-      at: now, capacity, limits: before, usage: usage(db), outcome: "read_only", pruned: 0, prunedItems: [], tooLarge: [],
-      reason: `read-only context: never pruned (${describeLimits(before)})`,
-    };
-    writeState(db, "last_evaluation", result);
-    return result;
-  }
-  if (near.length === 0) {
-    const result: Evaluation = {
-      at: now, capacity, limits: before, usage: usage(db), outcome: "within", pruned: 0, prunedItems: [], tooLarge: [],
-      reason: `no limit near 90% (${describeLimits(before)})`,
+      at: now, capacity, limits: before, usage: usage(db), outcome: readOnly ? "read_only" : "within", pruned: 0, prunedItems: [], tooLarge: [],
+      reason: `${readOnly ? "read-only context: never pruned" : "no limit near 90%"} (${describeLimits(before)})`,
     };
     writeState(db, "last_evaluation", result);
     return result;

@@ -20,8 +20,7 @@
 import { DomainError, listNames } from "../errors";
 import type { Db } from "../context/sql";
 import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
-import { normalisePath } from "../files/path";
-import { ITEM_TABLES, byKind, itemRef, type ItemRef } from "./items";
+import { ITEM_TABLES, byKind, canonicalKey, itemRef, type ItemRef } from "./items";
 import { DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";
 
 export type MarkOp = { kind: "mark"; item: string; prior: { important: boolean; tier: string } };
@@ -77,11 +76,8 @@ export interface MarkResult {
 
 /** The canonical key of `key` (a file's path as stored: `file:/a.md` is `file:a.md`), or undefined when malformed. */
 function canonical(key: string): ItemRef | undefined {
-  const ref = itemRef(key);
-  if (ref?.kind !== "file") return ref;
   try {
-    const path = normalisePath(ref.name);
-    return path === "" ? undefined : itemRef(`file:${path}`);
+    return itemRef(canonicalKey(key));
   } catch {
     return undefined;
   }

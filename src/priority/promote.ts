@@ -41,11 +41,10 @@ export function relationEnds(op: InverseOp): string[] {
   return [op.from, op.to];
 }
 
-/** Re-counts the clusters of `refs` and writes cluster_size and tier where they changed; returns how many rows changed. */
-export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOptions): number {
-  if (refs.length === 0) return 0;
+/** Re-counts the clusters of `refs` and writes cluster_size and tier where they changed; returns the sizes by key. */
+export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOptions): Map<string, number> {
+  if (refs.length === 0) return new Map();
   const sizes = clusterSizes(db, refs);
-  let changed = 0;
   for (const [kind, ofKind] of byKind(refs)) {
     const { table, keyColumn } = ITEM_TABLES[kind];
     const names = [...new Set(ofKind.map((r) => r.name))];
@@ -75,10 +74,9 @@ export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOp
          FROM json_each(?) AS j WHERE ${table}.${keyColumn} = j.value ->> 0`,
         JSON.stringify(updates),
       );
-      changed += updates.length;
     }
   }
-  return changed;
+  return sizes;
 }
 
 type Cursor = { kind: ItemKind; after: string };
@@ -126,12 +124,12 @@ export function promoteClustered(db: Db, tiers: readonly Tier[], model: ModelOpt
  * Collects the entities whose relations a write call changed (`onNote`, for
  * the ChangeRecorder) and re-counts their clusters once at the end (`refresh`).
  */
-export function relationWatch(): { onNote: (op: InverseOp) => void; refresh: (db: Db, model: ModelOptions) => number } {
+export function relationWatch(): { onNote: (op: InverseOp) => void; refresh: (db: Db, model: ModelOptions) => void } {
   const ends = new Set<string>();
   return {
     onNote: (op) => {
       for (const name of relationEnds(op)) ends.add(name);
     },
-    refresh: (db, model) => refreshClusters(db, [...ends].map((name): ItemRef => ({ key: `entity:${name}`, kind: "entity", name })), model),
+    refresh: (db, model) => void refreshClusters(db, [...ends].map((name): ItemRef => ({ key: `entity:${name}`, kind: "entity", name })), model),
   };
 }
