@@ -4,6 +4,8 @@
  * machine noise (2 shared cores) falls on both sides alike:
  *
  *   node bench/ab.mjs --base /path/to/other/checkout [--size 20000] [--calls 200]
+ *     [--a-env NAME=value ...] [--b-env NAME=value ...]   (environment for one side's wrangler dev;
+ *                                                        --base may be this checkout to A/B a setting)
  *
  * Starts `wrangler dev` in this checkout (B) and in --base (A), loads the same
  * generated graph into both (entity batches alternating A, B, each timed), then runs the fixed
@@ -26,6 +28,8 @@ const { values: opts } = parseArgs({
     calls: { type: "string", default: "200" },
     seed: { type: "string", default: "1" },
     only: { type: "string", default: "search,open,trivial" },
+    "a-env": { type: "string", multiple: true, default: [] },
+    "b-env": { type: "string", multiple: true, default: [] },
   },
 });
 if (!opts.base) throw new Error("--base <checkout> is required");
@@ -57,8 +61,9 @@ const stats = (xs) => {
 };
 
 try {
-  for (const [label, dir] of [["A", path.resolve(opts.base)], ["B", root]]) {
-    const server = await startEngram({ root: dir, stateDir: path.join(root, "bench", "out", `ab-${label}-${process.pid}`), log });
+  const envOf = (pairs) => Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
+  for (const [label, dir, env] of [["A", path.resolve(opts.base), envOf(opts["a-env"])], ["B", root, envOf(opts["b-env"])]]) {
+    const server = await startEngram({ root: dir, stateDir: path.join(root, "bench", "out", `ab-${label}-${process.pid}`), env, log });
     sides[label] = { server, client: await server.connect("ab") };
   }
   // Batches alternate A, B, A, B... so both loads see the same machine.

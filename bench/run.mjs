@@ -39,6 +39,7 @@ const { values: opts } = parseArgs({
     "slow-search": { type: "string", default: "10" },
     timeout: { type: "string", default: "300" },
     render: { type: "string" },
+    "keep-state": { type: "string" },
     help: { type: "boolean", default: false },
   },
 });
@@ -46,6 +47,8 @@ const { values: opts } = parseArgs({
 if (opts.help) {
   console.log(`npm run bench -- [--sizes 1000,10000,100000] [--queries 200] [--seed 1] [--batch 1000] [--no-official]
   [--load-budget 600] [--query-budget 180] [--slow-search 10] [--timeout 300] [--render file.json]
+  [--keep-state dir]
+--keep-state keeps wrangler's state (each size's SQLite file) in dir instead of deleting it, for profiling.
 Budgets are seconds per server and size. A load past --load-budget stops (engram then skips that size's queries;
 the official server gets the rest of the graph written into its memory.jsonl, so its queries still compare, and
 is skipped at larger sizes). A query phase past --query-budget stops after 20 calls. The official server is also
@@ -87,7 +90,12 @@ const graph = generateGraph(sizes[sizes.length - 1], config.seed);
 const searches = searchQueries(graph.entities.slice(0, 1000).map((e) => e.name), config.queries, config.seed);
 log(`generated ${graph.entities.length} entities and ${graph.relations.length} relations in ${ms(performance.now() - t0)} ms`);
 
-const engram = await startEngram({ root, stateDir: path.join(outDir, `state-${process.pid}`), log });
+const engram = await startEngram({
+  root,
+  stateDir: opts["keep-state"] ? path.resolve(opts["keep-state"]) : path.join(outDir, `state-${process.pid}`),
+  keepState: Boolean(opts["keep-state"]),
+  log,
+});
 process.on("exit", () => engram.kill());
 for (const signal of ["SIGINT", "SIGTERM"]) {
   process.on(signal, () => {

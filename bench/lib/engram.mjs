@@ -18,9 +18,12 @@ import { freePort, memoryOf } from "./proc.mjs";
 const READY_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 10_000;
 
-export async function startEngram({ root, stateDir, log }) {
+export async function startEngram({ root, stateDir, keepState = false, env = {}, log }) {
   const port = await freePort();
   const inspectorPort = await freePort();
+  if (keepState && fs.existsSync(stateDir) && fs.readdirSync(stateDir).length > 0) {
+    throw new Error(`--keep-state: ${stateDir} is not empty; give a new or empty directory`);
+  }
   fs.rmSync(stateDir, { recursive: true, force: true });
   fs.mkdirSync(stateDir, { recursive: true });
   const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
@@ -37,7 +40,7 @@ export async function startEngram({ root, stateDir, log }) {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     // No telemetry and no fetch of the `Request.cf` object: the benchmark talks to loopback only.
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0" },
+    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0", ...env },
   });
   let output = "";
   const keep = (chunk) => {
@@ -69,7 +72,7 @@ export async function startEngram({ root, stateDir, log }) {
       await exit;
       clearTimeout(timer);
     }
-    fs.rmSync(stateDir, { recursive: true, force: true });
+    if (!keepState) fs.rmSync(stateDir, { recursive: true, force: true });
   };
   /** Last resort on process exit: synchronous, no waiting. */
   const kill = () => {
@@ -80,7 +83,7 @@ export async function startEngram({ root, stateDir, log }) {
         // already gone
       }
     }
-    fs.rmSync(stateDir, { recursive: true, force: true });
+    if (!keepState) fs.rmSync(stateDir, { recursive: true, force: true });
   };
 
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -103,6 +106,8 @@ export async function startEngram({ root, stateDir, log }) {
   const headers = process.env.ENGRAM_TOKEN ? { Authorization: `Bearer ${process.env.ENGRAM_TOKEN}` } : {};
   return {
     base,
+    /** wrangler's DevTools inspector for the Worker (bench/cpu-profile.mjs). */
+    inspectorPort,
     pid: child.pid,
     stop,
     kill,

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+/**
+ * Where a search's time goes, statement by statement, outside workerd:
+ *
+ *   node bench/profile-search.mjs --db <a context's .sqlite> [--queries 200] [--seed 1] [--runs 3]
+ *
+ * Inside a Durable Object the clock stands still during synchronous code, so
+ * the object cannot time its own statements. This runs the real search code
+ * (src/search, bundled with esbuild) on Node's SQLite (node:sqlite, FTS5
+ * built in) over a copy of a context's database, e.g. one kept by
+ * `npm run bench -- --keep-state dir` (the files are under
+ * dir/v3/do/engram-MemoryContext/), with the benchmark's fixed queries, and
+ * prints the time per query and per SQL statement shape. Absolute numbers
+ * differ from workerd's (another SQLite build, no RPC, no access tracking);
+ * the shares are what it is for. Needs Node 22 (node_modules/.bin/node).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { DatabaseSync } from "node:sqlite";
+import { build } from "esbuild";
+import { searchQueries } from "./lib/generate.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const { values: opts } = parseArgs({
+  options: {
+    db: { type: "string" },
+    queries: { type: "string", default: "200" },
+    seed: { type: "string", default: "1" },
+    runs: { type: "string", default: "3" },
+  },
+});
+if (!opts.db) throw new Error("--db <path to a context's .sqlite file> is required");
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "engram-profile-"));
+try {
+  const copy = path.join(tmp, "context.sqlite");
+  fs.copyFileSync(opts.db, copy);
+  for (const suffix of ["-wal", "-shm"]) if (fs.existsSync(opts.db + suffix)) fs.copyFileSync(opts.db + suffix, copy + suffix);
+  const bundle = path.join(tmp, "search.mjs");
+  await build({
+    stdin: { contents: `export { searchGraph, searchParams } from "./src/search/index.ts"; export { Db } from "./src/context/sql.ts";`, resolveDir: root, loader: "ts" },
+    bundle: true,
+    format: "esm",
+    platform: "node",
+    outfile: bundle,
+    logLevel: "error",
+  });
+  const { searchGraph, searchParams, Db } = await import(pathToFileURL(bundle).href);
+
+  const sqlite = new DatabaseSync(copy);
+  if (process.env.CACHE) sqlite.exec(`PRAGMA cache_size = ${process.env.CACHE}`);
+  const statements = new Map();
+  const spent = new Map(); // statement shape -> { n, ms }
+  let sqlMs = 0; // this query's time in SQLite
+  /** The slice of SqlStorage that Db uses, over node:sqlite, timing every statement. */
+  const storage = {
+    exec(query, ...params) {
+      let st = statements.get(query);
+      if (!st) statements.set(query, (st = sqlite.prepare(query)));
+      const t0 = performance.now();
+      const rows = st.all(...params);
+      const ms = performance.now() - t0;
+      sqlMs += ms;
+      const shape = query.replace(/\s+/g, " ").slice(0, 90);
+      const s = spent.get(shape) ?? { n: 0, ms: 0 };
+      s.n++;
+      s.ms += ms;
+      spent.set(shape, s);
+      return { toArray: () => rows, [Symbol.iterator]: () => rows[Symbol.iterator](), rowsWritten: 0 };
+    },
+  };
+  const db = new Db(storage);
+  const names = sqlite.prepare("SELECT name FROM entities ORDER BY id LIMIT 1000").all().map((r) => r.name);
+  const queries = searchQueries(names, Number(opts.queries), Number(opts.seed));
+  const settings = {
+    SEARCH_MIN_RELATIVE_SCORE: 0.3, SEARCH_TOP_PER_TOKEN: 1, SEARCH_MAX_PATH_LENGTH: 5, SEARCH_MAX_TOTAL_NODES: 50,
+  };
+  const params = searchParams({}, settings);
+  const now = Date.now();
+  const times = [];
+  const sqlTimes = [];
+  for (let run = 0; run < Number(opts.runs); run++) {
+    if (run === 1) spent.clear(); // the first run warms the page cache and the statement cache
+    for (const q of queries) {
+      sqlMs = 0;
+      const t0 = performance.now();
+      searchGraph(db, q, params, now);
+      if (run > 0) {
+        times.push(performance.now() - t0);
+        sqlTimes.push(sqlMs);
+      }
+    }
+  }
+  const total = times.reduce((a, b) => a + b, 0);
+  const line = (label, xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const q = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))].toFixed(2);
+    return `${label}: p50 ${q(0.5)} p95 ${q(0.95)} p99 ${q(0.99)} mean ${(s.reduce((a, b) => a + b, 0) / s.length).toFixed(2)} ms`;
+  };
+  console.log(`${sqlite.prepare("SELECT count(*) AS n FROM entities").get().n} entities, ${times.length} searches (ms per search)`);
+  console.log(line("search", times));
+  console.log(line("  in SQLite", sqlTimes));
+  console.log(line("  in JavaScript", times.map((t, i) => t - sqlTimes[i])));
+  console.log("\n| ms per search | share | calls per search | statement |\n|---|---|---|---|");
+  const calls = times.length;
+  for (const [shape, s] of [...spent].sort((a, b) => b[1].ms - a[1].ms)) {
+    console.log(`| ${(s.ms / calls).toFixed(3)} | ${((100 * s.ms) / total).toFixed(1)} % | ${(s.n / calls).toFixed(1)} | \`${shape}\` |`);
+  }
+  sqlite.close();
+} finally {
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
