@@ -292,6 +292,42 @@ describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
     await client.close();
   });
 
+  /**
+   * start - a1 - a2 - b2 - b1 - finish: the middle relation joins the two
+   * regions' farthest nodes, so the walk's last level must find it. `hubs`
+   * gives a2 and/or b2 more relations than HUB_DEGREE (src/search/walk.ts),
+   * which that level finds from the other end or by a seek between hubs.
+   */
+  const bridged = (hubs: ("a2" | "b2")[]): Seed => {
+    const spokes = hubs.flatMap((hub) => Array.from({ length: 70 }, (_, i) => ({ hub, name: `${hub}-spoke-${i}` })));
+    return {
+      entities: [
+        { name: "start", entityType: "node", observations: ["alpha"] },
+        { name: "finish", entityType: "node", observations: ["omega"] },
+        ...["a1", "a2", "b2", "b1"].map((name) => ({ name, entityType: "node", observations: ["plain"] })),
+        ...spokes.map(({ name }) => ({ name, entityType: "spoke", observations: ["plain"] })),
+      ],
+      relations: [
+        ["start", "a1", "next"],
+        ["a2", "a1", "prev"],
+        ["a2", "b2", "next"],
+        ["b1", "b2", "prev"],
+        ["b1", "finish", "next"],
+        ...spokes.map(({ hub, name }): [string, string, string] => [name, hub, "spoke of"]),
+      ],
+    };
+  };
+
+  it.each([[[]], [["a2"]], [["b2"]], [["a2", "b2"]]] as ("a2" | "b2")[][][])(
+    "finds a 5-hop path whose middle relation touches hubs %j",
+    async (hubs) => {
+      const client = await seeded(bridged(hubs));
+      const found = await search(client, { query: "alpha omega" });
+      expect(found.paths.map((p) => (p[0] === "start" ? p : [...p].reverse()))).toEqual([["start", "a1", "a2", "b2", "b1", "finish"]]);
+      await client.close();
+    },
+  );
+
   it("caps the result at maxTotalNodes (or limit), entry nodes first, dropping paths that do not fit", async () => {
     const client = await seeded(CHAIN);
     const capped = await search(client, { query: "alpha omega", maxTotalNodes: 4 });

@@ -17,10 +17,15 @@
  * At most MAX_WALK_EDGES relations are read per search; a hub whose relations
  * exceed what is left stops the walk there, and the paths found so far stand.
  * The last level of an odd `maxPathLength` (the default 5) reads only the
- * relations that close a path (bridgesTo): at 100,000 entities most walks
+ * relations that close a path (bridgesWithin): at 100,000 entities most walks
  * reach a hub by then, and materialising its thousands of relations was most
- * of a search's time. That level scans the frontier's relations inside SQLite
- * (the frontier is at most MAX_WALK_EDGES nodes) and returns only the matches.
+ * of a search's time. Every relation of a node nearer than the frontier was
+ * read when that node was expanded, so only relations with both ends on the
+ * frontier are new there. SQLite scans the relations of the frontier's
+ * ordinary nodes and returns only those whose other end is on the frontier;
+ * a hub's (degree above HUB_DEGREE) relations to them are found from their
+ * side, and relations between two hubs by one index seek per pair, so a hub
+ * on the frontier costs a lookup, not a scan of its thousands of relations.
  */
 import type { Db } from "../context/sql";
 import { RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
@@ -50,23 +55,45 @@ function neighbours(db: Db, frontier: readonly number[], limit: number): { a: nu
   );
 }
 
+/** A frontier node with more relations than this is a hub: bridgesWithin seeks its relations instead of scanning them. */
+export const HUB_DEGREE = 64;
+/** Hubs on one frontier handled by pairwise seeks at most; with more, all of them are scanned like ordinary nodes. */
+const MAX_HUBS = 32;
+
 /**
- * Relations from `frontier` to nodes in `reached`, both directions. Only the
- * matches come back: SQLite walks the frontier's relations in the covering
- * indexes and tests the other end against `reached` (the unary + keeps it a
- * test, not a second lookup per pair), so a hub on the frontier costs an index
- * scan, not thousands of rows.
+ * Relations with both ends in `frontier`, in either direction (a relation
+ * between two ordinary nodes comes back once from each end). Ordinary nodes'
+ * relations are scanned in the covering indexes and tested against the
+ * frontier (the unary + keeps it a test, not a second lookup per pair); a hub
+ * is never scanned: its relations to ordinary nodes come from their side, and
+ * those between hubs from a seek per pair of hubs (the from_id, to_id index).
  */
-function bridgesTo(db: Db, frontier: readonly number[], reached: readonly number[], limit: number): { a: number; b: number }[] {
+function bridgesWithin(db: Db, frontier: readonly number[], limit: number): { a: number; b: number }[] {
+  const hubs = db
+    .all<{ id: number }>(
+      `SELECT s.entity_id AS id FROM json_each(?1) f JOIN search_entity_stats s ON s.entity_id = f.value
+       WHERE s.degree > ?2 LIMIT ?3`,
+      JSON.stringify(frontier),
+      HUB_DEGREE,
+      MAX_HUBS + 1,
+    )
+    .map((r) => r.id);
+  // Too many hubs for pairwise seeks (a dense graph): scan them all, as ordinary nodes.
+  const seek = hubs.length <= MAX_HUBS ? new Set(hubs) : new Set<number>();
+  const ordinary = frontier.filter((id) => !seek.has(id));
   return db.all<{ a: number; b: number }>(
     `SELECT r.from_id AS a, r.to_id AS b FROM json_each(?1) f JOIN relations r ON r.from_id = f.value
      WHERE +r.to_id IN (SELECT value FROM json_each(?2))
      UNION ALL
      SELECT r.to_id AS a, r.from_id AS b FROM json_each(?1) f JOIN relations r ON r.to_id = f.value
      WHERE +r.from_id IN (SELECT value FROM json_each(?2))
-     LIMIT ?3`,
+     UNION ALL
+     SELECT r.from_id AS a, r.to_id AS b FROM json_each(?3) h1 CROSS JOIN json_each(?3) h2 CROSS JOIN relations r
+       ON r.from_id = h1.value AND r.to_id = h2.value
+     LIMIT ?4`,
+    JSON.stringify(ordinary),
     JSON.stringify(frontier),
-    JSON.stringify(reached),
+    JSON.stringify([...seek]),
     limit,
   );
 }
@@ -90,9 +117,11 @@ export function connect(db: Db, entries: readonly number[], maxPathLength: numbe
   for (let level = 0; level < levels && frontier.length > 0 && budget > 0; level++) {
     // On the last level of an odd maxPathLength, a node reached now would sit at depth `levels`, and any
     // path through it would be at least 2 * levels > maxPathLength long: only relations back into
-    // the regions already grown can still join two entries, so only those are read.
+    // the regions already grown can still join two entries. Those to nodes nearer than the frontier
+    // were read when those nodes were expanded (a level cut short by the budget ends the walk), so
+    // only relations within the frontier are read.
     const last = level === levels - 1 && 2 * levels > maxPathLength;
-    const edges = last ? bridgesTo(db, frontier, [...reached.keys()], budget) : neighbours(db, frontier, budget);
+    const edges = last ? bridgesWithin(db, frontier, budget) : neighbours(db, frontier, budget);
     budget -= edges.length;
     const next: number[] = [];
     for (const { a, b } of edges) {
