@@ -166,9 +166,11 @@ export function flushSearchIndex(db: Db): void {
   indexPages(db, "SELECT o.id AS cursor, o.id AS doc, o.content AS text FROM observations o WHERE o.id > ?1 AND o.id > ?2 ORDER BY o.id LIMIT ?3", s.observation_wm);
 
   // Stats: increments for entities that already have them, then new entities counted whole.
+  // NOT INDEXED: grouped by entity_id, SQLite would otherwise scan the whole (entity_id, content)
+  // index to skip a sort (21 ms per batch at 500,000 observations) instead of reading only the new rows.
   db.run(
     `UPDATE search_entity_stats SET observations = observations + g.n
-     FROM (SELECT entity_id AS id, count(*) AS n FROM observations WHERE id > ?1 GROUP BY entity_id) AS g
+     FROM (SELECT entity_id AS id, count(*) AS n FROM observations NOT INDEXED WHERE id > ?1 GROUP BY entity_id) AS g
      WHERE g.id = search_entity_stats.entity_id`,
     s.observation_wm,
   );
