@@ -17,6 +17,7 @@ import m0004 from "../../migrations/0004_files_covisit.sql";
 import m0005 from "../../migrations/0005_documents.sql";
 import m0006 from "../../migrations/0006_priority.sql";
 import m0007 from "../../migrations/0007_archive_bytes.sql";
+import m0008 from "../../migrations/0008_documents_fts_update.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: "0005_documents", sql: m0005 },
   { version: 6, name: "0006_priority", sql: m0006 },
   { version: 7, name: "0007_archive_bytes", sql: m0007 },
+  { version: 8, name: "0008_documents_fts_update", sql: m0008 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
