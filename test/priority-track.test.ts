@@ -35,6 +35,9 @@ const rowOf = (db: Db, table: "entities" | "files" | "documents", key: "name" | 
 const entity = (db: Db, name: string) => rowOf(db, "entities", "name", name);
 
 /** Runs `fn` on a fresh context's object with its clock at T0. */
+/** Lets the object's timers run: a search's hits are recorded on the next turn (src/context/pending.ts). */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 async function inObject<T>(fn: (instance: MemoryContext, db: Db, ctx: string) => T): Promise<T> {
   const ctx = freshContext("prio");
   return runInDurableObject(stubOf(ctx), (instance: MemoryContext, state) => {
@@ -58,7 +61,7 @@ describe("access tracking", () => {
   });
 
   it("counts a search hit as a quarter use, for every entity a search returns", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createEntities([thing("kafka-broker", ["streams events"]), thing("billing", ["uses kafka"]), thing("other")], meta));
       unwrap(instance.createRelations([{ from: "kafka-broker", to: "billing", relationType: "feeds" }], meta));
       // The write counts both ends' clusters; make the stored size stale to see who refreshes it.
@@ -66,6 +69,9 @@ describe("access tracking", () => {
       db.run("UPDATE entities SET cluster_size = 0");
       const found = unwrap(instance.searchNodes("kafka", { topPerToken: 2, minRelativeScore: 0 }, meta));
       expect(found.entities.map((e) => e.name).sort()).toEqual(["billing", "kafka-broker"]);
+      // The search itself wrote nothing: its hits are recorded just after it answers.
+      expect(entity(db, "billing")).toMatchObject({ access_count: 0, uses: 0 });
+      await nextTurn();
       for (const name of ["kafka-broker", "billing"]) {
         expect(entity(db, name)).toMatchObject({ access_count: 1, uses: 0.25, last_accessed_at: T0, tier: "mid" });
         expect(entity(db, name)?.base_relevance).toBeCloseTo(1 + RELEVANCE_STEP * 0.25, 10);
@@ -93,13 +99,14 @@ describe("access tracking", () => {
   });
 
   it("tracks files on view and documents on read (direct) and on search (a quarter)", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createFile("notes/x.md", "quarterly numbers", false, meta));
       unwrap(instance.viewFile("/notes/x.md", undefined, meta));
       expect(rowOf(db, "files", "path", "notes/x.md")).toMatchObject({ access_count: 1, uses: 1, last_accessed_at: T0, tier: "mid" });
       unwrap(instance.updateDocument("root", "# Root\n\nquarterly plan", meta));
       unwrap(instance.readDocument("root", meta));
       unwrap(instance.searchDocuments("quarterly", 10, meta));
+      await nextTurn();
       expect(rowOf(db, "documents", "id", "root")).toMatchObject({ access_count: 2, uses: 1.25, tier: "mid" });
     });
   });
@@ -141,6 +148,8 @@ describe("promotion to long term", () => {
     await inObject((instance, db) => {
       unwrap(instance.createEntities([thing("zebrafish", ["model organism"])], meta));
       for (let i = 0; i < 5; i++) unwrap(instance.searchNodes("zebrafish", {}, meta));
+      // Any other call records what is pending before it runs, without waiting for the timer.
+      expect(unwrap(instance.memoryStats(meta)).byTier.long).toBe(1);
       expect(entity(db, "zebrafish")).toMatchObject({ access_count: 5, uses: 1.25, tier: "long" });
     });
   });

@@ -18,9 +18,10 @@
  * inverse kinds are joined in INVERSES below.
  *
  * ## Accesses
- * Calls that view, open, search or write items report what they did to the
- * access hook (./access.ts) in the same transaction: accesses, removals,
- * renames. The hook keeps each retrieved item's use, relevance and tier
+ * Calls that view, open or write items report what they did to the access
+ * hook (./access.ts) in the same transaction: accesses, removals, renames.
+ * Searches hand their hits to ./pending.ts, which records them just after the
+ * reply; every other call and the alarm record what is pending first. The hook keeps each retrieved item's use, relevance and tier
  * (src/priority/track.ts). Retrievals (view, open_nodes, read_document) come
  * back with the items related to them.
  *
@@ -63,13 +64,14 @@ import { modelOptions } from "../priority/weights";
 import type { ModelOptions } from "../priority/model";
 import { relationWatch } from "../priority/promote";
 import { settings, type Settings } from "../settings";
-import { accessOptions, itemKey, recordAccess, recordRemoval, reportEffects, type ItemEffects, type RelatedItem } from "./access";
+import { accessOptions, itemKey, recordRemoval, reportEffects, type ItemEffects, type RelatedItem } from "./access";
 import type { CallMeta } from "./meta";
 import { migrate } from "./migrations";
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
 import { Db } from "./sql";
 import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
 import { Upkeep } from "./upkeep";
+import { PendingAccesses } from "./pending";
 import { archiveInverses } from "../priority/archive";
 import { checkLimits, writeCapacity, type CapacityLimits } from "../priority/capacity";
 import { writeState } from "../priority/state";
@@ -94,10 +96,13 @@ export class MemoryContext extends DurableObject<Env> {
   /** The deployment's settings. Tests replace it (like `now`) to try other values. */
   config: () => Settings = () => settings(this.env);
   private readonly upkeep: Upkeep;
+  /** Search hits not yet recorded (./pending.ts): written before any other call reads or writes. */
+  private readonly pending: PendingAccesses;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = new Db(ctx.storage.sql);
+    this.pending = new PendingAccesses(this.db, (fn) => ctx.storage.transactionSync(fn));
     this.upkeep = new Upkeep(ctx.storage, this.db, (s, now) => this.evaluate(s, now));
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
@@ -112,6 +117,7 @@ export class MemoryContext extends DurableObject<Env> {
    * The search indexes catch up with any rows written before it commits.
    */
   private tx<T>(fn: (db: Db, now: number) => T): Outcome<T> {
+    this.pending.flush();
     return capture(() =>
       this.ctx.storage.transactionSync(() => {
         const value = fn(this.db, this.now());
@@ -127,6 +133,7 @@ export class MemoryContext extends DurableObject<Env> {
    * Nothing noted, nothing recorded; a failure rolls back data and record alike.
    */
   private write<T>(meta: CallMeta, fn: (w: RecordingScope) => T): Outcome<T> {
+    this.pending.flush();
     let recorded = false;
     const model = modelOptions(this.config());
     const outcome = capture(() => {
@@ -159,6 +166,7 @@ export class MemoryContext extends DurableObject<Env> {
 
   /** Upkeep: trims history, drops idle co-visitation sessions and weak associations (./upkeep.ts). */
   override alarm(): void {
+    this.pending.flush();
     this.upkeep.run(this.config, this.now());
   }
 
@@ -294,11 +302,15 @@ export class MemoryContext extends DurableObject<Env> {
     const s = this.config();
     const params = searchParams(opts, s);
     const options = accessOptions(s);
-    return this.tx((db, now) => {
-      const result = searchGraph(db, query, params, now, options.model);
-      recordAccess(db, result.entities.map((e) => ({ item: itemKey.entity(e.name), kind: "search" as const })), now, meta, options);
-      return result;
+    let at = 0;
+    const out = this.tx((db, now) => {
+      at = now;
+      return searchGraph(db, query, params, now, options.model);
     });
+    if (out.ok) {
+      this.pending.add({ accesses: out.value.entities.map((e) => ({ item: itemKey.entity(e.name), kind: "search" })), now: at, meta, options });
+    }
+    return out;
   }
 
   openNodes(names: string[], meta: CallMeta) {
@@ -389,6 +401,7 @@ export class MemoryContext extends DurableObject<Env> {
    */
   async purge(): Promise<void> {
     await this.ctx.blockConcurrencyWhile(async () => {
+      this.pending.drop();
       await this.ctx.storage.deleteAll();
       migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
       await this.upkeep.load();
@@ -422,10 +435,15 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<DocumentHit[]> {
-    return this.tx((db, now) => {
-      const hits = documents.searchDocuments(db, query, limit, this.documentOptions, now);
-      recordAccess(db, hits.map((h) => ({ item: itemKey.doc(h.id), kind: "search" as const })), now, meta, accessOptions(this.config()));
-      return hits;
+    let at = 0;
+    const out = this.tx((db, now) => {
+      at = now;
+      return documents.searchDocuments(db, query, limit, this.documentOptions, now);
     });
+    if (out.ok) {
+      const accesses = out.value.map((h) => ({ item: itemKey.doc(h.id), kind: "search" as const }));
+      this.pending.add({ accesses, now: at, meta, options: accessOptions(this.config()) });
+    }
+    return out;
   }
 }
