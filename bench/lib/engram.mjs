@@ -40,7 +40,17 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     // No telemetry and no fetch of the `Request.cf` object: the benchmark talks to loopback only.
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false", NO_COLOR: "1", FORCE_COLOR: "0", ...env },
+    // No local trace store: wrangler dev writes a trace of every request to SQLite for its local
+    // explorer (about 3 ms a request here, README "Performance"), a dev tool with no production counterpart.
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      X_LOCAL_OBSERVABILITY: "false",
+      NO_COLOR: "1",
+      FORCE_COLOR: "0",
+      ...env,
+    },
   });
   let output = "";
   const keep = (chunk) => {
