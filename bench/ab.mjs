@@ -61,7 +61,13 @@ const stats = (xs) => {
 };
 
 try {
-  const envOf = (pairs) => Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
+  const envOf = (pairs) =>
+    Object.fromEntries(
+      pairs.map((p) => {
+        if (p.indexOf("=") < 1) throw new Error(`--a-env / --b-env take NAME=value, got "${p}"`);
+        return [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)];
+      }),
+    );
   for (const [label, dir, env] of [["A", path.resolve(opts.base), envOf(opts["a-env"])], ["B", root, envOf(opts["b-env"])]]) {
     const server = await startEngram({ root: dir, stateDir: path.join(root, "bench", "out", `ab-${label}-${process.pid}`), env, log });
     sides[label] = { server, client: await server.connect("ab") };

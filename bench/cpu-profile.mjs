@@ -9,7 +9,9 @@
  * Loads a generated graph (profiling the entity load when `load` is asked
  * for), then profiles each other workload's calls separately and prints the
  * functions with the most self time, grouped by source file, plus the
- * share spent in SQLite (time under `exec`). Writes each profile to
+ * share spent in SQLite (time under the storage API's native frames). Shares
+ * of sampled time, not absolute costs: the sampler also counts time the
+ * isolate waits. Writes each profile to
  * bench/out/<workload>.cpuprofile (open it in Chrome DevTools). Needs Node 22
  * (node_modules/.bin/node): it uses the built-in WebSocket.
  */
@@ -61,6 +63,8 @@ async function devtools(port) {
   return { send, close: () => ws.close() };
 }
 
+const SQL_FRAMES = new Set(["exec", "toArray", "next", "one", "raw"]);
+
 /** Self time per function and per file, and the time under SQLite's exec; `source(scriptId)` shows each function's line. */
 async function summarize(profile, top, source) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -84,8 +88,11 @@ async function summarize(profile, top, source) {
     const key = JSON.stringify([f.functionName || "(anonymous)", file, f.lineNumber, f.columnNumber, f.scriptId]);
     self.set(key, (self.get(key) ?? 0) + dt);
     files.set(file, (files.get(file) ?? 0) + dt);
+    // SQLite runs in native frames (no script URL) of the storage API: the statement in `exec`, further rows in
+    // the cursor's `toArray` / `next` / `one` / `raw`. A script's own `exec` (a RegExp's) does not count.
     for (let at = sample; at !== undefined; at = parent.get(at)) {
-      if (byId.get(at).callFrame.functionName === "exec") {
+      const frame = byId.get(at).callFrame;
+      if (!frame.url && SQL_FRAMES.has(frame.functionName)) {
         sql += dt;
         break;
       }

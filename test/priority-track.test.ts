@@ -148,9 +148,13 @@ describe("promotion to long term", () => {
     await inObject((instance, db) => {
       unwrap(instance.createEntities([thing("zebrafish", ["model organism"])], meta));
       for (let i = 0; i < 5; i++) unwrap(instance.searchNodes("zebrafish", {}, meta));
-      // Any other call records what is pending before it runs, without waiting for the timer.
+      // Any other call records what is pending before it runs, without waiting for the timer: a read...
       expect(unwrap(instance.memoryStats(meta)).byTier.long).toBe(1);
       expect(entity(db, "zebrafish")).toMatchObject({ access_count: 5, uses: 1.25, tier: "long" });
+      // ...and a write.
+      unwrap(instance.searchNodes("zebrafish", {}, meta));
+      unwrap(instance.createEntities([thing("unrelated")], meta));
+      expect(entity(db, "zebrafish")).toMatchObject({ access_count: 6, uses: 1.5 });
     });
   });
 

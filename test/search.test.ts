@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { HUB_DEGREE } from "../src/search/walk";
 import { CLIENTS, freshContext, json, type TestClient } from "./helpers/clients";
 
 interface Hit {
@@ -299,7 +300,7 @@ describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
    * which that level finds from the other end or by a seek between hubs.
    */
   const bridged = (hubs: ("a2" | "b2")[]): Seed => {
-    const spokes = hubs.flatMap((hub) => Array.from({ length: 70 }, (_, i) => ({ hub, name: `${hub}-spoke-${i}` })));
+    const spokes = hubs.flatMap((hub) => Array.from({ length: HUB_DEGREE + 6 }, (_, i) => ({ hub, name: `${hub}-spoke-${i}` })));
     return {
       entities: [
         { name: "start", entityType: "node", observations: ["alpha"] },

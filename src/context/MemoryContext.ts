@@ -7,7 +7,9 @@
  *
  * ## Concurrency and atomicity
  * Every RPC method is synchronous inside one `transactionSync`: the object
- * serialises calls, and a call's writes commit together or not at all. A
+ * serialises calls, and a call's writes commit together or not at all (any
+ * earlier searches' pending access statistics are committed first, in a
+ * transaction of their own: ./pending.ts). A
  * domain failure (missing entity, bad cursor) rolls the transaction back and
  * comes back as a value, never as a thrown error.
  *
@@ -386,6 +388,8 @@ export class MemoryContext extends DurableObject<Env> {
 
   /** Point-in-time recovery, step one: the next start restores the whole database to `target` (./restore.ts). */
   prepareRestore(target: RestoreTarget): Promise<RestorePlan> {
+    // The bookmark (and the undo bookmark) must hold every earlier search's access statistics.
+    this.pending.flush();
     return prepareRestore(this.ctx.storage, target);
   }
 

@@ -1,8 +1,9 @@
 /**
  * Search hits' access statistics, written just after a search answers
- * instead of inside its transaction: a search then writes nothing, so its
- * reply never waits for a commit (about 0.5 ms a search under wrangler dev,
- * bench/ab.mjs), and a burst of searches shares one write.
+ * instead of inside its transaction: a search's own hits never make its
+ * reply wait for a commit (about 0.5 ms a search under wrangler dev,
+ * bench/ab.mjs). A search that arrives before the timer below ran first
+ * commits the earlier search's hits, like any other call.
  *
  * ## Guarantees
  * - Nothing can observe the statistics without them: MemoryContext writes

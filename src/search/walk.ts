@@ -66,7 +66,8 @@ const MAX_HUBS = 32;
  * relations are scanned in the covering indexes and tested against the
  * frontier (the unary + keeps it a test, not a second lookup per pair); a hub
  * is never scanned: its relations to ordinary nodes come from their side, and
- * those between hubs from a seek per pair of hubs (the from_id, to_id index).
+ * those between hubs from a seek per pair of hubs (the from_id, to_id index),
+ * first, so a budget cut falls on the scans.
  */
 function bridgesWithin(db: Db, frontier: readonly number[], limit: number): { a: number; b: number }[] {
   const hubs = db
@@ -82,14 +83,14 @@ function bridgesWithin(db: Db, frontier: readonly number[], limit: number): { a:
   const seek = hubs.length <= MAX_HUBS ? new Set(hubs) : new Set<number>();
   const ordinary = frontier.filter((id) => !seek.has(id));
   return db.all<{ a: number; b: number }>(
-    `SELECT r.from_id AS a, r.to_id AS b FROM json_each(?1) f JOIN relations r ON r.from_id = f.value
+    `SELECT r.from_id AS a, r.to_id AS b FROM json_each(?3) h1 CROSS JOIN json_each(?3) h2 CROSS JOIN relations r
+       ON r.from_id = h1.value AND r.to_id = h2.value
+     UNION ALL
+     SELECT r.from_id AS a, r.to_id AS b FROM json_each(?1) f JOIN relations r ON r.from_id = f.value
      WHERE +r.to_id IN (SELECT value FROM json_each(?2))
      UNION ALL
      SELECT r.to_id AS a, r.from_id AS b FROM json_each(?1) f JOIN relations r ON r.to_id = f.value
      WHERE +r.from_id IN (SELECT value FROM json_each(?2))
-     UNION ALL
-     SELECT r.from_id AS a, r.to_id AS b FROM json_each(?3) h1 CROSS JOIN json_each(?3) h2 CROSS JOIN relations r
-       ON r.from_id = h1.value AND r.to_id = h2.value
      LIMIT ?4`,
     JSON.stringify(ordinary),
     JSON.stringify(frontier),
