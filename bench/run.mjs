@@ -123,6 +123,8 @@ try {
     log(`engram: loaded in ${ms(performance.now() - t0)} ms (${row.engram.load.entitiesPerSec} entities/s)`);
     row.engram.stats = await engram.stats(context);
     if (!row.engram.load.aborted) {
+      // Resident memory just before and after the query phase: a query that read the whole graph would grow it with the size.
+      row.engram.memoryBeforeQueries = engram.memory();
       row.engram.queries = await queries(
         { client, health: engram.health },
         { ...plan, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } },

@@ -11,6 +11,8 @@ const pct = (s) => (s ? `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)}` : "–");
 const num = (v) => (v === null || v === undefined ? "–" : v.toLocaleString("en-US"));
 const mib = (bytes) => (bytes === null || bytes === undefined ? "–" : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
 const mem = (m) => (m ? `${m.rssMiB} MiB (peak ${m.peakMiB})` : "–");
+/** How much the resident memory grew during the size's queries (flat in graph size when no query reads the whole graph). */
+const queryGrowth = (before, after) => (before && after ? `, queries ${after.rssMiB - before.rssMiB >= 0 ? "+" : ""}${after.rssMiB - before.rssMiB} MiB` : "");
 const ratio = (a, b) => (a && b ? (a / b).toPrecision(3) : "–");
 
 function table(header, rows) {
@@ -40,7 +42,7 @@ function engramRow(r) {
     ms(q.http?.e2e?.p50),
     ms(mcpLayer),
     mib(e.stats?.databaseSize),
-    mem(e.memory),
+    mem(e.memory) + queryGrowth(e.memoryBeforeQueries, e.memory),
     r.loadAverage ?? "–",
   ];
 }
@@ -101,7 +103,7 @@ export function renderTables(results) {
     table(
       [
         "entities", "load entities/s (RPC p50 per batch)", "load relations/s", "search e2e", "search engine", "open_nodes e2e",
-        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "database", "workerd RSS", "machine load",
+        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "database", "workerd RSS (growth during the queries)", "machine load",
       ],
       results.sizes.map(engramRow),
     ),
