@@ -23,7 +23,8 @@
  * Calls that view, open or write items report what they did to the access
  * hook (./access.ts) in the same transaction: accesses, removals, renames.
  * Searches hand their hits to ./pending.ts, which records them just after the
- * reply; every other call and the alarm record what is pending first. The hook keeps each retrieved item's use, relevance and tier
+ * reply; every other call and the alarm record what is pending first. The
+ * hook keeps each retrieved item's use, relevance and tier
  * (src/priority/track.ts). Retrievals (view, open_nodes, read_document) come
  * back with the items related to them.
  *
@@ -66,7 +67,7 @@ import { modelOptions } from "../priority/weights";
 import type { ModelOptions } from "../priority/model";
 import { relationWatch } from "../priority/promote";
 import { settings, type Settings } from "../settings";
-import { accessOptions, itemKey, recordRemoval, reportEffects, type ItemEffects, type RelatedItem } from "./access";
+import { accessOptions, itemKey, recordRemoval, reportEffects, type AccessOptions, type ItemEffects, type RelatedItem } from "./access";
 import type { CallMeta } from "./meta";
 import { migrate } from "./migrations";
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
@@ -257,6 +258,17 @@ export class MemoryContext extends DurableObject<Env> {
     return this.withEffects(meta, (body) => this.write(meta, body), fn);
   }
 
+  /** A search: a read whose hits (`hitsOf` its value) are recorded just after the reply (./pending.ts). */
+  private searchCall<T>(meta: CallMeta, options: AccessOptions, fn: (db: Db, now: number) => T, hitsOf: (value: T) => string[]): Outcome<T> {
+    let at = 0;
+    const out = this.tx((db, now) => {
+      at = now;
+      return fn(db, now);
+    });
+    if (out.ok) this.pending.add({ accesses: hitsOf(out.value).map((item) => ({ item, kind: "search" })), now: at, meta, options });
+    return out;
+  }
+
   createEntities(entities: EntityInput[], meta: CallMeta): Outcome<Entity[]> {
     return this.write(meta, (w) => graph.createEntities(w, entities));
   }
@@ -304,15 +316,12 @@ export class MemoryContext extends DurableObject<Env> {
     const s = this.config();
     const params = searchParams(opts, s);
     const options = accessOptions(s);
-    let at = 0;
-    const out = this.tx((db, now) => {
-      at = now;
-      return searchGraph(db, query, params, now, options.model);
-    });
-    if (out.ok) {
-      this.pending.add({ accesses: out.value.entities.map((e) => ({ item: itemKey.entity(e.name), kind: "search" })), now: at, meta, options });
-    }
-    return out;
+    return this.searchCall(
+      meta,
+      options,
+      (db, now) => searchGraph(db, query, params, now, options.model),
+      (result) => result.entities.map((e) => itemKey.entity(e.name)),
+    );
   }
 
   openNodes(names: string[], meta: CallMeta) {
@@ -439,15 +448,11 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<DocumentHit[]> {
-    let at = 0;
-    const out = this.tx((db, now) => {
-      at = now;
-      return documents.searchDocuments(db, query, limit, this.documentOptions, now);
-    });
-    if (out.ok) {
-      const accesses = out.value.map((h) => ({ item: itemKey.doc(h.id), kind: "search" as const }));
-      this.pending.add({ accesses, now: at, meta, options: accessOptions(this.config()) });
-    }
-    return out;
+    return this.searchCall(
+      meta,
+      accessOptions(this.config()),
+      (db, now) => documents.searchDocuments(db, query, limit, this.documentOptions, now),
+      (hits) => hits.map((h) => itemKey.doc(h.id)),
+    );
   }
 }
