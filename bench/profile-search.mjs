@@ -69,7 +69,7 @@ try {
       s.n++;
       s.ms += ms;
       spent.set(shape, s);
-      return { toArray: () => rows, [Symbol.iterator]: () => rows[Symbol.iterator](), rowsWritten: 0 };
+      return { toArray: () => rows, one: () => rows[0], [Symbol.iterator]: () => rows[Symbol.iterator](), rowsWritten: 0 };
     },
   };
   const db = new Db(storage);

@@ -63,10 +63,11 @@ function estimateDf(seen: number, cap: number, oldest: number, max: number): num
 
 const docs = (db: Db, table: string, names: boolean, match: string, cap: number) =>
   db
-    .all<{ doc: number }>(
+    .packed<{ doc: number }>(
+      ["doc"],
       `SELECT rowid AS doc FROM ${table} WHERE ${table} MATCH ?1 AND ${names ? "rowid < 0 ORDER BY rowid" : "rowid > 0 ORDER BY rowid DESC"} LIMIT ?2`,
-      match,
-      cap,
+      [match, cap],
+      "doc" + (names ? "" : " DESC"),
     )
     .map((r) => r.doc);
 
@@ -87,7 +88,7 @@ export function matchTerm(db: Db, term: QueryTerm, c: Corpus): TermMatch {
   const hits = new Map<number, number>();
   const add = (eid: number, weight: number) => hits.set(eid, (hits.get(eid) ?? 0) + weight);
   const match = expression(term);
-  const rows = db.all<{ doc: number; eid: number | null }>(TERM_DOCS, match, NAME_CANDIDATES, OBSERVATION_CANDIDATES);
+  const rows = db.packed<{ doc: number; eid: number | null }>(["doc", "eid"], TERM_DOCS, [match, NAME_CANDIDATES, OBSERVATION_CANDIDATES]);
   // The same order as two separate newest-first reads: names, then observations.
   const names = rows.filter((r) => r.doc < 0).map((r) => r.doc).sort((a, b) => a - b);
   const observations = rows.filter((r) => r.doc > 0).sort((a, b) => b.doc - a.doc);
@@ -130,11 +131,12 @@ export interface EntityStats extends Record<string, SqlStorageValue> {
  */
 export function entityStats(db: Db, ids: readonly number[]): EntityStats[] {
   if (ids.length === 0) return [];
-  return db.all<EntityStats>(
+  return db.packed<EntityStats>(
+    ["id", "updated", "observations", "degree", "uses", "created", "last_accessed", "category", "important", "cluster_size", "base_relevance"],
     `SELECT s.entity_id AS id, s.updated_at AS updated, s.observations, s.degree,
             e.uses, e.created_at AS created, e.last_accessed_at AS last_accessed, e.category, e.important,
             e.cluster_size, e.base_relevance
      FROM json_each(?1) j JOIN search_entity_stats s ON s.entity_id = j.value JOIN entities e ON e.id = s.entity_id`,
-    JSON.stringify(ids),
+    [JSON.stringify(ids)],
   );
 }

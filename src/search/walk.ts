@@ -28,7 +28,7 @@
  * on the frontier costs a lookup, not a scan of its thousands of relations.
  */
 import type { Db } from "../context/sql";
-import { RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
+import { ENTITY_COLUMNS, RELATION_COLUMNS, RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
 
 /** Relations read per search at most, whatever the graph's size and shape. */
 export const MAX_WALK_EDGES = 5_000;
@@ -45,13 +45,13 @@ export interface Path {
 }
 
 function neighbours(db: Db, frontier: readonly number[], limit: number): { a: number; b: number }[] {
-  return db.all<{ a: number; b: number }>(
+  return db.packed<{ a: number; b: number }>(
+    ["a", "b"],
     `SELECT from_id AS a, to_id AS b FROM relations WHERE from_id IN (SELECT value FROM json_each(?1))
      UNION ALL
      SELECT to_id AS a, from_id AS b FROM relations WHERE to_id IN (SELECT value FROM json_each(?1))
      LIMIT ?2`,
-    JSON.stringify(frontier),
-    limit,
+    [JSON.stringify(frontier), limit],
   );
 }
 
@@ -71,18 +71,18 @@ const MAX_HUBS = 32;
  */
 function bridgesWithin(db: Db, frontier: readonly number[], limit: number): { a: number; b: number }[] {
   const hubs = db
-    .all<{ id: number }>(
+    .packed<{ id: number }>(
+      ["id"],
       `SELECT s.entity_id AS id FROM json_each(?1) f JOIN search_entity_stats s ON s.entity_id = f.value
        WHERE s.degree > ?2 LIMIT ?3`,
-      JSON.stringify(frontier),
-      HUB_DEGREE,
-      MAX_HUBS + 1,
+      [JSON.stringify(frontier), HUB_DEGREE, MAX_HUBS + 1],
     )
     .map((r) => r.id);
   // Too many hubs for pairwise seeks (a dense graph): scan them all, as ordinary nodes.
   const seek = hubs.length <= MAX_HUBS ? new Set(hubs) : new Set<number>();
   const ordinary = frontier.filter((id) => !seek.has(id));
-  return db.all<{ a: number; b: number }>(
+  return db.packed<{ a: number; b: number }>(
+    ["a", "b"],
     `SELECT r.from_id AS a, r.to_id AS b FROM json_each(?3) h1 CROSS JOIN json_each(?3) h2 CROSS JOIN relations r
        ON r.from_id = h1.value AND r.to_id = h2.value
      UNION ALL
@@ -92,10 +92,7 @@ function bridgesWithin(db: Db, frontier: readonly number[], limit: number): { a:
      SELECT r.to_id AS a, r.from_id AS b FROM json_each(?1) f JOIN relations r ON r.to_id = f.value
      WHERE +r.from_id IN (SELECT value FROM json_each(?2))
      LIMIT ?4`,
-    JSON.stringify(ordinary),
-    JSON.stringify(frontier),
-    JSON.stringify([...seek]),
-    limit,
+    [JSON.stringify(ordinary), JSON.stringify(frontier), JSON.stringify([...seek]), limit],
   );
 }
 
@@ -152,20 +149,22 @@ export function connect(db: Db, entries: readonly number[], maxPathLength: numbe
 /** Relations with both ends among `ids`, in insertion order, at most `limit + 1` (so the caller can tell there were more). */
 export function relationsAmong(db: Db, ids: readonly number[], limit: number): RelationRow[] {
   if (ids.length === 0) return [];
-  return db.all<RelationRow>(
+  return db.packed<RelationRow>(
+    RELATION_COLUMNS,
     `${RELATION_SELECT} WHERE r.from_id IN (SELECT value FROM json_each(?1)) AND r.to_id IN (SELECT value FROM json_each(?1))
      ORDER BY r.id LIMIT ?2`,
-    JSON.stringify(ids),
-    limit + 1,
+    [JSON.stringify(ids), limit + 1],
+    "id",
   );
 }
 
 /** Entity rows for `ids`, in the order of `ids`. */
 export function entityRows(db: Db, ids: readonly number[]): EntityRow[] {
   if (ids.length === 0) return [];
-  const rows = db.all<EntityRow>(
+  const rows = db.packed<EntityRow>(
+    ENTITY_COLUMNS,
     "SELECT id, name, entity_type FROM entities WHERE id IN (SELECT value FROM json_each(?1))",
-    JSON.stringify(ids),
+    [JSON.stringify(ids)],
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
