@@ -329,6 +329,51 @@ describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
     },
   );
 
+  /**
+   * start - a1 - (the a-side frontier) and finish - b1 - (the b-side
+   * frontier), every frontier node two hops from its entry, with one relation
+   * `bridge` between the two frontiers: the only 5-hop path. Frontier nodes
+   * named in `hubs` get more than HUB_DEGREE relations. The walk's last
+   * level leaves the region with the most ordinary frontier nodes unscanned
+   * when at most one hub lies outside it (src/search/walk.ts bridgesWithin).
+   */
+  const frontiers = (a: string[], b: string[], hubs: string[], bridge: [string, string]): Seed => {
+    const spokes = hubs.flatMap((hub) => Array.from({ length: HUB_DEGREE + 6 }, (_, i) => ({ hub, name: `${hub}-spoke-${i}` })));
+    return {
+      entities: [
+        { name: "start", entityType: "node", observations: ["alpha"] },
+        { name: "finish", entityType: "node", observations: ["omega"] },
+        ...["a1", "b1", ...a, ...b].map((name) => ({ name, entityType: "node", observations: ["plain"] })),
+        ...spokes.map(({ name }) => ({ name, entityType: "spoke", observations: ["plain"] })),
+      ],
+      relations: [
+        ["start", "a1", "next"],
+        ["finish", "b1", "next"],
+        ...a.map((name): [string, string, string] => ["a1", name, "next"]),
+        ...b.map((name): [string, string, string] => [name, "b1", "prev"]),
+        [bridge[0], bridge[1], "bridge"],
+        ...spokes.map(({ hub, name }): [string, string, string] => [name, hub, "spoke of"]),
+      ],
+    };
+  };
+
+  it.each([
+    // The a side has more ordinary nodes and a hub, the bridge's end: only the b side is scanned.
+    ["the unscanned region's hub", ["a2", "a3", "a4"], ["b2"], ["a2"], ["a2", "b2"]],
+    // One hub outside the larger b side: the bridge from it into the b side is found by a seek per pair.
+    ["a seek from the one hub outside the largest region", ["a2", "a3"], ["b2", "b3", "b4"], ["a2"], ["b3", "a2"]],
+    // Only hubs outside the one region with ordinary nodes: seeks alone.
+    ["seeks alone", ["a2"], ["b2", "b3"], ["a2"], ["a2", "b2"]],
+    // Two hubs outside the larger a side: every ordinary node is scanned.
+    ["a scan of every ordinary node", ["a2", "a3"], ["b2", "b3"], ["b2", "b3"], ["a3", "b2"]],
+  ] as [string, string[], string[], string[], [string, string]][])("finds the 5-hop path through %s", async (_case, a, b, hubs, bridge) => {
+    const client = await seeded(frontiers(a, b, hubs, bridge));
+    const found = await search(client, { query: "alpha omega" });
+    const [fromA, fromB] = a.includes(bridge[0]) ? bridge : [bridge[1], bridge[0]];
+    expect(found.paths.map((p) => (p[0] === "start" ? p : [...p].reverse()))).toEqual([["start", "a1", fromA, fromB, "b1", "finish"]]);
+    await client.close();
+  });
+
   it("caps the result at maxTotalNodes (or limit), entry nodes first, dropping paths that do not fit", async () => {
     const client = await seeded(CHAIN);
     const capped = await search(client, { query: "alpha omega", maxTotalNodes: 4 });

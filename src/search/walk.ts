@@ -61,15 +61,23 @@ export const HUB_DEGREE = 64;
 const MAX_HUBS = 32;
 
 /**
- * Relations with both ends in `frontier`, in either direction (a relation
- * between two ordinary nodes comes back once from each end). Ordinary nodes'
- * relations are scanned in the covering indexes and tested against the
- * frontier (the unary + keeps it a test, not a second lookup per pair); a hub
- * is never scanned: its relations to ordinary nodes come from their side, and
- * those between hubs from a seek per pair of hubs (the from_id, to_id index),
- * first, so a budget cut falls on the scans.
+ * Relations with both ends in `frontier` and in different regions (`sourceOf`
+ * names a node's region), in either direction; some within a region come
+ * back too, and a relation may come back twice. Ordinary nodes' relations are
+ * scanned in the covering indexes and tested against the frontier (the unary
+ * + keeps it a test, not a second lookup per pair); a hub is never scanned:
+ * its relations to ordinary nodes come from their side, and those between
+ * hubs from a seek per pair of hubs (the from_id, to_id index), first, so a
+ * budget cut falls on the scans.
+ *
+ * A relation between two regions needs only one of its ends scanned, so the
+ * region with the most ordinary nodes is not scanned when at most one hub
+ * lies outside it: that hub's relations into the region come from a seek
+ * per pair (two per ordinary node, both directions), which costs no more
+ * than the scan it replaces. At 100,000 entities the largest region often
+ * holds most of the frontier.
  */
-function bridgesWithin(db: Db, frontier: readonly number[], limit: number): { a: number; b: number }[] {
+function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: number) => number, limit: number): { a: number; b: number }[] {
   const hubs = db
     .packed<{ id: number }>(
       ["id"],
@@ -81,10 +89,25 @@ function bridgesWithin(db: Db, frontier: readonly number[], limit: number): { a:
   // Too many hubs for pairwise seeks (a dense graph): scan them all, as ordinary nodes.
   const seek = hubs.length <= MAX_HUBS ? new Set(hubs) : new Set<number>();
   const ordinary = frontier.filter((id) => !seek.has(id));
+  const counts = new Map<number, number>();
+  for (const id of ordinary) counts.set(sourceOf(id), (counts.get(sourceOf(id)) ?? 0) + 1);
+  let largest: number | undefined;
+  for (const [source, n] of counts) if (largest === undefined || n > (counts.get(largest) as number)) largest = source;
+  const hubsOutside = [...seek].filter((id) => sourceOf(id) !== largest);
+  const skip = largest !== undefined && hubsOutside.length <= 1;
+  const scanned = skip ? ordinary.filter((id) => sourceOf(id) !== largest) : ordinary;
+  const partners = skip ? ordinary.filter((id) => sourceOf(id) === largest) : [];
+  const pairSeekHubs = skip ? hubsOutside : [];
   return db.packed<{ a: number; b: number }>(
     ["a", "b"],
     `SELECT r.from_id AS a, r.to_id AS b FROM json_each(?3) h1 CROSS JOIN json_each(?3) h2 CROSS JOIN relations r
        ON r.from_id = h1.value AND r.to_id = h2.value
+     UNION ALL
+     SELECT r.from_id AS a, r.to_id AS b FROM json_each(?5) h CROSS JOIN json_each(?6) o CROSS JOIN relations r
+       ON r.from_id = h.value AND r.to_id = o.value
+     UNION ALL
+     SELECT r.from_id AS a, r.to_id AS b FROM json_each(?6) o CROSS JOIN json_each(?5) h CROSS JOIN relations r
+       ON r.from_id = o.value AND r.to_id = h.value
      UNION ALL
      SELECT r.from_id AS a, r.to_id AS b FROM json_each(?1) f JOIN relations r ON r.from_id = f.value
      WHERE +r.to_id IN (SELECT value FROM json_each(?2))
@@ -92,7 +115,14 @@ function bridgesWithin(db: Db, frontier: readonly number[], limit: number): { a:
      SELECT r.to_id AS a, r.from_id AS b FROM json_each(?1) f JOIN relations r ON r.to_id = f.value
      WHERE +r.from_id IN (SELECT value FROM json_each(?2))
      LIMIT ?4`,
-    [JSON.stringify(ordinary), JSON.stringify(frontier), JSON.stringify([...seek]), limit],
+    [
+      JSON.stringify(scanned),
+      JSON.stringify(frontier),
+      JSON.stringify([...seek]),
+      limit,
+      JSON.stringify(pairSeekHubs),
+      JSON.stringify(partners),
+    ],
   );
 }
 
@@ -119,7 +149,7 @@ export function connect(db: Db, entries: readonly number[], maxPathLength: numbe
     // were read when those nodes were expanded (a level cut short by the budget ends the walk), so
     // only relations within the frontier are read.
     const last = level === levels - 1 && 2 * levels > maxPathLength;
-    const edges = last ? bridgesWithin(db, frontier, budget) : neighbours(db, frontier, budget);
+    const edges = last ? bridgesWithin(db, frontier, (id) => (reached.get(id) as Reached).source, budget) : neighbours(db, frontier, budget);
     budget -= edges.length;
     const next: number[] = [];
     for (const { a, b } of edges) {
