@@ -10,9 +10,9 @@ import { stubOf } from "./helpers/context";
 
 const inObject = <T>(fn: (db: Db) => T) => runInDurableObject(stubOf(freshContext("packed")), (_i, state) => fn(new Db(state.storage.sql)));
 
-describe("Db.packed", () => {
+describe("Db.packed and Db.tuples", () => {
   it("returns the same rows as Db.all: integers, exact reals, text with escapes, NULL", async () => {
-    const { all, packed } = await inObject((db) => {
+    const { all, packed, tuples } = await inObject((db) => {
       db.run("CREATE TABLE t (id INTEGER PRIMARY KEY, r REAL, s TEXT, n INTEGER)");
       const values: [number, number | null, string | null, number | null][] = [
         [1, 0.1, "plain", 7],
@@ -23,9 +23,10 @@ describe("Db.packed", () => {
       ];
       for (const v of values) db.run("INSERT INTO t VALUES (?, ?, ?, ?)", ...v);
       const query = "SELECT id, r, s, n FROM t ORDER BY id DESC";
-      return { all: db.all(query), packed: db.packed(["id", "r", "s", "n"], query) };
+      return { all: db.all(query), packed: db.packed(["id", "r", "s", "n"], query), tuples: db.tuples(["id", "r", "s", "n"], query) };
     });
     expect(packed).toEqual(all);
+    expect(tuples).toEqual(all.map((r) => [r.id, r.r, r.s, r.n]));
     expect(packed.map((r) => r.id)).toEqual([5, 4, 3, 2, 1]);
   });
 

@@ -46,6 +46,15 @@ export class Db {
    * columns) fixes the rows' order, which is otherwise the query's own.
    */
   packed<T extends Row>(columns: readonly (keyof T & string)[], query: string, params: readonly SqlValue[] = [], order?: string): T[] {
+    return this.tuples(columns, query, params, order).map((tuple) => {
+      const row: Row = {};
+      for (let i = 0; i < columns.length; i++) row[columns[i] as string] = tuple[i] as SqlStorageValue;
+      return row as T;
+    });
+  }
+
+  /** Db.packed's rows as arrays, values in the order of `columns`: no object per row, for the largest results. */
+  tuples<T extends SqlStorageValue[] = SqlStorageValue[]>(columns: readonly string[], query: string, params: readonly SqlValue[] = [], order?: string): T[] {
     const packedQuery = `SELECT json_group_array(json_array(${columns.map((c) => `"${c}"`).join(", ")})${order ? ` ORDER BY ${order}` : ""}) AS rows FROM (${query})`;
     let text: string;
     try {
@@ -53,12 +62,7 @@ export class Db {
     } catch (error) {
       throw new SqlError(query, error);
     }
-    const tuples = JSON.parse(text) as SqlStorageValue[][];
-    return tuples.map((tuple) => {
-      const row: Row = {};
-      for (let i = 0; i < columns.length; i++) row[columns[i] as string] = tuple[i] as SqlStorageValue;
-      return row as T;
-    });
+    return JSON.parse(text) as T[];
   }
 
   /** Runs a statement and returns its first row, if any. */

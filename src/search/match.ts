@@ -88,15 +88,15 @@ export function matchTerm(db: Db, term: QueryTerm, c: Corpus): TermMatch {
   const hits = new Map<number, number>();
   const add = (eid: number, weight: number) => hits.set(eid, (hits.get(eid) ?? 0) + weight);
   const match = expression(term);
-  const rows = db.packed<{ doc: number; eid: number | null }>(["doc", "eid"], TERM_DOCS, [match, NAME_CANDIDATES, OBSERVATION_CANDIDATES]);
+  const rows = db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], TERM_DOCS, [match, NAME_CANDIDATES, OBSERVATION_CANDIDATES]);
   // The same order as two separate newest-first reads: names, then observations.
-  const names = rows.filter((r) => r.doc < 0).map((r) => r.doc).sort((a, b) => a - b);
-  const observations = rows.filter((r) => r.doc > 0).sort((a, b) => b.doc - a.doc);
+  const names = rows.filter(([doc]) => doc < 0).map(([doc]) => doc).sort((a, b) => a - b);
+  const observations = rows.filter(([doc]) => doc > 0).sort((a, b) => b[0] - a[0]);
   for (const doc of names) add(-doc, NAME_WEIGHT);
-  for (const o of observations) if (o.eid !== null) add(o.eid, 1);
+  for (const [, eid] of observations) if (eid !== null) add(eid, 1);
   const df =
     estimateDf(names.length, NAME_CANDIDATES, -(names.at(-1) ?? 0), c.maxEntityId) +
-    estimateDf(observations.length, OBSERVATION_CANDIDATES, observations.at(-1)?.doc ?? 0, c.maxObservationId);
+    estimateDf(observations.length, OBSERVATION_CANDIDATES, observations.at(-1)?.[0] ?? 0, c.maxObservationId);
   // Substrings of names and types ("zoom" inside "zoomIntegration", "kube" inside
   // "kubernetes-cluster"), when no name or type holds the term as a word: the
   // trigram lookup costs several times a word lookup.

@@ -44,8 +44,11 @@ export interface Path {
   nodes: number[];
 }
 
-function neighbours(db: Db, frontier: readonly number[], limit: number): { a: number; b: number }[] {
-  return db.packed<{ a: number; b: number }>(
+/** A relation read by the walk, as [the end already reached, the other end]. */
+type Edge = [a: number, b: number];
+
+function neighbours(db: Db, frontier: readonly number[], limit: number): Edge[] {
+  return db.tuples<Edge>(
     ["a", "b"],
     `SELECT from_id AS a, to_id AS b FROM relations WHERE from_id IN (SELECT value FROM json_each(?1))
      UNION ALL
@@ -77,7 +80,7 @@ const MAX_HUBS = 32;
  * than the scan it replaces. At 100,000 entities the largest region often
  * holds most of the frontier.
  */
-function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: number) => number, limit: number): { a: number; b: number }[] {
+function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: number) => number, limit: number): Edge[] {
   const hubs = db
     .packed<{ id: number }>(
       ["id"],
@@ -98,7 +101,7 @@ function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: numbe
   const scanned = skip ? ordinary.filter((id) => sourceOf(id) !== largest) : ordinary;
   const partners = skip ? ordinary.filter((id) => sourceOf(id) === largest) : [];
   const pairSeekHubs = skip ? hubsOutside : [];
-  return db.packed<{ a: number; b: number }>(
+  return db.tuples<Edge>(
     ["a", "b"],
     `SELECT r.from_id AS a, r.to_id AS b FROM json_each(?3) h1 CROSS JOIN json_each(?3) h2 CROSS JOIN relations r
        ON r.from_id = h1.value AND r.to_id = h2.value
@@ -152,13 +155,13 @@ export function connect(db: Db, entries: readonly number[], maxPathLength: numbe
     const edges = last ? bridgesWithin(db, frontier, (id) => (reached.get(id) as Reached).source, budget) : neighbours(db, frontier, budget);
     budget -= edges.length;
     const next: number[] = [];
-    for (const { a, b } of edges) {
+    for (const [a, b] of edges) {
       if (a === b || reached.has(b)) continue;
       const from = reached.get(a) as Reached;
       reached.set(b, { source: from.source, depth: level + 1, parent: a });
       next.push(b);
     }
-    for (const { a, b } of edges) {
+    for (const [a, b] of edges) {
       const ra = reached.get(a) as Reached;
       const rb = reached.get(b) as Reached;
       if (ra.source === rb.source) continue;
