@@ -13,6 +13,7 @@
  * runs on loopback; wrangler and the official server are stopped at the end,
  * also on error or Ctrl-C.
  */
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +41,7 @@ const { values: opts } = parseArgs({
     timeout: { type: "string", default: "300" },
     render: { type: "string" },
     "keep-state": { type: "string" },
+    "no-engine": { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
 });
@@ -47,7 +49,8 @@ const { values: opts } = parseArgs({
 if (opts.help) {
   console.log(`npm run bench -- [--sizes 1000,10000,100000] [--queries 200] [--seed 1] [--batch 1000] [--no-official]
   [--load-budget 600] [--query-budget 180] [--slow-search 10] [--timeout 300] [--render file.json]
-  [--keep-state dir]
+  [--keep-state dir] [--no-engine]
+--no-engine skips the search timed inside the object (npm run bench:engine, run for the same sizes after the rest).
 --keep-state keeps wrangler's state (each size's SQLite file) in dir instead of deleting it, for profiling.
 Budgets are seconds per server and size. A load past --load-budget stops (engram then skips that size's queries;
 the official server gets the rest of the graph written into its memory.jsonl, so its queries still compare, and
@@ -180,6 +183,36 @@ try {
   throw error;
 } finally {
   await engram.stop();
+}
+
+if (!opts["no-engine"]) {
+  // The search timed inside the object (bench/engine/search.bench.ts), in its own workerd under vitest,
+  // after wrangler dev has stopped so the two do not compete for the CPU.
+  log(`\n== search inside the object (npm run bench:engine) at ${sizes.join(", ")} entities`);
+  const run = spawnSync(
+    process.execPath,
+    [path.join(root, "node_modules", "vitest", "vitest.mjs"), "run", "--config", path.join(root, "bench", "engine", "vitest.config.ts")],
+    {
+      cwd: root,
+      encoding: "utf8",
+      maxBuffer: 64 * 2 ** 20,
+      timeout: 3_600_000,
+      env: { ...process.env, ENGINE_SIZES: sizes.join(","), ENGINE_QUERIES: String(config.queries), ENGINE_SEED: String(config.seed) },
+    },
+  );
+  const found = (run.stdout ?? "").split("\n").flatMap((line) => {
+    const at = line.indexOf("ENGINE_RESULT ");
+    return at < 0 ? [] : [JSON.parse(line.slice(at + "ENGINE_RESULT ".length))];
+  });
+  for (const r of found) {
+    const row = results.sizes.find((s) => s.size === r.size);
+    if (row) row.engram.inObject = r;
+    log(`engram: search inside the object at ${r.size}: p50 ${ms(r.inObject.p50)} ms, p99 ${ms(r.inObject.p99)} ms`);
+  }
+  if (found.length < sizes.length) {
+    results.notes.push(`Search inside the object: measured at ${found.length} of ${sizes.length} sizes (vitest exit ${run.status}${run.error ? `, ${run.error.message}` : ""}).`);
+    log(`npm run bench:engine output:\n${(run.stdout ?? "").slice(-4000)}\n${(run.stderr ?? "").slice(-4000)}`);
+  }
 }
 
 const file = path.join(outDir, `bench-${results.startedAt.replace(/[:.]/g, "-")}.json`);

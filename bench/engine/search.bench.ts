@@ -2,9 +2,11 @@
  * The search engine's own time inside a Durable Object under workerd: no
  * Worker, no HTTP, no RPC hop in the numbers.
  *
- *   npm run bench:engine                      (20,000 entities)
- *   ENGINE_SIZE=100000 npm run bench:engine   (any size; ENGINE_REPEAT, ENGINE_QUERIES, ENGINE_SEED too)
+ *   npm run bench:engine                            (20,000 entities)
+ *   ENGINE_SIZES=1000,100000 npm run bench:engine   (any sizes; ENGINE_REPEAT, ENGINE_QUERIES, ENGINE_SEED too)
  *
+ * `npm run bench` runs it for its own sizes after the end-to-end runs and
+ * reads the ENGINE_RESULT line each size prints.
  * Loads the benchmark's generated graph (bench/lib/generate.mjs, the same
  * data and queries as `npm run bench`) into a fresh MemoryContext over RPC,
  * then inside the object runs each query ENGINE_REPEAT times back to back.
@@ -27,10 +29,11 @@ import type { MemoryContext } from "../../src/context/MemoryContext";
 import { Db, type SqlValue } from "../../src/context/sql";
 import { searchGraph, searchParams } from "../../src/search";
 import { settings } from "../../src/settings";
-import { generateGraph, searchQueries } from "../lib/generate.mjs";
+import { generateGraph, prefix, searchQueries } from "../lib/generate.mjs";
 
-const knob = (name: string, fallback: number) => Number((env as unknown as Record<string, string | undefined>)[name] ?? fallback);
-const SIZE = knob("ENGINE_SIZE", 20_000);
+const vars = env as unknown as Record<string, string | undefined>;
+const knob = (name: string, fallback: number) => Number(vars[name] ?? fallback);
+const SIZES = (vars.ENGINE_SIZES ?? "20000").split(",").map(Number);
 const REPEAT = knob("ENGINE_REPEAT", 20);
 const QUERIES = knob("ENGINE_QUERIES", 200);
 const SEED = knob("ENGINE_SEED", 1);
@@ -47,11 +50,19 @@ async function timePerRun(n: number, fn: () => void): Promise<number> {
   return (Date.now() - t0) / n;
 }
 
-const summary = (xs: number[]) => {
+interface Summary {
+  p50: number;
+  p95: number;
+  p99: number;
+  mean: number;
+}
+
+function summarize(xs: number[]): Summary {
   const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => (s[Math.min(s.length - 1, Math.floor(p * s.length))] as number).toFixed(2);
-  return `${q(0.5)} | ${q(0.95)} | ${q(0.99)} | ${(s.reduce((a, b) => a + b, 0) / s.length).toFixed(2)}`;
-};
+  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))] as number;
+  return { p50: q(0.5), p95: q(0.95), p99: q(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length };
+}
+const cells = (s: Summary) => [s.p50, s.p95, s.p99, s.mean].map((v) => v.toFixed(2)).join(" | ");
 
 /** The slice of SqlStorage that Db uses, recording each statement for replay. */
 function recording(sql: SqlStorage, into: { shape: string; query: string; params: SqlValue[] }[]): SqlStorage {
@@ -63,10 +74,12 @@ function recording(sql: SqlStorage, into: { shape: string; query: string; params
   } as unknown as SqlStorage;
 }
 
-it(`search engine time inside the object at ${SIZE} entities`, { timeout: 3_600_000 }, async () => {
+const full = generateGraph(Math.max(...SIZES), SEED);
+
+it.each(SIZES)("search engine time inside the object at %i entities", { timeout: 3_600_000 }, async (SIZE) => {
   const stub = env.MEMORY.getByName(`engine-bench-${SIZE}`) as DurableObjectStub<MemoryContext>;
   const meta = { caller: "bench", tool: "bench" };
-  const graph = generateGraph(SIZE, SEED);
+  const graph = prefix(full, SIZE);
   for (let i = 0; i < graph.entities.length; i += BATCH) {
     const out = await stub.createEntities(graph.entities.slice(i, i + BATCH), meta);
     expect(out.ok).toBe(true);
@@ -106,20 +119,23 @@ it(`search engine time inside the object at ${SIZE} entities`, { timeout: 3_600_
       perShape.push({ shape, ms: ms / queries.length, calls: runs.length / queries.length });
     }
     const inStatements = perShape.reduce((sum, s) => sum + s.ms, 0);
+    const result = { size: SIZE, queries: queries.length, repeat: REPEAT, inObject: summarize(perQuery), rpc: summarize(rpc), trivialRpc: summarize(trivial) };
     return [
       `${SIZE} entities, ${queries.length} queries, each run ${REPEAT} times; ${(entities / queries.length).toFixed(1)} entities per result`,
       "",
       "| ms per call | p50 | p95 | p99 | mean |",
       "|---|---|---|---|---|",
-      `| search inside the object (searchGraph) | ${summary(perQuery)} |`,
-      `| search over RPC (the object's whole call plus the hop, once per query) | ${summary(rpc)} |`,
-      `| trivial call over RPC (read_graph limit 1, summary) | ${summary(trivial)} |`,
+      `| search inside the object (searchGraph) | ${cells(result.inObject)} |`,
+      `| search over RPC (the object's whole call plus the hop, once per query, 1 ms steps) | ${cells(result.rpc)} |`,
+      `| trivial call over RPC (read_graph limit 1, summary; 1 ms steps) | ${cells(result.trivialRpc)} |`,
       "",
       `Statements replayed shape by shape: ${inStatements.toFixed(3)} ms of a search's mean (a lower bound: replayed alone, a shape finds its pages cached more often than inside a search).`,
       "",
       "| ms per search | calls per search | statement |",
       "|---|---|---|",
       ...perShape.sort((a, b) => b.ms - a.ms).map((s) => `| ${s.ms.toFixed(3)} | ${s.calls.toFixed(1)} | \`${s.shape}\` |`),
+      "",
+      `ENGINE_RESULT ${JSON.stringify(result)}`,
     ];
   });
   console.log(lines.join("\n"));

@@ -36,6 +36,7 @@ function engramRow(r) {
     num(e.load.relationsPerSec),
     pct(q.search?.e2e),
     pct(q.search?.engine),
+    pct(e.inObject?.inObject),
     pct(q.open?.e2e),
     pct(q.open?.engine),
     q.trivial ? `${ms(q.trivial.e2e?.p50)} (${ms(q.trivial.engine?.p50)})` : "–",
@@ -98,11 +99,15 @@ function comparisonRow(r) {
 
 export function renderTables(results) {
   const out = [renderMachine(results.machine), ""];
-  out.push("Engram (times in ms, p50 / p95 / p99; engine = the Worker's awaited RPC to the Durable Object):", "");
+  out.push(
+    "Engram (times in ms, p50 / p95 / p99; engine = the Worker's awaited RPC to the Durable Object, 1 ms steps, the hop included; " +
+      "in the object = each query's searchGraph repeated back to back inside the object, npm run bench:engine):",
+    "",
+  );
   out.push(
     table(
       [
-        "entities", "load entities/s (RPC p50 per batch)", "load relations/s", "search e2e", "search engine", "open_nodes e2e",
+        "entities", "load entities/s (RPC p50 per batch)", "load relations/s", "search e2e", "search engine", "search in the object", "open_nodes e2e",
         "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "database", "workerd RSS (growth during the queries)", "machine load",
       ],
       results.sizes.map(engramRow),
