@@ -202,7 +202,12 @@ if (!opts["no-engine"]) {
   );
   const found = (run.stdout ?? "").split("\n").flatMap((line) => {
     const at = line.indexOf("ENGINE_RESULT ");
-    return at < 0 ? [] : [JSON.parse(line.slice(at + "ENGINE_RESULT ".length))];
+    if (at < 0) return [];
+    try {
+      return [JSON.parse(line.slice(at + "ENGINE_RESULT ".length))];
+    } catch {
+      return []; // a garbled line counts as a missing size below; the run's other results are kept
+    }
   });
   for (const r of found) {
     const row = results.sizes.find((s) => s.size === r.size);

@@ -43,6 +43,19 @@ describe("Db.packed and Db.tuples", () => {
     expect(none).toEqual([]);
   });
 
+  it("fails on a column the query does not have, never answering with the column's name as text", async () => {
+    const outcome = await inObject((db) => {
+      db.run("CREATE TABLE t (id INTEGER PRIMARY KEY)");
+      db.run("INSERT INTO t VALUES (1)");
+      try {
+        return JSON.stringify(db.tuples(["id", "idd"], "SELECT id FROM t"));
+      } catch (error) {
+        return error instanceof SqlError ? "SqlError" : String(error);
+      }
+    });
+    expect(outcome).toBe("SqlError");
+  });
+
   it("reports a failing statement with its query, as Db.all does", async () => {
     const message = await inObject((db) => {
       try {

@@ -55,7 +55,7 @@ export class Db {
 
   /** Db.packed's rows as arrays, values in the order of `columns`: no object per row, for the largest results. */
   tuples<T extends SqlStorageValue[] = SqlStorageValue[]>(columns: readonly string[], query: string, params: readonly SqlValue[] = [], order?: string): T[] {
-    const packedQuery = `SELECT json_group_array(json_array(${columns.map((c) => `"${c}"`).join(", ")})${order ? ` ORDER BY ${order}` : ""}) AS rows FROM (${query})`;
+    const packedQuery = `SELECT json_group_array(json_array(${columns.map((c) => `[${c}]`).join(", ")})${order ? ` ORDER BY ${order}` : ""}) AS rows FROM (${query})`;
     let text: string;
     try {
       text = this.sql.exec<{ rows: string }>(packedQuery, ...params).one().rows;

@@ -21,8 +21,6 @@ export interface RelationRow extends Record<string, SqlStorageValue> {
 
 /** EntityRow's columns, for Db.packed. */
 export const ENTITY_COLUMNS = ["id", "name", "entity_type"] as const;
-/** RELATION_SELECT's columns, for Db.packed. */
-export const RELATION_COLUMNS = ["id", "from_name", "to_name", "relation_type"] as const;
 
 export const RELATION_SELECT = `SELECT r.id, f.name AS from_name, t.name AS to_name, r.relation_type
   FROM relations r JOIN entities f ON f.id = r.from_id JOIN entities t ON t.id = r.to_id`;

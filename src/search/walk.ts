@@ -28,7 +28,7 @@
  * on the frontier costs a lookup, not a scan of its thousands of relations.
  */
 import type { Db } from "../context/sql";
-import { ENTITY_COLUMNS, RELATION_COLUMNS, RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
+import { ENTITY_COLUMNS, RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
 
 /** Relations read per search at most, whatever the graph's size and shape. */
 export const MAX_WALK_EDGES = 5_000;
@@ -78,7 +78,9 @@ const MAX_HUBS = 32;
  * lies outside it: that hub's relations into the region come from a seek
  * per pair (two per ordinary node, both directions), which costs no more
  * than the scan it replaces. At 100,000 entities the largest region often
- * holds most of the frontier.
+ * holds most of the frontier. When the budget cuts this level short, the
+ * relations found are whichever came first (as before this split, where the
+ * cut fell elsewhere: neither finds a superset of the other's).
  */
 function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: number) => number, limit: number): Edge[] {
   const hubs = db
@@ -182,12 +184,12 @@ export function connect(db: Db, entries: readonly number[], maxPathLength: numbe
 /** Relations with both ends among `ids`, in insertion order, at most `limit + 1` (so the caller can tell there were more). */
 export function relationsAmong(db: Db, ids: readonly number[], limit: number): RelationRow[] {
   if (ids.length === 0) return [];
-  return db.packed<RelationRow>(
-    RELATION_COLUMNS,
+  // Db.all, not Db.packed: 1,001 rows of two names and a type could come near the 2 MB cap on one value.
+  return db.all<RelationRow>(
     `${RELATION_SELECT} WHERE r.from_id IN (SELECT value FROM json_each(?1)) AND r.to_id IN (SELECT value FROM json_each(?1))
      ORDER BY r.id LIMIT ?2`,
-    [JSON.stringify(ids), limit + 1],
-    "id",
+    JSON.stringify(ids),
+    limit + 1,
   );
 }
 
