@@ -30,6 +30,7 @@ import { Db, type SqlValue } from "../../src/context/sql";
 import { searchGraph, searchParams } from "../../src/search";
 import { settings } from "../../src/settings";
 import { generateGraph, prefix, searchQueries } from "../lib/generate.mjs";
+import { summarize as summarizeSamples, type Summary } from "../lib/stats.mjs";
 
 const vars = env as unknown as Record<string, string | undefined>;
 const knob = (name: string, fallback: number) => Number(vars[name] ?? fallback);
@@ -50,17 +51,11 @@ async function timePerRun(n: number, fn: () => void): Promise<number> {
   return (Date.now() - t0) / n;
 }
 
-interface Summary {
-  p50: number;
-  p95: number;
-  p99: number;
-  mean: number;
-}
-
+/** Percentiles as the rest of the bench computes them (nearest rank, bench/lib/stats.mjs). */
 function summarize(xs: number[]): Summary {
-  const s = [...xs].sort((a, b) => a - b);
-  const q = (p: number) => s[Math.min(s.length - 1, Math.floor(p * s.length))] as number;
-  return { p50: q(0.5), p95: q(0.95), p99: q(0.99), mean: s.reduce((a, b) => a + b, 0) / s.length };
+  const s = summarizeSamples(xs);
+  if (!s) throw new Error("no samples");
+  return s;
 }
 const cells = (s: Summary) => [s.p50, s.p95, s.p99, s.mean].map((v) => v.toFixed(2)).join(" | ");
 
