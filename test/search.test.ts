@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { HUB_DEGREE } from "../src/search/walk";
+import { LIMITS } from "../src/limits";
+import { HUB_DEGREE, MAX_HUBS } from "../src/search/walk";
 import { CLIENTS, freshContext, json, type TestClient } from "./helpers/clients";
 
 interface Hit {
@@ -36,12 +37,14 @@ const SEED: Seed = {
 describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
   async function seeded(seed: Seed): Promise<TestClient> {
     const client = await connect({ url: `http://localhost/mcp/${freshContext("search")}` });
-    const r = await client.call("create_entities", { entities: seed.entities });
-    expect(r.isError).toBeFalsy();
-    if (seed.relations) {
-      const rel = await client.call("create_relations", {
-        relations: seed.relations.map(([from, to, relationType]) => ({ from, to, relationType })),
-      });
+    // In batches the tools accept (LIMITS.batchItems).
+    for (let i = 0; i < seed.entities.length; i += LIMITS.batchItems) {
+      const r = await client.call("create_entities", { entities: seed.entities.slice(i, i + LIMITS.batchItems) });
+      expect(r.isError).toBeFalsy();
+    }
+    const relations = (seed.relations ?? []).map(([from, to, relationType]) => ({ from, to, relationType }));
+    for (let i = 0; i < relations.length; i += LIMITS.batchItems) {
+      const rel = await client.call("create_relations", { relations: relations.slice(i, i + LIMITS.batchItems) });
       expect(rel.isError).toBeFalsy();
     }
     return client;
@@ -371,6 +374,14 @@ describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
     const found = await search(client, { query: "alpha omega" });
     const [fromA, fromB] = a.includes(bridge[0]) ? bridge : [bridge[1], bridge[0]];
     expect(found.paths.map((p) => (p[0] === "start" ? p : [...p].reverse()))).toEqual([["start", "a1", fromA, fromB, "b1", "finish"]]);
+    await client.close();
+  });
+
+  it("finds a bridge between two hubs when the frontier holds more hubs than it seeks pairwise (all scanned)", async () => {
+    const a = Array.from({ length: MAX_HUBS }, (_, i) => `a${i + 2}`);
+    const client = await seeded(frontiers(a, ["b2"], [...a, "b2"], ["a2", "b2"]));
+    const found = await search(client, { query: "alpha omega" });
+    expect(found.paths.map((p) => (p[0] === "start" ? p : [...p].reverse()))).toEqual([["start", "a1", "a2", "b2", "b1", "finish"]]);
     await client.close();
   });
 

@@ -61,7 +61,7 @@ function neighbours(db: Db, frontier: readonly number[], limit: number): Edge[] 
 /** A frontier node with more relations than this is a hub: bridgesWithin seeks its relations instead of scanning them. */
 export const HUB_DEGREE = 64;
 /** Hubs on one frontier handled by pairwise seeks at most; with more, all of them are scanned like ordinary nodes. */
-const MAX_HUBS = 32;
+export const MAX_HUBS = 32;
 
 /**
  * Relations with both ends in `frontier` and in different regions (`sourceOf`
