@@ -63,13 +63,13 @@ function estimateDf(seen: number, cap: number, oldest: number, max: number): num
 
 const docs = (db: Db, table: string, names: boolean, match: string, cap: number) =>
   db
-    .packed<{ doc: number }>(
+    .tuples<[doc: number]>(
       ["doc"],
       `SELECT rowid AS doc FROM ${table} WHERE ${table} MATCH ?1 AND ${names ? "rowid < 0 ORDER BY rowid" : "rowid > 0 ORDER BY rowid DESC"} LIMIT ?2`,
       [match, cap],
       "doc" + (names ? "" : " DESC"),
     )
-    .map((r) => r.doc);
+    .map(([doc]) => doc);
 
 /**
  * A term's name and type documents (rowid < 0, newest entity first) and its

@@ -84,18 +84,21 @@ export const MAX_HUBS = 32;
  */
 function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: number) => number, limit: number): Edge[] {
   const hubs = db
-    .packed<{ id: number }>(
+    .tuples<[id: number]>(
       ["id"],
       `SELECT s.entity_id AS id FROM json_each(?1) f JOIN search_entity_stats s ON s.entity_id = f.value
        WHERE s.degree > ?2 LIMIT ?3`,
       [JSON.stringify(frontier), HUB_DEGREE, MAX_HUBS + 1],
     )
-    .map((r) => r.id);
+    .map(([id]) => id);
   // Too many hubs for pairwise seeks (a dense graph): scan them all, as ordinary nodes.
   const seek = hubs.length <= MAX_HUBS ? new Set(hubs) : new Set<number>();
   const ordinary = frontier.filter((id) => !seek.has(id));
   const counts = new Map<number, number>();
-  for (const id of ordinary) counts.set(sourceOf(id), (counts.get(sourceOf(id)) ?? 0) + 1);
+  for (const id of ordinary) {
+    const source = sourceOf(id);
+    counts.set(source, (counts.get(source) ?? 0) + 1);
+  }
   let largest: number | undefined;
   for (const [source, n] of counts) if (largest === undefined || n > (counts.get(largest) as number)) largest = source;
   const hubsOutside = [...seek].filter((id) => sourceOf(id) !== largest);
