@@ -140,8 +140,12 @@ function trace(reached: Map<number, Reached>, node: number): number[] {
   return out; // node ... source
 }
 
-/** Shortest connecting paths between pairs of `entries`, each at most `maxPathLength` hops, shortest first. */
-export function connect(db: Db, entries: readonly number[], maxPathLength: number): Path[] {
+/**
+ * Shortest connecting paths between pairs of `entries`, each at most
+ * `maxPathLength` hops, shortest first, reading at most `maxEdges` relations
+ * (MAX_WALK_EDGES; tests pass less).
+ */
+export function connect(db: Db, entries: readonly number[], maxPathLength: number, maxEdges = MAX_WALK_EDGES): Path[] {
   if (entries.length < 2 || maxPathLength < 1) return [];
   const reached = new Map<number, Reached>();
   for (const id of entries) reached.set(id, { source: id, depth: 0, parent: undefined });
@@ -149,7 +153,7 @@ export function connect(db: Db, entries: readonly number[], maxPathLength: numbe
   const bridges = new Map<string, { length: number; u: number; v: number }>();
   const levels = Math.ceil(maxPathLength / 2);
   let frontier = [...entries];
-  let budget = MAX_WALK_EDGES;
+  let budget = maxEdges;
   for (let level = 0; level < levels && frontier.length > 0 && budget > 0; level++) {
     // On the last level of an odd maxPathLength, a node reached now would sit at depth `levels`, and any
     // path through it would be at least 2 * levels > maxPathLength long: only relations back into
