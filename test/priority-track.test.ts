@@ -7,6 +7,8 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
+import { DEFAULT_ACCESS_OPTIONS } from "../src/context/access";
+import { MAX_PENDING, PendingAccesses, WRITE_DELAY_MS } from "../src/context/pending";
 import { Db } from "../src/context/sql";
 import { DAY_MS, RELEVANCE_CAP, RELEVANCE_STEP } from "../src/priority/model";
 import { parseCategoryWeights } from "../src/priority/weights";
@@ -35,8 +37,9 @@ const rowOf = (db: Db, table: "entities" | "files" | "documents", key: "name" | 
 const entity = (db: Db, name: string) => rowOf(db, "entities", "name", name);
 
 /** Runs `fn` on a fresh context's object with its clock at T0. */
-/** Lets the object's timers run: a search's hits are recorded on the next turn (src/context/pending.ts). */
-const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Lets the object's timers run: searches' hits are recorded WRITE_DELAY_MS after the first (src/context/pending.ts). */
+const afterWriteDelay = () => sleep(WRITE_DELAY_MS + 50);
 
 async function inObject<T>(fn: (instance: MemoryContext, db: Db, ctx: string) => T): Promise<T> {
   const ctx = freshContext("prio");
@@ -71,7 +74,7 @@ describe("access tracking", () => {
       expect(found.entities.map((e) => e.name).sort()).toEqual(["billing", "kafka-broker"]);
       // The search itself wrote nothing: its hits are recorded just after it answers.
       expect(entity(db, "billing")).toMatchObject({ access_count: 0, uses: 0 });
-      await nextTurn();
+      await afterWriteDelay();
       for (const name of ["kafka-broker", "billing"]) {
         expect(entity(db, name)).toMatchObject({ access_count: 1, uses: 0.25, last_accessed_at: T0, tier: "mid" });
         expect(entity(db, name)?.base_relevance).toBeCloseTo(1 + RELEVANCE_STEP * 0.25, 10);
@@ -81,6 +84,44 @@ describe("access tracking", () => {
       expect(entity(db, "billing")?.cluster_size).toBe(0);
       unwrap(instance.openNodes(["billing"], meta));
       expect(entity(db, "billing")?.cluster_size).toBe(1);
+    });
+  });
+
+  it("writes a run of searches' hits together after the delay; a search neither writes nor sees earlier hits", async () => {
+    await inObject(async (instance, db) => {
+      // The object's clock at the real time: the alarm the write below sets (history trim) must not run, and
+      // so write what is pending, before this test looks.
+      const start = Date.now();
+      instance.now = () => start;
+      unwrap(instance.createEntities([thing("gamma-ray", ["telescope data"])], meta));
+      for (let i = 1; i <= 3; i++) {
+        instance.now = () => start + i;
+        unwrap(instance.searchNodes("gamma", {}, meta));
+        // Not even the earlier searches' hits: the search did not write them first.
+        expect(entity(db, "gamma-ray")).toMatchObject({ access_count: 0, uses: 0 });
+      }
+      await sleep(WRITE_DELAY_MS / 4);
+      expect(entity(db, "gamma-ray")).toMatchObject({ access_count: 0 });
+      await afterWriteDelay();
+      // One batch, each search with its own time: the last one's is the last access.
+      expect(entity(db, "gamma-ray")).toMatchObject({ access_count: 3, uses: 0.75, last_accessed_at: start + 3 });
+    });
+  });
+
+  it(`writes the batch at once when ${MAX_PENDING} searches' hits are waiting`, async () => {
+    await runInDurableObject(stubOf(freshContext("prio")), async (instance: MemoryContext, state) => {
+      unwrap(instance.createEntities([thing("delta-wing")], meta));
+      const db = new Db(state.storage.sql);
+      // Its own queue, with a delay no test waits for: only a full batch is written.
+      const pending = new PendingAccesses(db, (fn) => state.storage.transactionSync(fn), 60_000);
+      const search = { accesses: [{ item: "entity:delta-wing", kind: "search" as const }], now: T0, meta, options: DEFAULT_ACCESS_OPTIONS };
+      for (let i = 0; i < MAX_PENDING - 1; i++) pending.add(search);
+      await sleep(10);
+      expect(entity(db, "delta-wing")).toMatchObject({ access_count: 0 });
+      pending.add(search);
+      await sleep(10);
+      expect(entity(db, "delta-wing")).toMatchObject({ access_count: MAX_PENDING });
+      pending.drop();
     });
   });
 
@@ -106,7 +147,7 @@ describe("access tracking", () => {
       unwrap(instance.updateDocument("root", "# Root\n\nquarterly plan", meta));
       unwrap(instance.readDocument("root", meta));
       unwrap(instance.searchDocuments("quarterly", 10, meta));
-      await nextTurn();
+      await afterWriteDelay();
       expect(rowOf(db, "documents", "id", "root")).toMatchObject({ access_count: 2, uses: 1.25, tier: "mid" });
     });
   });

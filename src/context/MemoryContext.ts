@@ -9,7 +9,7 @@
  * Every RPC method is synchronous inside one `transactionSync`: the object
  * serialises calls, and a call's writes commit together or not at all (any
  * earlier searches' pending access statistics are committed first, in a
- * transaction of their own: ./pending.ts). A
+ * transaction of their own, except before another search: ./pending.ts). A
  * domain failure (missing entity, bad cursor) rolls the transaction back and
  * comes back as a value, never as a thrown error.
  *
@@ -22,8 +22,9 @@
  * ## Accesses
  * Calls that view, open or write items report what they did to the access
  * hook (./access.ts) in the same transaction: accesses, removals, renames.
- * Searches hand their hits to ./pending.ts, which records them just after the
- * reply; every other call and the alarm record what is pending first. The
+ * Searches hand their hits to ./pending.ts, which records them in batches
+ * after the replies; every other call and the alarm record what is pending
+ * first. The
  * hook keeps each retrieved item's use, relevance and tier
  * (src/priority/track.ts). Retrievals (view, open_nodes, read_document) come
  * back with the items related to them.
@@ -99,7 +100,7 @@ export class MemoryContext extends DurableObject<Env> {
   /** The deployment's settings. Tests replace it (like `now`) to try other values. */
   config: () => Settings = () => settings(this.env);
   private readonly upkeep: Upkeep;
-  /** Search hits not yet recorded (./pending.ts): written before any other call reads or writes. */
+  /** Search hits not yet recorded (./pending.ts): written before any call but a search reads or writes. */
   private readonly pending: PendingAccesses;
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -118,9 +119,10 @@ export class MemoryContext extends DurableObject<Env> {
   /**
    * Runs a read as one transaction; domain failures roll back and return as values.
    * The search indexes catch up with any rows written before it commits.
+   * Pending search hits are written first unless `writePending` is false (searches: ./pending.ts).
    */
-  private tx<T>(fn: (db: Db, now: number) => T): Outcome<T> {
-    this.pending.flush();
+  private tx<T>(fn: (db: Db, now: number) => T, writePending = true): Outcome<T> {
+    if (writePending) this.pending.flush();
     return capture(() =>
       this.ctx.storage.transactionSync(() => {
         const value = fn(this.db, this.now());
@@ -258,13 +260,17 @@ export class MemoryContext extends DurableObject<Env> {
     return this.withEffects(meta, (body) => this.write(meta, body), fn);
   }
 
-  /** A search: a read whose hits (`hitsOf` its value) are recorded just after the reply (./pending.ts). */
+  /**
+   * A search: a read whose hits (`hitsOf` its value) are recorded in a batch
+   * after the reply (./pending.ts); it neither waits for earlier searches'
+   * hits to be written nor sees them.
+   */
   private searchCall<T>(meta: CallMeta, options: AccessOptions, fn: (db: Db, now: number) => T, hitsOf: (value: T) => string[]): Outcome<T> {
     let at = 0;
     const out = this.tx((db, now) => {
       at = now;
       return fn(db, now);
-    });
+    }, false);
     if (out.ok) this.pending.add({ accesses: hitsOf(out.value).map((item) => ({ item, kind: "search" })), now: at, meta, options });
     return out;
   }
