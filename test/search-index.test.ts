@@ -71,6 +71,28 @@ describe("search index consistency", () => {
     });
   });
 
+  it("writes a call's documents to each index in one statement, and a call larger than one statement's parameter in several, all found", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      // FTS5's own shadow table: one row per leaf page that starts a term, by segment.
+      const segments = () =>
+        ["search_words", "search_grams"].map((t) => db.one<{ n: number }>(`SELECT count(DISTINCT segid) AS n FROM ${t}_idx`)?.n);
+      instance.createEntities([{ name: "first-batch", entityType: "thing", observations: ["one", "two", "three"] }], meta);
+      // FTS5 writes a segment per statement: one for the names and observations together, one for the trigrams.
+      expect(segments()).toEqual([1, 1]);
+      // 80 observations of 5,000 CJK characters (15 KB each, 1.2 MB in all) do not fit one 2 MB-capped parameter
+      // by the byte estimate (3 bytes a character), so the word index takes two statements.
+      const filler = "会議室の予約を確認する".repeat(455).slice(0, 5000);
+      const big = Array.from({ length: 80 }, (_, i) => ({ name: `big-${i}`, entityType: "note", observations: [`marker${i} ${filler}`] }));
+      const out = instance.createEntities(big, meta);
+      expect(out.ok).toBe(true);
+      expect(segments()).toEqual([3, 2]);
+      for (const i of [0, 39, 40, 79]) expect(indexed(db, `marker${i}`)).toHaveLength(1);
+      const found = instance.searchNodes("marker79", {}, meta);
+      expect(found.ok && found.value.entities.map((e) => e.name)).toEqual(["big-79"]);
+    });
+  });
+
   it("keeps each entity's observation count, degree and last update in step with every write", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
       const db = new Db(state.storage.sql);
