@@ -108,6 +108,28 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
   });
 }
 
+/**
+ * Waits until the context's search index is as a context's searches find it
+ * once writes pause: the alarm compacts it COMPACT_QUIET_MS (10 s) after the
+ * last bulk write (README "Indexes and guarantees"), usually while the
+ * relations load. Returns the FTS5 segments right after the load and when the
+ * queries start, and how long it waited (at most 60 s; a small index that is
+ * not due for compaction is left as it is after 15 s).
+ */
+async function settle(engram, context) {
+  const started = performance.now();
+  const first = (await engram.stats(context)).searchIndex;
+  let now = first;
+  for (;;) {
+    const waited = performance.now() - started;
+    if (!now.compacting && (now.segments <= 2 || waited > 15_000)) break;
+    if (waited > 60_000) break;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    now = (await engram.stats(context)).searchIndex;
+  }
+  return { before: first.segments, after: now.segments, compacting: now.compacting, waitedMs: performance.now() - started };
+}
+
 const quantity = (data) => data.entities.reduce((n, e) => n + e.observations.length, 0);
 
 try {
@@ -124,6 +146,8 @@ try {
     t0 = performance.now();
     row.engram.load = await load(client, data, { batch: config.batch, budgetMs: config.loadBudgetMs, timeoutMs: config.timeoutMs, log });
     log(`engram: loaded in ${ms(performance.now() - t0)} ms (${row.engram.load.entitiesPerSec} entities/s)`);
+    row.engram.compaction = await settle(engram, context);
+    log(`engram: search index ${row.engram.compaction.before} segments after the load, ${row.engram.compaction.after} when queried (${ms(row.engram.compaction.waitedMs)} ms later)`);
     row.engram.stats = await engram.stats(context);
     if (!row.engram.load.aborted) {
       // Resident memory just before and after the query phase: a query that read the whole graph would grow it with the size.

@@ -140,13 +140,16 @@ export class MemoryContext extends DurableObject<Env> {
   private write<T>(meta: CallMeta, fn: (w: RecordingScope) => T): Outcome<T> {
     this.pending.flush();
     let recorded = false;
+    let indexed = 0;
     const model = modelOptions(this.config());
     const outcome = capture(() => {
       const r = this.recordedTx(meta, this.now(), model, fn);
       recorded = r.recorded;
+      indexed = r.indexed;
       return r.value;
     });
     if (recorded) this.upkeep.changeRecorded(this.now());
+    this.upkeep.indexWritten(this.now(), indexed);
     return outcome;
   }
 
@@ -155,8 +158,14 @@ export class MemoryContext extends DurableObject<Env> {
    * evaluation alike): `fn` writes and notes its changes, then the ends of
    * relations it touched are re-counted, the search indexes flushed and the
    * change record appended; all of it commits together or not at all.
+   * `indexed`: the search documents written (for compaction, ./upkeep.ts).
    */
-  private recordedTx<T>(meta: CallMeta, now: number, model: ModelOptions, fn: (w: RecordingScope) => T): { value: T; recorded: boolean } {
+  private recordedTx<T>(
+    meta: CallMeta,
+    now: number,
+    model: ModelOptions,
+    fn: (w: RecordingScope) => T,
+  ): { value: T; recorded: boolean; indexed: number } {
     return this.ctx.storage.transactionSync(() => {
       const relations = relationWatch();
       const rec = new ChangeRecorder(this.db, meta, now, INVERSES, relations.onNote);
@@ -164,8 +173,8 @@ export class MemoryContext extends DurableObject<Env> {
       // Relating items can put them in a cluster (long term): both ends are re-counted once per call (src/priority/promote.ts).
       relations.refresh(this.db, model);
       // The search indexes commit with the rows they describe.
-      flushSearchIndex(this.db);
-      return { value, recorded: rec.finish() !== undefined };
+      const indexed = flushSearchIndex(this.db);
+      return { value, recorded: rec.finish() !== undefined, indexed };
     });
   }
 

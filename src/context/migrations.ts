@@ -18,6 +18,7 @@ import m0005 from "../../migrations/0005_documents.sql";
 import m0006 from "../../migrations/0006_priority.sql";
 import m0007 from "../../migrations/0007_archive_bytes.sql";
 import m0008 from "../../migrations/0008_documents_fts_update.sql";
+import m0009 from "../../migrations/0009_search_compaction.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: "0006_priority", sql: m0006 },
   { version: 7, name: "0007_archive_bytes", sql: m0007 },
   { version: 8, name: "0008_documents_fts_update", sql: m0008 },
+  { version: 9, name: "0009_search_compaction", sql: m0009 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

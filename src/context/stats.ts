@@ -10,6 +10,7 @@
  */
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import { priorityInputOf } from "../priority/columns";
+import { compacting, indexShape, SEARCH_INDEXES } from "../search/compact";
 import { chunksFor, placeholders, type Db } from "./sql";
 
 export interface ContextCounts {
@@ -24,6 +25,8 @@ export interface ContextCounts {
   lastChange: number;
   /** Bytes the context's SQLite database takes. */
   bytes: number;
+  /** FTS5 segments across the search indexes (2 once compacted) and whether a compaction is under way (src/search/compact.ts). */
+  searchIndex: { segments: number; compacting: boolean };
 }
 
 export interface EntityAccessStats {
@@ -73,6 +76,10 @@ export function contextCounts(db: Db): ContextCounts {
     changes: row?.c ?? 0,
     lastChange: row?.s ?? 0,
     bytes: db.sql.databaseSize,
+    searchIndex: {
+      segments: SEARCH_INDEXES.reduce((sum, index) => sum + indexShape(db, index).segments, 0),
+      compacting: compacting(db),
+    },
   };
 }
 

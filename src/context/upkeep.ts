@@ -14,20 +14,34 @@
  * - Bad settings skip the run (logged); the next call sets the alarm again.
  * - The evaluation runs in its own transaction (it records a change when it
  *   prunes): a failure there is logged and does not undo the trim.
+ * - Search index compaction (src/search/compact.ts) waits until the indexes
+ *   have not been written for COMPACT_QUIET_MS, so it never competes with a
+ *   bulk load; then one bounded step per run, in its own transaction, the
+ *   next run at once while work remains. A write of COMPACT_CHECK_AFTER or
+ *   more documents asks for a run once writes pause; smaller ones wait for
+ *   whatever run comes next (the trim after a write, at the latest).
  */
 import { covisitMaintenance } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
+import { compacting, compactionStep } from "../search/compact";
 import type { Settings } from "../settings";
 import type { Db } from "./sql";
 
 /** After a write, the alarm trims history within this long. */
 const TRIM_AFTER_WRITE_MS = 60 * 60 * 1000;
+/** The search indexes are compacted once they have not been written for this long. */
+export const COMPACT_QUIET_MS = 10_000;
+/** Documents indexed since the last compaction check that ask for one as soon as writes pause. */
+export const COMPACT_CHECK_AFTER = 1000;
 
 /** The evaluation step: runs it if due; says when it is due next and whether it recorded a change. */
 export type EvaluationStep = (s: Settings, now: number) => { next: number | null; recorded: boolean };
 
 export class Upkeep {
   private alarmAt: number | null = null;
+  /** When a write last changed the search indexes, and how many documents since the last compaction check (this instance's). */
+  private lastIndexWrite = 0;
+  private indexedSinceCheck = 0;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -50,6 +64,14 @@ export class Upkeep {
   /** After a call that recorded a change. */
   changeRecorded(now: number): void {
     this.schedule(now + TRIM_AFTER_WRITE_MS);
+  }
+
+  /** After a write that indexed or removed `documents` search documents. */
+  indexWritten(now: number, documents: number): void {
+    if (documents === 0) return;
+    this.lastIndexWrite = now;
+    this.indexedSinceCheck += documents;
+    if (this.indexedSinceCheck >= COMPACT_CHECK_AFTER) this.schedule(now + COMPACT_QUIET_MS);
   }
 
   /** After a call that may have started a co-visitation session idling out after `idleMs`. */
@@ -85,6 +107,25 @@ export class Upkeep {
       // Logged, not retried in a loop: the next alarm or capacity change runs it again.
       console.error(JSON.stringify({ event: "evaluation_failed", error: String(error) }));
     }
+    const compactAt = this.compaction(now);
+    if (compactAt !== null) times.push(compactAt);
     if (times.length > 0) this.schedule(Math.min(...times));
+  }
+
+  /** One compaction step if writes have paused; returns when the next is due, if any. */
+  private compaction(now: number): number | null {
+    try {
+      const quietAt = this.lastIndexWrite + COMPACT_QUIET_MS;
+      if (now < quietAt) {
+        const wanted = this.indexedSinceCheck >= COMPACT_CHECK_AFTER || compacting(this.db);
+        return wanted ? quietAt : null;
+      }
+      this.indexedSinceCheck = 0;
+      return this.storage.transactionSync(() => compactionStep(this.db)) ? now : null;
+    } catch (error) {
+      // Logged, not retried in a loop: the next alarm tries again (searches work on an uncompacted index).
+      console.error(JSON.stringify({ event: "compaction_failed", error: String(error) }));
+      return null;
+    }
   }
 }

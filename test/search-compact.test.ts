@@ -1,0 +1,153 @@
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type { MemoryContext } from "../src/context/MemoryContext";
+import { Db } from "../src/context/sql";
+import { COMPACT_QUIET_MS } from "../src/context/upkeep";
+import { searchGraph, searchParams } from "../src/search";
+import { COMPACT_MIN_PAGES, compacting, indexShape, SEARCH_INDEXES } from "../src/search/compact";
+import { settings } from "../src/settings";
+import { freshContext, workerFetch } from "./helpers/clients";
+import { as, stubOf, unwrap } from "./helpers/context";
+
+type Stub = DurableObjectStub<MemoryContext>;
+
+const WORDS = ["kafka", "oauth", "zoom", "ledger", "billing", "cache", "schema", "deploy", "webhook", "timeline", "quota", "retry"];
+/** `n` entities from `from` on, three observations each over a small shared vocabulary; 4 documents each. */
+const batch = (from: number, n: number) =>
+  Array.from({ length: n }, (_, k) => {
+    const i = from + k;
+    const w = (j: number) => WORDS[(i * 7 + j * 5) % WORDS.length] as string;
+    return {
+      name: `${w(0)}-${w(1)}-node-${i}`,
+      entityType: "component",
+      observations: [`handles ${w(2)} for ${w(3)}`, `owned by team ${i % 13}`, `talks to ${w(4)} via ${w(5)}Client`],
+    };
+  });
+
+const setClock = (stub: Stub, at: number) =>
+  runInDurableObject(stub, (instance: MemoryContext) => {
+    instance.now = () => at;
+  });
+
+/** Segments per index and whether a compaction is under way. */
+const shape = (stub: Stub) =>
+  runInDurableObject(stub, (_i, state) => {
+    const db = new Db(state.storage.sql);
+    return { segments: SEARCH_INDEXES.map((index) => indexShape(db, index).segments), compacting: compacting(db) };
+  });
+
+/** Leaf pages per index. */
+const pages = (stub: Stub) =>
+  runInDurableObject(stub, (_i, state) => {
+    const db = new Db(state.storage.sql);
+    return SEARCH_INDEXES.map((index) => {
+      const s = indexShape(db, index);
+      return s.largest + s.rest;
+    });
+  });
+
+const alarmAt = (stub: Stub) => runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+
+const QUERIES = ["kafka oauth", "zoom timeline", "ledgerClient", "webhook retry quota", "team 7", "chedu", "node-1200"];
+
+/** Every query's whole result at a fixed time, without recording hits (searchGraph itself). */
+const results = (stub: Stub, now: number) =>
+  runInDurableObject(stub, (_i, state) => {
+    const db = new Db(state.storage.sql);
+    const params = searchParams({}, settings(env));
+    return QUERIES.map((q) => searchGraph(db, q, params, now));
+  });
+
+/** Loads 1,600 entities in four calls (6,400 search documents) at `t`. */
+async function bulkLoad(stub: Stub, t: number): Promise<void> {
+  await setClock(stub, t);
+  for (let from = 0; from < 1600; from += 400) unwrap(await stub.createEntities(batch(from, 400), as("a")));
+  unwrap(await stub.createRelations([{ from: batch(0, 1)[0]!.name, to: batch(1200, 1)[0]!.name, relationType: "uses" }], as("a")));
+}
+
+describe("search index compaction", () => {
+  it("merges each index into one segment once writes pause, one bounded step per alarm, and every search finds the same", async () => {
+    const stub = stubOf(freshContext("compact"));
+    const t = Date.now();
+    await bulkLoad(stub, t);
+    const before = await shape(stub);
+    expect(before.segments.every((n) => n > 1)).toBe(true);
+    expect(before.compacting).toBe(false);
+    // Large enough to be compacted at all.
+    expect(Math.min(...(await pages(stub)))).toBeGreaterThanOrEqual(COMPACT_MIN_PAGES);
+    const found = await results(stub, t);
+    expect(found.some((r) => r.entities.length > 0)).toBe(true);
+    // A bulk write asks for a run once writes have paused, before the hourly history trim.
+    expect(await alarmAt(stub)).toBe(t + COMPACT_QUIET_MS);
+
+    await setClock(stub, t + COMPACT_QUIET_MS);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    // One step merges one index at a time: the word index first, the trigram index still waits.
+    const mid = await shape(stub);
+    expect(mid).toEqual({ segments: [1, before.segments[1]], compacting: true });
+    expect(await alarmAt(stub)).toBe(t + COMPACT_QUIET_MS);
+    expect(await results(stub, t)).toEqual(found);
+
+    for (let run = 0; run < 20 && (await shape(stub)).compacting; run++) await runDurableObjectAlarm(stub);
+    expect(await shape(stub)).toEqual({ segments: [1, 1], compacting: false });
+    expect(await results(stub, t)).toEqual(found);
+
+    // The stats route reports it, for people and the benchmark.
+    const res = await workerFetch()(`http://localhost/api/contexts/${stub.name ?? ""}/stats`);
+    expect(res.status).toBe(200);
+  });
+
+  it("leaves a small index in its few segments", async () => {
+    const stub = stubOf(freshContext("compact"));
+    const t = Date.now();
+    await setClock(stub, t);
+    for (let from = 0; from < 40; from += 10) unwrap(await stub.createEntities(batch(from, 10), as("a")));
+    expect((await shape(stub)).segments).toEqual([4, 4]);
+    await setClock(stub, t + 2 * COMPACT_QUIET_MS);
+    await runDurableObjectAlarm(stub);
+    expect(await shape(stub)).toEqual({ segments: [4, 4], compacting: false });
+  });
+
+  it("waits while writes continue, and starts once they have paused", async () => {
+    const stub = stubOf(freshContext("compact"));
+    const t = Date.now();
+    await bulkLoad(stub, t);
+    const before = await shape(stub);
+    await setClock(stub, t + 4_000);
+    unwrap(await stub.addObservations([{ entityName: batch(5, 1)[0]!.name, contents: ["one more note"] }], as("a")));
+
+    await setClock(stub, t + COMPACT_QUIET_MS);
+    await runDurableObjectAlarm(stub);
+    const waiting = await shape(stub);
+    expect(waiting.compacting).toBe(false);
+    expect(waiting.segments.reduce((a, b) => a + b)).toBeGreaterThanOrEqual(before.segments.reduce((a, b) => a + b));
+    expect(await alarmAt(stub)).toBe(t + 4_000 + COMPACT_QUIET_MS);
+
+    await setClock(stub, t + 4_000 + COMPACT_QUIET_MS);
+    await runDurableObjectAlarm(stub);
+    expect((await shape(stub)).compacting).toBe(true);
+  });
+
+  it("leaves a compacted index alone after a small write: no large rewrite for a few new documents", async () => {
+    const stub = stubOf(freshContext("compact"));
+    const t = Date.now();
+    await bulkLoad(stub, t);
+    await setClock(stub, t + COMPACT_QUIET_MS);
+    for (let run = 0; run < 20; run++) {
+      await runDurableObjectAlarm(stub);
+      if (!(await shape(stub)).compacting) break;
+    }
+    expect(await shape(stub)).toEqual({ segments: [1, 1], compacting: false });
+
+    await setClock(stub, t + 2 * COMPACT_QUIET_MS);
+    unwrap(await stub.createEntities([{ name: "late-arrival", entityType: "component", observations: ["added after the load"] }], as("a")));
+    expect(await shape(stub)).toEqual({ segments: [2, 2], compacting: false });
+    await setClock(stub, t + 4 * COMPACT_QUIET_MS);
+    await runDurableObjectAlarm(stub);
+    expect(await shape(stub)).toEqual({ segments: [2, 2], compacting: false });
+    const found = await results(stub, t + 4 * COMPACT_QUIET_MS);
+    expect(found).toHaveLength(QUERIES.length);
+    const late = unwrap(await stub.searchNodes("late arrival", {}, as("a")));
+    expect(late.entities.map((e) => e.name)).toEqual(["late-arrival"]);
+  });
+});
