@@ -45,6 +45,7 @@ describe("migration from the foundation schema", () => {
 
       expect(migrate(db, tx)).toBe(LATEST_VERSION);
       tx(() => flushSearchIndex(db));
+      // biome-ignore format: the expected rows as a table, one row per line
       expect(
         db.all(
           "SELECT name, entity_type, created_at, updated_at, last_accessed_at, access_count, category, important, base_relevance, tier, uses, cluster_size FROM entities ORDER BY id",

@@ -104,6 +104,7 @@ export function renderTables(results) {
       "in the object = each query's searchGraph repeated back to back inside the object, npm run bench:engine):",
     "",
   );
+  // biome-ignore format: the table's column headings, packed
   out.push(
     table(
       [
@@ -114,6 +115,7 @@ export function renderTables(results) {
     ),
   );
   out.push("", "Engram vs @modelcontextprotocol/server-memory, same data, same queries, same run (engram / official):", "");
+  // biome-ignore format: the table's column headings, packed
   out.push(
     table(
       [

@@ -33,16 +33,19 @@ lag staleness ttl eviction warmup prefetch pagination cursor offset sorting filt
 normalization denormalization cdc outbox saga orchestration choreography broker pubsub fanout routing
 `.trim().split(/\s+/);
 
+// biome-ignore format: a word list, packed
 export const ENTITY_TYPES = [
   "service", "module", "library", "api", "workflow", "database", "decision", "incident", "team", "person",
   "runbook", "feature", "bug", "project", "config", "integration", "dashboard", "queue", "job", "document",
 ];
 
+// biome-ignore format: a word list, packed
 export const RELATION_TYPES = [
   "depends_on", "calls", "uses", "owned_by", "part_of", "implements", "replaces", "documents", "monitors",
   "triggers", "reads_from", "writes_to", "blocks", "relates_to",
 ];
 
+// biome-ignore format: a word list, packed
 export const PEOPLE = [
   "alice", "bruno", "chen", "dana", "emeka", "fatima", "gus", "hana", "ivan", "jules", "kenji", "lena", "maya",
   "nils", "olga", "priya", "quinn", "rosa", "sven", "tariq", "uma", "vera", "wes", "xia", "yusuf", "zoe",
