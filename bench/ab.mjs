@@ -68,7 +68,10 @@ try {
         return [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)];
       }),
     );
-  for (const [label, dir, env] of [["A", path.resolve(opts.base), envOf(opts["a-env"])], ["B", root, envOf(opts["b-env"])]]) {
+  for (const [label, dir, env] of [
+    ["A", path.resolve(opts.base), envOf(opts["a-env"])],
+    ["B", root, envOf(opts["b-env"])],
+  ]) {
     const server = await startEngram({ root: dir, stateDir: path.join(root, "bench", "out", `ab-${label}-${process.pid}`), env, log });
     sides[label] = { server, client: await server.connect("ab") };
   }

@@ -94,7 +94,11 @@ describe.each(CLIENTS)("document tree integrity (%s)", (_label, connect) => {
     ["a control character in content", { content: "a\u0000b" }, "control characters"],
     ["missing content", { id: "root" }, "content"],
     ["a link id over 128 characters", { content: `[[${"x".repeat(129)}]]` }, "has an id of 129 characters (at most 128)"],
-    ["more links than a document may hold", { content: Array.from({ length: LIMITS.documentLinks + 1 }, (_, i) => `[[n${i}]]`).join(" ") }, `at most ${LIMITS.documentLinks}`],
+    [
+      "more links than a document may hold",
+      { content: Array.from({ length: LIMITS.documentLinks + 1 }, (_, i) => `[[n${i}]]`).join(" ") },
+      `at most ${LIMITS.documentLinks}`,
+    ],
   ];
 
   it.each(BAD)("rejects %s with a clear error and writes nothing", async (_what, args, message) => {

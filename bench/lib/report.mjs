@@ -136,7 +136,8 @@ export function renderTables(results) {
   );
   for (const r of results.sizes) {
     const l = r.engram.load;
-    if (l.aborted) cuts.push(`engram ${num(r.size)}: load stopped at the budget after ${num(l.entities)} entities and ${num(l.relations)} relations; queries skipped`);
+    if (l.aborted)
+      cuts.push(`engram ${num(r.size)}: load stopped at the budget after ${num(l.entities)} entities and ${num(l.relations)} relations; queries skipped`);
   }
   if (cuts.length) out.push("", ...cuts);
   if (results.notes?.length) out.push("", ...results.notes);

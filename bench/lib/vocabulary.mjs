@@ -31,7 +31,9 @@ usage limiter throttle circuit breaker fallback idempotency deduplication orderi
 lock mutex deadlock contention isolation snapshotting compaction vacuum checkpoint wal journal replication
 lag staleness ttl eviction warmup prefetch pagination cursor offset sorting filter aggregation join
 normalization denormalization cdc outbox saga orchestration choreography broker pubsub fanout routing
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);
 
 // biome-ignore format: a word list, packed
 export const ENTITY_TYPES = [

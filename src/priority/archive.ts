@@ -157,7 +157,6 @@ const archive: InverseKind = {
 
 export const archiveInverses: Readonly<Record<string, InverseKind>> = { archive };
 
-
 type Row<T> = T & StatsRow & Record<string, SqlStorageValue>;
 
 function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undefined {
@@ -183,7 +182,17 @@ function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undef
       e.id,
     )
     .map((r) => ({ id: r.id, from: r.f, to: r.t, relationType: r.relation_type, createdAt: r.created_at }));
-  return { kind: "entity", id: e.id, name: e.name, entityType: e.entity_type, createdAt: e.created_at, updatedAt: e.updated_at, stats: statsOf(e), observations, relations };
+  return {
+    kind: "entity",
+    id: e.id,
+    name: e.name,
+    entityType: e.entity_type,
+    createdAt: e.created_at,
+    updatedAt: e.updated_at,
+    stats: statsOf(e),
+    observations,
+    relations,
+  };
 }
 
 function filePayload(db: Db, path: string): FilePayload | undefined {

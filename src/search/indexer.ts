@@ -94,10 +94,7 @@ function insertPage(db: Db, docs: readonly Doc[]): void {
   // splitting and stemming already find.
   const names = docs.filter((d) => d.doc < 0);
   for (const run of batches(names)) {
-    db.run(
-      "INSERT INTO search_grams (rowid, text) SELECT value ->> 0, value ->> 1 FROM json_each(?1)",
-      JSON.stringify(run.map((d) => [d.doc, d.text])),
-    );
+    db.run("INSERT INTO search_grams (rowid, text) SELECT value ->> 0, value ->> 1 FROM json_each(?1)", JSON.stringify(run.map((d) => [d.doc, d.text])));
   }
 }
 
@@ -184,11 +181,6 @@ export function flushSearchIndex(db: Db): void {
   db.run(countStats("entities e WHERE e.id > ?1"), s.entity_wm);
   if (s.queued) db.run(countStats("search_dirty d JOIN entities e ON e.id = -d.doc WHERE d.doc < 0"));
 
-  db.run(
-    "UPDATE search_state SET entity_wm = ?1, observation_wm = ?2, relation_wm = ?3",
-    s.max_entity,
-    s.max_observation,
-    s.max_relation,
-  );
+  db.run("UPDATE search_state SET entity_wm = ?1, observation_wm = ?2, relation_wm = ?3", s.max_entity, s.max_observation, s.max_relation);
   if (s.queued) db.run("DELETE FROM search_dirty");
 }

@@ -78,7 +78,9 @@ const SearchPanel: FC = () => (
       </li>
     </ul>
     <div id="graph" class="graph"></div>
-    <h3 class="sr-only" id="results-h">Results</h3>
+    <h3 class="sr-only" id="results-h">
+      Results
+    </h3>
     <ul id="results" class="results" aria-labelledby="results-h"></ul>
   </section>
 );
