@@ -44,7 +44,9 @@ const openSets = openNodeSets(names, calls, Number(opts.seed));
 
 const sides = {};
 const stopAll = async () => Promise.all(Object.values(sides).map((s) => s.server.stop()));
-process.on("exit", () => Object.values(sides).forEach((s) => s.server.kill()));
+process.on("exit", () => {
+  for (const s of Object.values(sides)) s.server.kill();
+});
 
 async function call(client, name, args) {
   const t0 = performance.now();

@@ -70,7 +70,9 @@ const queries = searchQueries(
 );
 const per = Number(opts.per);
 const sides = {};
-process.on("exit", () => Object.values(sides).forEach((s) => s.server.kill()));
+process.on("exit", () => {
+  for (const s of Object.values(sides)) s.server.kill();
+});
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function call(client, request) {

@@ -240,8 +240,8 @@ describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
     expect(entries(strict)).toEqual(["alpha-core"]);
     const loose = await search(client, { query: "alpha", topPerToken: 5, minRelativeScore: 0.05 });
     expect(entries(loose)).toEqual(["alpha-core", "dashboard"]);
-    const [first, second] = loose.entities;
-    expect(second!.score / first!.score).toBeLessThan(0.3);
+    const [first, second] = loose.entities as [Hit, Hit];
+    expect(second.score / first.score).toBeLessThan(0.3);
     await client.close();
   });
 

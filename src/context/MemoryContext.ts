@@ -40,7 +40,7 @@ import { capture, type Outcome } from "../errors";
 import * as graph from "../graph/store";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { importItems, type ImportItem, type ImportReport } from "../graph/import";
-import type { Entity, EntityInput, GraphPage, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
+import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { flushSearchIndex } from "../search/indexer";
 import { graphInverses } from "../graph/inverse";

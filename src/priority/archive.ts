@@ -225,11 +225,11 @@ export const link = (id: string) => `[[${id}]]`;
 export const archivedLink = (id: string) => `[[archived:${id}]]`;
 
 /**
- * Rewrites the links to `id` in its parent (`from` → `to`), keeping the
+ * Rewrites the links to `_id` in its parent (`from` → `to`), keeping the
  * parent's times: a recorded change of the parent, undone with the rest.
  * False when the parent is gone or would grow past a document's limit.
  */
-export function relink(w: WriteScope, parentId: string, id: string, from: string, to: string): boolean {
+export function relink(w: WriteScope, parentId: string, _id: string, from: string, to: string): boolean {
   const parent = getDocument(w.db, parentId);
   if (!parent) return false;
   const content = parent.content.split(from).join(to);

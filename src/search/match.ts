@@ -65,7 +65,7 @@ const docs = (db: Db, table: string, names: boolean, match: string, cap: number)
       ["doc"],
       `SELECT rowid AS doc FROM ${table} WHERE ${table} MATCH ?1 AND ${names ? "rowid < 0 ORDER BY rowid" : "rowid > 0 ORDER BY rowid DESC"} LIMIT ?2`,
       [match, cap],
-      "doc" + (names ? "" : " DESC"),
+      `doc${names ? "" : " DESC"}`,
     )
     .map(([doc]) => doc);
 

@@ -13,7 +13,7 @@
  */
 import { type Change, ownChangeToUndo } from "../changes";
 import type { ContextChoice } from "../contexts";
-import { CallError, EngramClient, type ToolInfo } from "../mcp";
+import { CallError, type EngramClient, type ToolInfo } from "../mcp";
 import { byId, fill } from "./dom";
 
 export interface WriteStep {

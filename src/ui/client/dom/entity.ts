@@ -85,7 +85,13 @@ function observationItem(app: App, entity: string, text: string): HTMLLIElement 
     };
     const form = h(
       "form",
-      { class: "edit", onsubmit: ((e: Event) => (e.preventDefault(), save())) as EventListener },
+      {
+        class: "edit",
+        onsubmit: ((e: Event) => {
+          e.preventDefault();
+          save();
+        }) as EventListener,
+      },
       h("label", { for: id, class: "sr-only" }, "Edit observation (Enter saves, Escape cancels)"),
       area,
       h("button", { type: "submit", class: "small" }, "Save"),
@@ -113,7 +119,13 @@ function addForm(app: App, entity: string): HTMLFormElement {
   );
   return h(
     "form",
-    { class: "edit add", onsubmit: ((e: Event) => (e.preventDefault(), submit())) as EventListener },
+    {
+      class: "edit add",
+      onsubmit: ((e: Event) => {
+        e.preventDefault();
+        submit();
+      }) as EventListener,
+    },
     h("label", { for: id }, "New observation"),
     area,
     h("button", { type: "submit", class: "small" }, "Add"),
