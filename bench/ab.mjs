@@ -44,7 +44,9 @@ const openSets = openNodeSets(names, calls, Number(opts.seed));
 
 const sides = {};
 const stopAll = async () => Promise.all(Object.values(sides).map((s) => s.server.stop()));
-process.on("exit", () => Object.values(sides).forEach((s) => s.server.kill()));
+process.on("exit", () => {
+  for (const s of Object.values(sides)) s.server.kill();
+});
 
 async function call(client, name, args) {
   const t0 = performance.now();
@@ -68,7 +70,10 @@ try {
         return [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)];
       }),
     );
-  for (const [label, dir, env] of [["A", path.resolve(opts.base), envOf(opts["a-env"])], ["B", root, envOf(opts["b-env"])]]) {
+  for (const [label, dir, env] of [
+    ["A", path.resolve(opts.base), envOf(opts["a-env"])],
+    ["B", root, envOf(opts["b-env"])],
+  ]) {
     const server = await startEngram({ root: dir, stateDir: path.join(root, "bench", "out", `ab-${label}-${process.pid}`), env, log });
     sides[label] = { server, client: await server.connect("ab") };
   }

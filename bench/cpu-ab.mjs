@@ -63,10 +63,16 @@ function cpuMs(pid, only) {
 }
 
 const graph = generateGraph(Number(opts.size), Number(opts.seed));
-const queries = searchQueries(graph.entities.slice(0, 1000).map((e) => e.name), 1000, Number(opts.seed));
+const queries = searchQueries(
+  graph.entities.slice(0, 1000).map((e) => e.name),
+  1000,
+  Number(opts.seed),
+);
 const per = Number(opts.per);
 const sides = {};
-process.on("exit", () => Object.values(sides).forEach((s) => s.server.kill()));
+process.on("exit", () => {
+  for (const s of Object.values(sides)) s.server.kill();
+});
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function call(client, request) {
@@ -88,12 +94,17 @@ async function block(side, requests, into) {
 }
 
 try {
-  for (const [label, dir] of [["A", path.resolve(opts.base)], ["B", root]]) {
+  for (const [label, dir] of [
+    ["A", path.resolve(opts.base)],
+    ["B", root],
+  ]) {
     const server = await startEngram({ root: dir, stateDir: path.join(root, "bench", "out", `cpu-ab-${label}-${process.pid}`), log });
     const client = await server.connect("cpu-ab");
     sides[label] = { server, client, search: { ms: [], cpu: 0, workerd: 0 }, trivial: { ms: [], cpu: 0, workerd: 0 } };
-    for (let i = 0; i < graph.entities.length; i += 1000) await call(client, { name: "create_entities", arguments: { entities: graph.entities.slice(i, i + 1000) } });
-    for (let i = 0; i < graph.relations.length; i += 1000) await call(client, { name: "create_relations", arguments: { relations: graph.relations.slice(i, i + 1000) } });
+    for (let i = 0; i < graph.entities.length; i += 1000)
+      await call(client, { name: "create_entities", arguments: { entities: graph.entities.slice(i, i + 1000) } });
+    for (let i = 0; i < graph.relations.length; i += 1000)
+      await call(client, { name: "create_relations", arguments: { relations: graph.relations.slice(i, i + 1000) } });
     log(`${label}: loaded ${graph.entities.length} entities`);
   }
   for (let b = 0; b < Number(opts.blocks); b++) {
@@ -103,7 +114,11 @@ try {
       await block(sides[label], Array(per).fill(TRIVIAL), sides[label].trivial);
     }
   }
-  const p50 = (xs) => percentile([...xs].sort((a, b) => a - b), 50);
+  const p50 = (xs) =>
+    percentile(
+      [...xs].sort((a, b) => a - b),
+      50,
+    );
   for (const [label, side] of Object.entries(sides)) {
     const s = side.search;
     const t = side.trivial;

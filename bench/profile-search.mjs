@@ -41,7 +41,11 @@ try {
   for (const suffix of ["-wal", "-shm"]) if (fs.existsSync(opts.db + suffix)) fs.copyFileSync(opts.db + suffix, copy + suffix);
   const bundle = path.join(tmp, "search.mjs");
   await build({
-    stdin: { contents: `export { searchGraph, searchParams } from "./src/search/index.ts"; export { Db } from "./src/context/sql.ts";`, resolveDir: root, loader: "ts" },
+    stdin: {
+      contents: `export { searchGraph, searchParams } from "./src/search/index.ts"; export { Db } from "./src/context/sql.ts";`,
+      resolveDir: root,
+      loader: "ts",
+    },
     bundle: true,
     format: "esm",
     platform: "node",
@@ -73,10 +77,16 @@ try {
     },
   };
   const db = new Db(storage);
-  const names = sqlite.prepare("SELECT name FROM entities ORDER BY id LIMIT 1000").all().map((r) => r.name);
+  const names = sqlite
+    .prepare("SELECT name FROM entities ORDER BY id LIMIT 1000")
+    .all()
+    .map((r) => r.name);
   const queries = searchQueries(names, Number(opts.queries), Number(opts.seed));
   const settings = {
-    SEARCH_MIN_RELATIVE_SCORE: 0.3, SEARCH_TOP_PER_TOKEN: 1, SEARCH_MAX_PATH_LENGTH: 5, SEARCH_MAX_TOTAL_NODES: 50,
+    SEARCH_MIN_RELATIVE_SCORE: 0.3,
+    SEARCH_TOP_PER_TOKEN: 1,
+    SEARCH_MAX_PATH_LENGTH: 5,
+    SEARCH_MAX_TOTAL_NODES: 50,
   };
   const params = searchParams({}, settings);
   const now = Date.now();
@@ -103,7 +113,12 @@ try {
   console.log(`${sqlite.prepare("SELECT count(*) AS n FROM entities").get().n} entities, ${times.length} searches (ms per search)`);
   console.log(line("search", times));
   console.log(line("  in SQLite", sqlTimes));
-  console.log(line("  in JavaScript", times.map((t, i) => t - sqlTimes[i])));
+  console.log(
+    line(
+      "  in JavaScript",
+      times.map((t, i) => t - sqlTimes[i]),
+    ),
+  );
   console.log("\n| ms per search | share | calls per search | statement |\n|---|---|---|---|");
   const calls = times.length;
   for (const [shape, s] of [...spent].sort((a, b) => b[1].ms - a[1].ms)) {

@@ -186,7 +186,12 @@ try {
     console.log(line("batch", times));
     console.log(line("  in SQLite", sqlTimes));
     console.log(line("  in COMMIT", commitTimes));
-    console.log(line("  in JavaScript", times.map((t, i) => t - sqlTimes[i] - commitTimes[i])));
+    console.log(
+      line(
+        "  in JavaScript",
+        times.map((t, i) => t - sqlTimes[i] - commitTimes[i]),
+      ),
+    );
     console.log("\n| ms per batch | share | calls per batch | statement |\n|---|---|---|---|");
     for (const [shape, s] of [...spent].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25)) {
       console.log(`| ${(s.ms / times.length).toFixed(2)} | ${((100 * s.ms) / total).toFixed(1)} % | ${(s.n / times.length).toFixed(1)} | \`${shape}\` |`);

@@ -90,7 +90,11 @@ console.log(renderMachine(results.machine));
 fs.mkdirSync(outDir, { recursive: true });
 let t0 = performance.now();
 const graph = generateGraph(sizes[sizes.length - 1], config.seed);
-const searches = searchQueries(graph.entities.slice(0, 1000).map((e) => e.name), config.queries, config.seed);
+const searches = searchQueries(
+  graph.entities.slice(0, 1000).map((e) => e.name),
+  config.queries,
+  config.seed,
+);
 log(`generated ${graph.entities.length} entities and ${graph.relations.length} relations in ${ms(performance.now() - t0)} ms`);
 
 const engram = await startEngram({
@@ -136,7 +140,11 @@ try {
   let officialSkip;
   for (const size of sizes) {
     const data = prefix(graph, size);
-    const openSets = openNodeSets(data.entities.map((e) => e.name), config.queries, config.seed);
+    const openSets = openNodeSets(
+      data.entities.map((e) => e.name),
+      config.queries,
+      config.seed,
+    );
     const row = { size, loadAverage: loadAverage(), observations: quantity(data), relations: data.relations.length, engram: {}, official: undefined };
     log(`\n== ${size} entities, ${row.observations} observations, ${row.relations} relations`);
     const plan = { searches, openSets, floorCalls: config.queries, budgetMs: config.queryBudgetMs, timeoutMs: config.timeoutMs };
@@ -147,15 +155,14 @@ try {
     row.engram.load = await load(client, data, { batch: config.batch, budgetMs: config.loadBudgetMs, timeoutMs: config.timeoutMs, log });
     log(`engram: loaded in ${ms(performance.now() - t0)} ms (${row.engram.load.entitiesPerSec} entities/s)`);
     row.engram.compaction = await settle(engram, context);
-    log(`engram: search index ${row.engram.compaction.before} segments after the load, ${row.engram.compaction.after} when queried (${ms(row.engram.compaction.waitedMs)} ms later)`);
+    log(
+      `engram: search index ${row.engram.compaction.before} segments after the load, ${row.engram.compaction.after} when queried (${ms(row.engram.compaction.waitedMs)} ms later)`,
+    );
     row.engram.stats = await engram.stats(context);
     if (!row.engram.load.aborted) {
       // Resident memory just before and after the query phase: a query that read the whole graph would grow it with the size.
       row.engram.memoryBeforeQueries = engram.memory();
-      row.engram.queries = await queries(
-        { client, health: engram.health },
-        { ...plan, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } },
-      );
+      row.engram.queries = await queries({ client, health: engram.health }, { ...plan, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } });
       log(`engram: search p50 ${ms(row.engram.queries.search.e2e?.p50)} ms end to end, ${ms(row.engram.queries.search.engine?.p50)} ms engine`);
     }
     row.engram.memory = engram.memory();
@@ -189,7 +196,11 @@ try {
     results.sizes.push(row);
   }
 
-  const clocks = results.sizes.flatMap((r) => Object.values(r.engram.queries ?? {}).map((m) => m.engineClock).filter(Boolean));
+  const clocks = results.sizes.flatMap((r) =>
+    Object.values(r.engram.queries ?? {})
+      .map((m) => m.engineClock)
+      .filter(Boolean),
+  );
   if (clocks.length) {
     const steps = clocks.map((c) => c.smallestStepMs).filter((v) => v !== null);
     results.engineClock = {
@@ -239,7 +250,9 @@ if (!opts["no-engine"]) {
     log(`engram: search inside the object at ${r.size}: p50 ${ms(r.inObject.p50)} ms, p99 ${ms(r.inObject.p99)} ms`);
   }
   if (found.length < sizes.length) {
-    results.notes.push(`Search inside the object: measured at ${found.length} of ${sizes.length} sizes (vitest exit ${run.status}${run.error ? `, ${run.error.message}` : ""}).`);
+    results.notes.push(
+      `Search inside the object: measured at ${found.length} of ${sizes.length} sizes (vitest exit ${run.status}${run.error ? `, ${run.error.message}` : ""}).`,
+    );
     log(`npm run bench:engine output:\n${(run.stdout ?? "").slice(-4000)}\n${(run.stderr ?? "").slice(-4000)}`);
   }
 }

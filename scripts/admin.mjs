@@ -99,7 +99,7 @@ function requestFor(positionals, values) {
         try {
           capacity = JSON.parse(values.capacity);
         } catch {
-          throw new UsageError("--capacity must be JSON, e.g. '{\"total\":10000,\"short\":2000}' or null");
+          throw new UsageError('--capacity must be JSON, e.g. \'{"total":10000,"short":2000}\' or null');
         }
       }
       return {

@@ -56,12 +56,26 @@ export const SettingsSchema = z.object({
   /** How many links below the root a document may be. */
   DOCUMENT_MAX_DEPTH: num(16, z.number().int().min(1).max(100)),
   /** Minutes without an access after which a session without a key ends (src/covisit/session.ts). */
-  COVIS_SESSION_IDLE_MINUTES: num(30, z.number().int().min(1).max(7 * 24 * 60)),
+  COVIS_SESSION_IDLE_MINUTES: num(
+    30,
+    z
+      .number()
+      .int()
+      .min(1)
+      .max(7 * 24 * 60),
+  ),
   /** Related items shown after a view or open_nodes; 0 turns the block off. */
   MEMORY_COVIS_MAX_RECOMMENDATIONS: num(3, z.number().int().min(0).max(20)),
   // Priority (src/priority/): see the README's Priority section.
   /** Minutes between capacity evaluations of a context that has a capacity. */
-  MEMORY_EVALUATION_MINUTES: num(10, z.number().int("must be a whole number").min(1, "must be at least 1").max(7 * 24 * 60, "must be at most 10080")),
+  MEMORY_EVALUATION_MINUTES: num(
+    10,
+    z
+      .number()
+      .int("must be a whole number")
+      .min(1, "must be at least 1")
+      .max(7 * 24 * 60, "must be at most 10080"),
+  ),
   /** Items below this priority are the ones pruned when a capacity limit is near. */
   PROMOTION_THRESHOLD: num(0.2, z.number().min(0, "must be from 0 to 10").max(10, "must be from 0 to 10")),
   /** Related items (relations and co-visitation) that make a cluster: the cluster bonus and promotion to long term. */

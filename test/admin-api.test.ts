@@ -137,9 +137,7 @@ describe("admin API: contexts", () => {
     const purged = await api(`/contexts/${name}/purge?confirm=${name}`, { method: "POST" });
     expect(purged.status).toBe(200);
     expect(await body(purged)).toEqual({ purged: name, wasRegistered: true });
-    const tables = await runInDurableObject(stub, (_o: MemoryContext, state) =>
-      state.storage.sql.exec("SELECT COUNT(*) AS n FROM entities").one(),
-    );
+    const tables = await runInDurableObject(stub, (_o: MemoryContext, state) => state.storage.sql.exec("SELECT COUNT(*) AS n FROM entities").one());
     expect(tables.n).toBe(0);
     // The name is forgotten: a writer without create rights can no longer use it.
     const gone = await client.call("read_graph");

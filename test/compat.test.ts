@@ -24,9 +24,9 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
     expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({ relations: [] });
 
     // add_observations returns per entity what was added, skipping existing observations.
-    expect(
-      json(await c.call("add_observations", { observations: [{ entityName: "Alice", contents: ["likes tea", "plays go"] }] })),
-    ).toEqual({ results: [{ entityName: "Alice", addedObservations: ["plays go"] }] });
+    expect(json(await c.call("add_observations", { observations: [{ entityName: "Alice", contents: ["likes tea", "plays go"] }] }))).toEqual({
+      results: [{ entityName: "Alice", addedObservations: ["plays go"] }],
+    });
 
     // open_nodes returns relations with either end in the requested set.
     expect(json(await c.call("open_nodes", { names: ["Acme"] }))).toEqual({ entities: [acme], relations: [works] });
@@ -34,14 +34,10 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
     // search_nodes matches names, types and observations case-insensitively, in the same shape. Unlike the
     // official server it ranks (README "Search"): relations are those among the returned entities, so a
     // single hit comes alone; ask for both ends and the relation between them comes too.
-    const found = json<{ entities: { name: string }[]; relations: unknown[] }>(
-      await c.call("search_nodes", { query: "ANVIL" }),
-    );
+    const found = json<{ entities: { name: string }[]; relations: unknown[] }>(await c.call("search_nodes", { query: "ANVIL" }));
     expect(found.entities.map((e) => e.name)).toEqual(["Acme"]);
     expect(found.relations).toEqual([]);
-    const both = json<{ entities: { name: string }[]; relations: unknown[] }>(
-      await c.call("search_nodes", { query: "anvils tea" }),
-    );
+    const both = json<{ entities: { name: string }[]; relations: unknown[] }>(await c.call("search_nodes", { query: "anvils tea" }));
     expect(both.entities.map((e) => e.name).sort()).toEqual(["Acme", "Alice"]);
     expect(both.relations).toEqual([works]);
 

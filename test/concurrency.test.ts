@@ -18,9 +18,7 @@ interface Graph {
 
 async function connectMany(ctx: string): Promise<TestClient[]> {
   // Half 2025-era, half 2026-07-28 clients, all at once.
-  return Promise.all(
-    Array.from({ length: CLIENT_COUNT }, (_, i) => (i % 2 === 0 ? connectV1 : connectV2)({ url: `http://localhost/mcp/${ctx}` })),
-  );
+  return Promise.all(Array.from({ length: CLIENT_COUNT }, (_, i) => (i % 2 === 0 ? connectV1 : connectV2)({ url: `http://localhost/mcp/${ctx}` })));
 }
 
 async function graphOf(ctx: string): Promise<Graph> {

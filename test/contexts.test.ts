@@ -126,7 +126,7 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     );
     for (const w of writes) expect(w.isError).toBeFalsy();
     const names = async (ctx: string) =>
-      ((json(await alice.call("read_graph", { context: ctx })) as { entities: { name: string }[] }).entities.map((e) => e.name)).sort();
+      (json(await alice.call("read_graph", { context: ctx })) as { entities: { name: string }[] }).entities.map((e) => e.name).sort();
     expect(await names(a)).toEqual(["alice-0", "alice-1", "alice-2", "alice-3", "alice-4"]);
     expect(await names(b)).toEqual(["bob-0", "bob-1", "bob-2", "bob-3", "bob-4"]);
     await alice.close();
@@ -160,7 +160,15 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     const ctx = freshContext("team");
     await createContext(ctx);
     const writer = await connectAs(connect, (await mint([{ context: "team-*", role: "write" }])).token);
-    const owner = await connectAs(connect, (await mint([{ context: "team-*", role: "admin" }, { context: "default", role: "admin" }])).token);
+    const owner = await connectAs(
+      connect,
+      (
+        await mint([
+          { context: "team-*", role: "admin" },
+          { context: "default", role: "admin" },
+        ])
+      ).token,
+    );
     expect((await writer.call("create_entities", { ...entity("precious"), context: ctx })).isError).toBeFalsy();
 
     const denied = await writer.call("remove_context", { name: ctx });

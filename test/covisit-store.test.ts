@@ -157,9 +157,7 @@ describe("co-visitation recording in one call", () => {
         .all<{ item: string; other: string; count: number }>("SELECT item, other, count FROM covisit_pairs ORDER BY item, other")
         .map((r) => `${r.item.slice(5)}${r.other.slice(5)}${r.count}`);
       expect(pairs).toEqual(["ab1", "ac1", "ad1", "ba1", "bc1", "bd1", "ca1", "cb1", "cd1", "db1", "dc1", "da1"].sort());
-      const items = db
-        .all<{ item: string; seq: number }>("SELECT item, seq FROM covisit_session_items ORDER BY seq")
-        .map((r) => `${r.item.slice(5)}${r.seq}`);
+      const items = db.all<{ item: string; seq: number }>("SELECT item, seq FROM covisit_session_items ORDER BY seq").map((r) => `${r.item.slice(5)}${r.seq}`);
       expect(items).toEqual(["d2", "a3", "b4", "c5"]);
     });
   });
@@ -175,9 +173,7 @@ describe("co-visitation recording in one call", () => {
       for (let k = 0; k < PAIR_WINDOW + 6; k++) covisit(db, who, [`file:w${k}`], [], (now += 1000), OPTS);
       covisit(db, who, ["file:w0"], [], (now += 1000), OPTS);
       covisit(db, who, ["file:x"], [], (now += 1000), OPTS);
-      const partners = db
-        .all<{ other: string }>("SELECT other FROM covisit_pairs WHERE item = 'file:x' ORDER BY other")
-        .map((r) => r.other.slice(5));
+      const partners = db.all<{ other: string }>("SELECT other FROM covisit_pairs WHERE item = 'file:x' ORDER BY other").map((r) => r.other.slice(5));
       // The window: w0 (used again last) and the newest PAIR_WINDOW - 1 of the rest, w7 .. w29.
       const expected = ["w0", ...Array.from({ length: PAIR_WINDOW - 1 }, (_, k) => `w${k + 7}`)].sort();
       expect(partners).toEqual(expected);

@@ -44,9 +44,11 @@ describe.each(CLIENTS)("co-visitation (%s)", (_label, connect) => {
     for (const path of paths) await session(`seed:${path}`, (c) => c.call("create", { path, file_text: `# ${path}\n` }));
   }
 
-  const views = (...paths: string[]) => async (c: TestClient) => {
-    for (const path of paths) await c.call("view", { path });
-  };
+  const views =
+    (...paths: string[]) =>
+    async (c: TestClient) => {
+      for (const path of paths) await c.call("view", { path });
+    };
 
   async function relatedOf(path: string, key = `probe-${Math.random()}`) {
     const c = await as(key);
@@ -104,9 +106,7 @@ describe.each(CLIENTS)("co-visitation (%s)", (_label, connect) => {
   it("relates entities and files across kinds, keeping open_nodes' official shape", async () => {
     ctx = freshContext("cov");
     await seed("a.md");
-    await session("seed:entity", (c) =>
-      c.call("create_entities", { entities: [{ name: "oauth-token-handling", entityType: "topic", observations: ["x"] }] }),
-    );
+    await session("seed:entity", (c) => c.call("create_entities", { entities: [{ name: "oauth-token-handling", entityType: "topic", observations: ["x"] }] }));
     await session("s1", async (c) => {
       await c.call("open_nodes", { names: ["oauth-token-handling"] });
       await c.call("view", { path: "a.md" });
@@ -188,7 +188,11 @@ describe.each(CLIENTS)("co-visitation (%s)", (_label, connect) => {
   it("uses a 2025-era Mcp-Session-Id as the session when there is no Mcp-Memory-Session", async () => {
     ctx = freshContext("cov");
     await seed("a.md", "b.md", "c.md");
-    for (const [sid, path] of [["sid-1", "a.md"], ["sid-1", "b.md"], ["sid-2", "c.md"]] as const) {
+    for (const [sid, path] of [
+      ["sid-1", "a.md"],
+      ["sid-1", "b.md"],
+      ["sid-2", "c.md"],
+    ] as const) {
       const c = await as(sid, { "Mcp-Session-Id": sid });
       await c.call("view", { path });
       await c.close();
@@ -219,7 +223,13 @@ describe.each(CLIENTS)("co-visitation (%s)", (_label, connect) => {
     await session("s1", views("a.md", "b.md"));
     await runInDurableObject(stub(ctx), (_i: MemoryContext, state) => {
       const db = new Db(state.storage.sql);
-      const bad: [string, number][] = [["no-kind-here", 50], ["weird:thing", 40], ["file:zero.md", 0], ["file:a.md", 30], ["file:gone.md", 20]];
+      const bad: [string, number][] = [
+        ["no-kind-here", 50],
+        ["weird:thing", 40],
+        ["file:zero.md", 0],
+        ["file:a.md", 30],
+        ["file:gone.md", 20],
+      ];
       for (const [other, count] of bad) {
         db.run("INSERT INTO covisit_pairs (item, other, count, updated_at) VALUES ('file:a.md', ?, ?, 0)", other, count);
       }

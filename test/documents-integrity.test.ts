@@ -10,6 +10,7 @@ import { expectTreeIntact, growNaturally, snapshot, update } from "./helpers/doc
 
 // In the natural-growth tree (root > project_overview, tech_decisions, current_tasks > architecture > db_schema, service_layer),
 // each case rewrites one document: it keeps one child, drops another (an orphan-to-be), adds [[brand_new]] and one bad link.
+// biome-ignore format: a table, one case per line
 const RULES: [rule: string, id: string, content: string, reason: string][] = [
   ["rule 3: a document linking itself", "architecture", "[[db_schema]] [[brand_new]] [[architecture]]", "[[architecture]] links the document to itself (a cycle)"],
   ["rule 3: a document linking its parent", "architecture", "[[db_schema]] [[brand_new]] [[current_tasks]]", '[[current_tasks]] is an ancestor of "architecture" (a cycle)'],
@@ -93,7 +94,11 @@ describe.each(CLIENTS)("document tree integrity (%s)", (_label, connect) => {
     ["a control character in content", { content: "a\u0000b" }, "control characters"],
     ["missing content", { id: "root" }, "content"],
     ["a link id over 128 characters", { content: `[[${"x".repeat(129)}]]` }, "has an id of 129 characters (at most 128)"],
-    ["more links than a document may hold", { content: Array.from({ length: LIMITS.documentLinks + 1 }, (_, i) => `[[n${i}]]`).join(" ") }, `at most ${LIMITS.documentLinks}`],
+    [
+      "more links than a document may hold",
+      { content: Array.from({ length: LIMITS.documentLinks + 1 }, (_, i) => `[[n${i}]]`).join(" ") },
+      `at most ${LIMITS.documentLinks}`,
+    ],
   ];
 
   it.each(BAD)("rejects %s with a clear error and writes nothing", async (_what, args, message) => {

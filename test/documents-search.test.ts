@@ -22,7 +22,7 @@ const ids = (hits: Hit[]) => hits.map((h) => h.id).sort();
 async function notebook(connect: (o: { url: string }) => Promise<TestClient>) {
   const c = await connect({ url: `http://localhost/mcp/${freshContext("find")}` });
   await update(c, "root", "# メモ帳\n[[ops]] [[design]] [[tasks]]");
-  await update(c, "ops", "# Operations\nDo NOT deploy on Friday. Deploys run through CI: pipeline \"blue-green\" (a*b) NEAR the edge.");
+  await update(c, "ops", '# Operations\nDo NOT deploy on Friday. Deploys run through CI: pipeline "blue-green" (a*b) NEAR the edge.');
   await update(c, "design", "# Design decisions\nWe decided on SQLite with FTS5. データベース設計についての議論。");
   await update(c, "tasks", "# Tasks\n- [ ] deploy the search index\n- [ ] 検索の改善 🔍");
   return c;
@@ -48,19 +48,19 @@ describe.each(CLIENTS)("search_documents (%s)", (_label, connect) => {
   });
 
   it.each([
-    ['Do NOT deploy', ["ops"]],
-    ['NOT', ["ops"]],
+    ["Do NOT deploy", ["ops"]],
+    ["NOT", ["ops"]],
     ['"blue-green"', ["ops"]],
-    ['blue-green', ["ops"]],
-    ['deploy*', ["ops", "tasks"]],
-    ['a*b', ["ops"]],
-    ['NEAR(the edge)', ["ops"]],
-    ['ops:deploy', []],
-    ['^Operations', ["ops"]],
-    ['-Friday', ["ops"]],
-    ['deploy OR sqlite', []],
-    ['AND', []],
-    ['(', []],
+    ["blue-green", ["ops"]],
+    ["deploy*", ["ops", "tasks"]],
+    ["a*b", ["ops"]],
+    ["NEAR(the edge)", ["ops"]],
+    ["ops:deploy", []],
+    ["^Operations", ["ops"]],
+    ["-Friday", ["ops"]],
+    ["deploy OR sqlite", []],
+    ["AND", []],
+    ["(", []],
     ['"', []],
     ['* ^ - + : ( ) " { }', []],
     ["'; DROP TABLE documents; --", []],

@@ -34,9 +34,7 @@ describe.each(CLIENTS)("working memory documents (%s)", (_label, connect) => {
     expect(await update(c, "root", "# メモ帳\n\n- [[project_overview]]\n- [[tech_decisions]]\n- [[current_tasks]]\n")).toBe(
       "Succeeded\nCreated: project_overview, tech_decisions, current_tasks",
     );
-    expect(await update(c, "current_tasks", "# Current tasks\n\nDesign first: [[architecture]]\n")).toBe(
-      "Succeeded\nCreated: architecture",
-    );
+    expect(await update(c, "current_tasks", "# Current tasks\n\nDesign first: [[architecture]]\n")).toBe("Succeeded\nCreated: architecture");
     const r = await c.call("update_document", { id: "architecture", content: "# Architecture\n\n[[db_schema]] [[service_layer]]" });
     expect(r.content[0]?.text).toBe("Succeeded\nCreated: db_schema, service_layer");
     expect(r.structuredContent).toEqual({ created: ["db_schema", "service_layer"], removed: [] });

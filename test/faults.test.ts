@@ -14,9 +14,7 @@ import { as, changesOf, exportText, stubOf, unwrap } from "./helpers/context";
 /** Makes SQLite raise an error when `when` holds for a row being inserted into `table`. */
 const injectFault = (context: string, table: string, when: string) =>
   runInDurableObject(stubOf(context), (_i, state) => {
-    new Db(state.storage.sql).run(
-      `CREATE TRIGGER inject_fault BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`,
-    );
+    new Db(state.storage.sql).run(`CREATE TRIGGER inject_fault BEFORE INSERT ON ${table} WHEN ${when} BEGIN SELECT RAISE(ABORT, 'injected fault'); END`);
   });
 
 const clearFault = (context: string) =>
@@ -40,12 +38,7 @@ describe("a throw inside the transaction", () => {
       "NEW.name = 'e3'",
       { tool: "create_entities", args: { entities: [ent("e1", ["x"]), ent("e2"), ent("e3"), ent("e4")] } },
     ],
-    [
-      "the history record, after every data row was written",
-      "change_items",
-      "1",
-      { tool: "delete_entities", args: { entityNames: ["base"] } },
-    ],
+    ["the history record, after every data row was written", "change_items", "1", { tool: "delete_entities", args: { entityNames: ["base"] } }],
   ];
 
   it.each(cases)("at %s rolls back the whole call, data and history", async (_what, table, when, call) => {
@@ -92,7 +85,10 @@ describe("a throw inside the transaction", () => {
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain("injected fault");
     await clearFault(ctx);
-    const names = (await exportText(ctx)).trimEnd().split("\n").map((l) => (JSON.parse(l) as { name: string }).name);
+    const names = (await exportText(ctx))
+      .trimEnd()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { name: string }).name);
     expect(names).toEqual(Array.from({ length: 1000 }, (_, i) => `n${i}`));
     const changes = await changesOf(ctx);
     expect(changes).toHaveLength(1);
@@ -128,7 +124,10 @@ describe("the object aborted or evicted during a batch", () => {
       const outcomes = await Promise.all(calls);
       for (const [i, tag] of tags.entries()) {
         const after = await stateOf(ctx, tag);
-        expect([{ entities: 0, changes: 0 }, { entities: 300, changes: 1 }]).toContainEqual(after);
+        expect([
+          { entities: 0, changes: 0 },
+          { entities: 300, changes: 1 },
+        ]).toContainEqual(after);
         if (outcomes[i] === "acknowledged") expect(after).toEqual({ entities: 300, changes: 1 });
       }
       expect(await exportText(ctx)).toContain('"name":"before"');
@@ -176,7 +175,10 @@ describe("the object aborted or evicted during a batch", () => {
       () => "evicted",
     );
     const after = await stateOf(ctx, "e");
-    expect([{ entities: 0, changes: 0 }, { entities: 1000, changes: 1 }]).toContainEqual(after);
+    expect([
+      { entities: 0, changes: 0 },
+      { entities: 1000, changes: 1 },
+    ]).toContainEqual(after);
     if (outcome === "acknowledged") expect(after).toEqual({ entities: 1000, changes: 1 });
     // A new instance: the injected clock is gone, the data and history are not.
     expect(await runInDurableObject(stub, (instance) => instance.now === Date.now)).toBe(true);

@@ -101,9 +101,7 @@ describe.each(CLIENTS)("file memory (%s)", (_label, connect) => {
     const r = await c.call("insert", { path: "a.md", insert_line: 2, insert_text: "between\nand more\n" });
     expect(r.structuredContent).toEqual({ path: "a.md", insert_line: 2, linesInserted: 2, lines: 5 });
     await c.call("insert", { path: "a.md", insert_line: 5, insert_text: "end" });
-    expect(first(await c.call("view", { path: "a.md" }))).toBe(
-      ["   1: top", "   2: one", "   3: between", "   4: and more", "   5: two", "   6: end"].join("\n"),
-    );
+    expect(first(await c.call("view", { path: "a.md" }))).toBe(["   1: top", "   2: one", "   3: between", "   4: and more", "   5: two", "   6: end"].join("\n"));
     const past = await c.call("insert", { path: "a.md", insert_line: 9, insert_text: "x" });
     expect(past.isError).toBe(true);
     expect(text(past)).toContain("insert_line 9 is past the end of a.md (6 lines); use 0 to 6");

@@ -27,11 +27,7 @@ describe("change recording", () => {
     const seqs = changes.map((x) => x.seq);
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
     expect(new Set(seqs).size).toBe(5);
-    expect((await changesOf(ctx, { item: "entity:Alice" })).map((x) => x.tool)).toEqual([
-      "delete_entities",
-      "create_relations",
-      "create_entities",
-    ]);
+    expect((await changesOf(ctx, { item: "entity:Alice" })).map((x) => x.tool)).toEqual(["delete_entities", "create_relations", "create_entities"]);
   });
 
   it("records nothing for calls that change nothing or are rejected", async () => {
@@ -41,7 +37,15 @@ describe("change recording", () => {
     const calls: [string, Record<string, unknown>][] = [
       ["create_entities", { entities: [ent("Alice", ["y"])] }],
       ["add_observations", { observations: [{ entityName: "Alice", contents: ["x"] }] }],
-      ["add_observations", { observations: [{ entityName: "Alice", contents: ["new"] }, { entityName: "Nobody", contents: ["z"] }] }],
+      [
+        "add_observations",
+        {
+          observations: [
+            { entityName: "Alice", contents: ["new"] },
+            { entityName: "Nobody", contents: ["z"] },
+          ],
+        },
+      ],
       ["create_relations", { relations: [{ from: "Alice", to: "Nobody", relationType: "r" }] }],
       ["delete_entities", { entityNames: ["Nobody"] }],
       ["delete_observations", { deletions: [{ entityName: "Alice", observations: ["absent"] }] }],

@@ -116,7 +116,12 @@ describe("access statistics", () => {
     const { env, runInDurableObject } = await import("cloudflare:test");
     const ctx = freshContext("acc");
     const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });
-    await c.call("create_entities", { entities: [{ name: "a", entityType: "t", observations: [] }, { name: "b", entityType: "t", observations: [] }] });
+    await c.call("create_entities", {
+      entities: [
+        { name: "a", entityType: "t", observations: [] },
+        { name: "b", entityType: "t", observations: [] },
+      ],
+    });
     await c.call("open_nodes", { names: ["a", "b"] });
     await c.call("open_nodes", { names: ["a", "a"] });
     await c.close();

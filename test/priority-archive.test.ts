@@ -12,11 +12,14 @@ import { DAY_MS, onlyPrunable, rows, runAlarmAt, sql, ok, prunableContext } from
 
 type Structured = Record<string, unknown>;
 
-
 const setup = (capacity: number) => prunableContext(capacity, "arch");
 
 const openNodes = (c: TestClient, names: string[]) =>
-  ok(c, "open_nodes", { names }) as Promise<{ entities: { name: string; observations: string[] }[]; relations: { from: string; to: string; relationType: string }[]; notFound?: string[] }>;
+  ok(c, "open_nodes", { names }) as Promise<{
+    entities: { name: string; observations: string[] }[];
+    relations: { from: string; to: string; relationType: string }[];
+    notFound?: string[];
+  }>;
 
 describe("archive and restore", () => {
   it("brings an entity back with its observations and relations; undo of the restore archives it again", async () => {
@@ -29,7 +32,12 @@ describe("archive and restore", () => {
         { name: "W", entityType: "person", observations: [] },
       ],
     });
-    await ok(c, "create_relations", { relations: [{ from: "X", to: "Y", relationType: "knows" }, { from: "Z", to: "X", relationType: "likes" }] });
+    await ok(c, "create_relations", {
+      relations: [
+        { from: "X", to: "Y", relationType: "knows" },
+        { from: "Z", to: "X", relationType: "likes" },
+      ],
+    });
     // X's neighbours stay unmarked (a mark would protect X, see below) but well used, so only X is below the threshold.
     await onlyPrunable(stub, { entities: ["X", "Y", "Z"] });
     await sql(stub, "UPDATE entities SET uses = 1000 WHERE name IN ('Y', 'Z')");
@@ -155,7 +163,10 @@ describe("archive and restore", () => {
 
     const first = await c.call("restore", { items: ["entity:P"] });
     const [q] = await rows<{ id: number }>(stub, "SELECT id FROM archive WHERE item = 'entity:Q'");
-    expect(first.structuredContent).toMatchObject({ restored: ["entity:P"], relationsDeferred: [{ relation: "P -knows-> Q", waitsFor: "entity:Q", archiveId: q?.id }] });
+    expect(first.structuredContent).toMatchObject({
+      restored: ["entity:P"],
+      relationsDeferred: [{ relation: "P -knows-> Q", waitsFor: "entity:Q", archiveId: q?.id }],
+    });
     expect(text(first)).toContain(`P -knows-> Q (kept as archive #${q?.id} until entity:Q exists`);
     expect((await openNodes(c, ["P"])).relations).toEqual([]);
     await ok(c, "restore", { items: ["entity:Q"] });

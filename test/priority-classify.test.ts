@@ -64,8 +64,9 @@ describe("keyword classifier", () => {
 });
 
 const categoryOf = (ctx: string, table: "entities" | "files" | "documents", key: string, value: string) =>
-  runInDurableObject(stubOf(ctx), (_i: MemoryContext, state) =>
-    new Db(state.storage.sql).one<{ category: string }>(`SELECT category FROM ${table} WHERE ${key} = ?`, value)?.category,
+  runInDurableObject(
+    stubOf(ctx),
+    (_i: MemoryContext, state) => new Db(state.storage.sql).one<{ category: string }>(`SELECT category FROM ${table} WHERE ${key} = ?`, value)?.category,
   );
 
 describe.each(CLIENTS)("categories through the tools with %s client", (_label, connect) => {

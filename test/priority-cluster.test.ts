@@ -35,9 +35,19 @@ describe("clusters", () => {
       for (let i = 0; i < spokes.length; i += 1000) unwrap(instance.createEntities(spokes.slice(i, i + 1000).map(thing), meta));
       unwrap(instance.createEntities(["Alpha", "Zeta"].map(thing), meta));
       for (let i = 0; i < spokes.length; i += 1000) {
-        unwrap(instance.createRelations(spokes.slice(i, i + 1000).map((to) => ({ from: "Alpha", to, relationType: "has" })), meta));
+        unwrap(
+          instance.createRelations(
+            spokes.slice(i, i + 1000).map((to) => ({ from: "Alpha", to, relationType: "has" })),
+            meta,
+          ),
+        );
       }
-      unwrap(instance.createRelations(spokes.slice(0, 3).map((from) => ({ from, to: "Zeta", relationType: "knows" })), meta));
+      unwrap(
+        instance.createRelations(
+          spokes.slice(0, 3).map((from) => ({ from, to: "Zeta", relationType: "knows" })),
+          meta,
+        ),
+      );
       // Stale stored sizes: the open must count both items itself.
       db.run("UPDATE entities SET cluster_size = 0, tier = 'short'");
       unwrap(instance.openNodes(["Alpha", "Zeta"], meta));
@@ -70,7 +80,12 @@ describe("clusters", () => {
   it("relating items promotes both ends in the same call; deleting the relations shrinks the clusters back (tiers stay)", async () => {
     await inObject((instance, db) => {
       unwrap(instance.createEntities(["hub", "x", "y", "z"].map(thing), meta));
-      unwrap(instance.createRelations(["x", "y", "z"].map((to) => ({ from: "hub", to, relationType: "has" })), meta));
+      unwrap(
+        instance.createRelations(
+          ["x", "y", "z"].map((to) => ({ from: "hub", to, relationType: "has" })),
+          meta,
+        ),
+      );
       expect(clusterOf(db, "hub")).toEqual({ cluster_size: 3, tier: "long" });
       expect(clusterOf(db, "x")).toEqual({ cluster_size: 1, tier: "short" });
       unwrap(instance.deleteRelations([{ from: "hub", to: "x", relationType: "has" }], meta));
@@ -100,7 +115,12 @@ describe("clusters", () => {
     const { stub } = await contextWithCapacity({ short: 10 }, t0, "clu");
     const names = Array.from({ length: 10 }, (_, i) => `n${i}`);
     unwrap(await stub.createEntities(names.map(thing), meta));
-    unwrap(await stub.createRelations(names.map((from, i) => ({ from, to: names[(i + 1) % 10] as string, relationType: "next" })), meta));
+    unwrap(
+      await stub.createRelations(
+        names.map((from, i) => ({ from, to: names[(i + 1) % 10] as string, relationType: "next" })),
+        meta,
+      ),
+    );
     // Co-visitation grows during reads without refreshing every partner: here each item has 2 ring neighbours
     // and co-visited pairs (in >= 2 sessions) with the items two steps away, stored sizes stale.
     for (const [i, n] of names.entries()) {

@@ -11,7 +11,7 @@ const EVERY = 10 * 60_000;
 type Stub = Awaited<ReturnType<typeof contextWithCapacity>>["stub"];
 
 const entityNames = async (stub: Stub) => (await rows<{ name: string }>(stub, "SELECT name FROM entities ORDER BY name")).map((r) => r.name);
-const archived = async (stub: Stub) => (await rows<{ item: string; reason: string }>(stub, "SELECT item, reason FROM archive ORDER BY id"));
+const archived = async (stub: Stub) => await rows<{ item: string; reason: string }>(stub, "SELECT item, reason FROM archive ORDER BY id");
 const lastEvaluation = async (stub: Stub) => {
   const r = await rows<{ value: string }>(stub, "SELECT value FROM priority_state WHERE key = 'last_evaluation'");
   return r[0] ? (JSON.parse(r[0].value) as { outcome: string; pruned: number; prunedItems: string[]; reason: string; change?: number }) : null;
@@ -159,7 +159,12 @@ describe("capacity evaluation (the alarm)", () => {
     const { stub } = await contextWithCapacity({ total: 5 }, t0);
     // At 200 days, uses 4 gives 5 / (1 + 200/7) ≈ 0.169 < 0.2; the cluster bonus (x1.25) makes it ≈ 0.211.
     await seed(stub, t0, { Hub: { uses: 4 }, A: { uses: 10 }, B: { uses: 10 }, C: { uses: 10 }, Lone: { uses: 4 } });
-    unwrap(await stub.createRelations(["A", "B", "C"].map((to) => ({ from: "Hub", to, relationType: "knows" })), as("alice")));
+    unwrap(
+      await stub.createRelations(
+        ["A", "B", "C"].map((to) => ({ from: "Hub", to, relationType: "knows" })),
+        as("alice"),
+      ),
+    );
     // Stored cluster sizes are stale (0): Hub and Lone look equally low (Hub first by name) until refreshed.
     expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
     expect((await archived(stub)).map((r) => r.item)).toEqual(["entity:Lone"]);
@@ -226,7 +231,12 @@ describe("capacity evaluation (the alarm)", () => {
     const { stub } = await contextWithCapacity({ total: 100 }, t0);
     await setClock(stub, t0);
     for (let i = 0; i < 2; i++) {
-      unwrap(await stub.createEntities(Array.from({ length: 600 }, (_, j) => ({ name: `e${i}-${j}`, entityType: "t", observations: [] })), as("alice")));
+      unwrap(
+        await stub.createEntities(
+          Array.from({ length: 600 }, (_, j) => ({ name: `e${i}-${j}`, entityType: "t", observations: [] })),
+          as("alice"),
+        ),
+      );
     }
     const at = t0 + 200 * DAY_MS;
     expect(await runAlarmAt(stub, at)).toBe(true);

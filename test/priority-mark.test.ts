@@ -18,7 +18,12 @@ const rowOf = (ctx: string, table: string, key: string, value: string) =>
   runInDurableObject(stubOf(ctx), (_i: MemoryContext, state) => new Db(state.storage.sql).one<Row>(`SELECT ${COLS} FROM ${table} WHERE ${key} = ?`, value));
 
 async function seed(c: TestClient) {
-  await c.call("create_entities", { entities: [{ name: "Alice", entityType: "person", observations: ["prefers tea"] }, { name: "Bob", entityType: "person", observations: [] }] });
+  await c.call("create_entities", {
+    entities: [
+      { name: "Alice", entityType: "person", observations: ["prefers tea"] },
+      { name: "Bob", entityType: "person", observations: [] },
+    ],
+  });
   await c.call("create", { path: "notes/plan.md", file_text: "roadmap and milestones" });
   await c.call("update_document", { id: "root", content: "# Root\n\n[[design]]" });
 }
@@ -56,7 +61,11 @@ describe.each(CLIENTS)("mark_important with %s client", (_label, connect) => {
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toEqual({ important: true, changed: ["entity:Alice", "file:notes/plan.md", "doc:design"], unchanged: [] });
     expect(text(r)).toContain("Marked important: entity:Alice, file:notes/plan.md, doc:design.");
-    for (const [table, key, value] of [["entities", "name", "Alice"], ["files", "path", "notes/plan.md"], ["documents", "id", "design"]] as const) {
+    for (const [table, key, value] of [
+      ["entities", "name", "Alice"],
+      ["files", "path", "notes/plan.md"],
+      ["documents", "id", "design"],
+    ] as const) {
       expect(await rowOf(ctx, table, key, value)).toMatchObject({ important: 1, tier: "long" });
     }
     const [change] = await changesOf(ctx, { limit: 1 });
@@ -69,7 +78,11 @@ describe.each(CLIENTS)("mark_important with %s client", (_label, connect) => {
 
     const undone = await c.call("undo");
     expect(undone.isError).toBeFalsy();
-    for (const [table, key, value] of [["entities", "name", "Alice"], ["files", "path", "notes/plan.md"], ["documents", "id", "design"]] as const) {
+    for (const [table, key, value] of [
+      ["entities", "name", "Alice"],
+      ["files", "path", "notes/plan.md"],
+      ["documents", "id", "design"],
+    ] as const) {
       expect(await rowOf(ctx, table, key, value)).toMatchObject({ important: 0, tier: "short" });
     }
     // Undoing the undo marks them again.
@@ -140,7 +153,11 @@ describe.each(CLIENTS)("priority columns across delete and undo (%s)", (_label, 
     await c.call("view", { path: "notes/plan.md" });
     await c.call("read_document", { id: "design" });
     await c.call("mark_important", { items: ["entity:Alice", "file:notes/plan.md", "doc:design"], important: true });
-    const items = [["entities", "name", "Alice"], ["files", "path", "notes/plan.md"], ["documents", "id", "design"]] as const;
+    const items = [
+      ["entities", "name", "Alice"],
+      ["files", "path", "notes/plan.md"],
+      ["documents", "id", "design"],
+    ] as const;
     const before = await Promise.all(items.map(([t, k, v]) => rowOf(ctx, t, k, v)));
     expect(before[0]).toMatchObject({ category: "personal", important: 1, access_count: 1, tier: "long" });
     expect(before[1]).toMatchObject({ category: "project", important: 1, access_count: 1 });
@@ -179,7 +196,10 @@ describe("the stats route and export/import", () => {
       ],
     });
     await c.call("mark_important", { items: ["entity:Alice"], important: true });
-    const lines = (await exportText(from)).trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = (await exportText(from))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
       { type: "entity", name: "Alice", entityType: "person", observations: ["prefers tea"], important: true },
       { type: "entity", name: "Kettle", entityType: "thing", observations: ["boils water"], category: "casual" },

@@ -40,11 +40,14 @@ describe("migration from the foundation schema", () => {
         entity("once", 1, 30);
         entity("often", 7, 40);
         db.run("INSERT INTO observations (entity_id, content, created_at) SELECT id, 'note of ' || name, 11 FROM entities");
-        db.run("INSERT INTO relations (from_id, to_id, relation_type, created_at) SELECT a.id, b.id, 'knows', 12 FROM entities a, entities b WHERE a.name = 'once' AND b.name = 'often'");
+        db.run(
+          "INSERT INTO relations (from_id, to_id, relation_type, created_at) SELECT a.id, b.id, 'knows', 12 FROM entities a, entities b WHERE a.name = 'once' AND b.name = 'often'",
+        );
       });
 
       expect(migrate(db, tx)).toBe(LATEST_VERSION);
       tx(() => flushSearchIndex(db));
+      // biome-ignore format: the expected rows as a table, one row per line
       expect(
         db.all(
           "SELECT name, entity_type, created_at, updated_at, last_accessed_at, access_count, category, important, base_relevance, tier, uses, cluster_size FROM entities ORDER BY id",

@@ -11,8 +11,6 @@ import { changesOf } from "./helpers/context";
 import { expectTreeIntact, update } from "./helpers/documents";
 import { DAY_MS, onlyPrunableByUse, rows, runAlarmAt, sql, ok, prunableContext } from "./helpers/priority";
 
-
-
 const setup = (capacity: number) => prunableContext(capacity, "rest");
 
 const relationsOf = async (c: TestClient, name: string) =>

@@ -15,7 +15,12 @@ describe("memory_stats", () => {
     const t0 = Date.now();
     const { name, stub } = await contextWithCapacity({ total: 100, short: 4 }, t0, "stats");
     await setClock(stub, t0);
-    unwrap(await stub.createEntities(["A", "B", "C", "D", "E"].map((n) => ({ name: n, entityType: "t", observations: [] })), as("alice")));
+    unwrap(
+      await stub.createEntities(
+        ["A", "B", "C", "D", "E"].map((n) => ({ name: n, entityType: "t", observations: [] })),
+        as("alice"),
+      ),
+    );
     unwrap(await stub.createFile("notes/a.md", "hello\n", false, as("alice")));
     const set = [
       ["A", "personal", 0, 0, "short"],

@@ -164,7 +164,12 @@ describe("access tracking", () => {
   it("updates every item of a large call (chunked statements), each once", async () => {
     await inObject((instance, db) => {
       const names = Array.from({ length: 250 }, (_, i) => `n${i}`);
-      unwrap(instance.createEntities(names.map((n) => thing(n)), meta));
+      unwrap(
+        instance.createEntities(
+          names.map((n) => thing(n)),
+          meta,
+        ),
+      );
       unwrap(instance.openNodes([...names, ...names.slice(0, 10)], meta));
       expect(db.one<{ n: number; total: number }>("SELECT COUNT(*) AS n, SUM(access_count) AS total FROM entities WHERE tier = 'mid'")).toEqual({
         n: 250,
@@ -250,7 +255,12 @@ describe("priority from access patterns", () => {
   it("weighs categories 2.0 / 1.8 / 1.7 / 1.0 / 1.0 by default and as MEMORY_CATEGORY_WEIGHTS says", async () => {
     await inObject((instance) => {
       const categories = ["personal", "technical", "project", "casual", "general"] as const;
-      unwrap(instance.createEntities(categories.map((category) => ({ ...thing(`c-${category}`), category })), meta));
+      unwrap(
+        instance.createEntities(
+          categories.map((category) => ({ ...thing(`c-${category}`), category })),
+          meta,
+        ),
+      );
       expect(categories.map((c) => priorityOf(instance, `c-${c}`))).toEqual([2, 1.8, 1.7, 1, 1]);
       const base = instance.config();
       instance.config = () => ({ ...base, MEMORY_CATEGORY_WEIGHTS: { ...base.MEMORY_CATEGORY_WEIGHTS, casual: 0.5, personal: 3 } });

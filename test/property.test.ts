@@ -54,7 +54,10 @@ const toolArgs: Record<string, fc.Arbitrary<unknown>> = {
   delete_entities: shape({ entityNames: list(name) }),
   delete_observations: shape({ deletions: list(shape({ entityName: name, observations: list(observation) })) }),
   delete_relations: shape({ relations: list(relation) }),
-  read_graph: fc.record({ limit: maybe(fc.integer({ min: 0, max: 2001 })), cursor: maybe(fc.string()), mode: maybe(fc.constantFrom("full", "summary", "x")) }, optional),
+  read_graph: fc.record(
+    { limit: maybe(fc.integer({ min: 0, max: 2001 })), cursor: maybe(fc.string()), mode: maybe(fc.constantFrom("full", "summary", "x")) },
+    optional,
+  ),
   search_nodes: shape({ query: maybe(fc.oneof(name, fc.string())), limit: maybe(fc.integer({ min: 0, max: 201 })) }),
   open_nodes: shape({ names: list(name) }),
   memory_history: fc.record(
@@ -96,7 +99,12 @@ function recording(statuses: number[]): Fetch {
 }
 
 async function seeded(ctx: string, client: TestClient) {
-  await client.call("create_entities", { entities: [{ name: "A", entityType: "t", observations: ["fact"] }, { name: "B", entityType: "t", observations: [] }] });
+  await client.call("create_entities", {
+    entities: [
+      { name: "A", entityType: "t", observations: ["fact"] },
+      { name: "B", entityType: "t", observations: [] },
+    ],
+  });
   await client.call("create_relations", { relations: [{ from: "A", to: "B", relationType: "knows" }] });
   return ctx;
 }
@@ -140,10 +148,7 @@ const method = fc.oneof(
   fc.constantFrom("initialize", "tools/list", "tools/call", "resources/list", "resources/read", "ping", "notifications/initialized"),
   fc.string({ maxLength: 16 }),
 );
-const params = fc.oneof(
-  fc.record({ name: fc.constantFrom(...TOOLS), arguments: fc.oneof(junk, fc.dictionary(fc.string({ maxLength: 8 }), junk)) }, optional),
-  junk,
-);
+const params = fc.oneof(fc.record({ name: fc.constantFrom(...TOOLS), arguments: fc.oneof(junk, fc.dictionary(fc.string({ maxLength: 8 }), junk)) }, optional), junk);
 const message = fc.record(
   {
     jsonrpc: fc.oneof({ weight: 4, arbitrary: fc.constant("2.0") }, { weight: 1, arbitrary: junk }),
@@ -234,9 +239,24 @@ describe("property: random JSON-RPC bodies", () => {
 
 const poolName = fc.constantFrom("A", "B", "C", "D");
 const jsonlLine = fc.oneof(
-  fc.record({ type: fc.constant("entity"), name: poolName, entityType: fc.constant("t"), observations: fc.array(fc.constantFrom("o1", "o2"), { maxLength: 2 }) }).map((o) => JSON.stringify(o)),
+  fc
+    .record({ type: fc.constant("entity"), name: poolName, entityType: fc.constant("t"), observations: fc.array(fc.constantFrom("o1", "o2"), { maxLength: 2 }) })
+    .map((o) => JSON.stringify(o)),
   fc.record({ type: fc.constant("relation"), from: poolName, to: poolName, relationType: fc.constantFrom("r", "s") }).map((o) => JSON.stringify(o)),
-  fc.record({ type: fc.constantFrom("entity", "relation", "change", "x"), name, entityType: name, observations: list(observation), from: name, to: name, relationType: name }, optional).map((o) => JSON.stringify(o)),
+  fc
+    .record(
+      {
+        type: fc.constantFrom("entity", "relation", "change", "x"),
+        name,
+        entityType: name,
+        observations: list(observation),
+        from: name,
+        to: name,
+        relationType: name,
+      },
+      optional,
+    )
+    .map((o) => JSON.stringify(o)),
   junk.map((v) => JSON.stringify(v)),
   fc.string({ maxLength: 40 }),
   fc.constant(""),
@@ -247,24 +267,29 @@ describe("property: random JSONL imports", () => {
     const ctx = freshContext("prop");
     const f = workerFetch();
     await fc.assert(
-      fc.asyncProperty(fc.array(jsonlLine, { maxLength: 12 }), fc.constantFrom("\n", "\r\n"), fc.constantFrom("", "?firstLine=5", "?firstLine=0", "?firstLine=x"), async (lines, eol, query) => {
-        const before = await exportText(ctx, true);
-        const historyBefore = before.split("\n").filter((l) => l.startsWith('{"type":"change"')).length;
-        const res = await f(`http://localhost/api/contexts/${ctx}/import${query}`, { method: "POST", body: lines.join(eol) });
-        expect(res.status).toBeLessThan(500);
-        const after = await exportText(ctx, true);
-        if (res.status !== 200) {
-          expect(after).toBe(before);
-          return;
-        }
-        const report = (await res.json()) as { entitiesCreated: number; entitiesMerged: number; relationsCreated: number; rejected: { line: number }[] };
-        const first = query === "?firstLine=5" ? 5 : 1;
-        for (const r of report.rejected) expect((lines[r.line - first] ?? "").trim()).not.toBe("");
-        const added = report.entitiesCreated + report.entitiesMerged + report.relationsCreated;
-        const historyAfter = after.split("\n").filter((l) => l.startsWith('{"type":"change"')).length;
-        if (added === 0) expect(after).toBe(before);
-        else expect(historyAfter).toBe(historyBefore + 1);
-      }),
+      fc.asyncProperty(
+        fc.array(jsonlLine, { maxLength: 12 }),
+        fc.constantFrom("\n", "\r\n"),
+        fc.constantFrom("", "?firstLine=5", "?firstLine=0", "?firstLine=x"),
+        async (lines, eol, query) => {
+          const before = await exportText(ctx, true);
+          const historyBefore = before.split("\n").filter((l) => l.startsWith('{"type":"change"')).length;
+          const res = await f(`http://localhost/api/contexts/${ctx}/import${query}`, { method: "POST", body: lines.join(eol) });
+          expect(res.status).toBeLessThan(500);
+          const after = await exportText(ctx, true);
+          if (res.status !== 200) {
+            expect(after).toBe(before);
+            return;
+          }
+          const report = (await res.json()) as { entitiesCreated: number; entitiesMerged: number; relationsCreated: number; rejected: { line: number }[] };
+          const first = query === "?firstLine=5" ? 5 : 1;
+          for (const r of report.rejected) expect((lines[r.line - first] ?? "").trim()).not.toBe("");
+          const added = report.entitiesCreated + report.entitiesMerged + report.relationsCreated;
+          const historyAfter = after.split("\n").filter((l) => l.startsWith('{"type":"change"')).length;
+          if (added === 0) expect(after).toBe(before);
+          else expect(historyAfter).toBe(historyBefore + 1);
+        },
+      ),
       { numRuns: 60 },
     );
   });

@@ -24,6 +24,9 @@ const batch = (from: number, n: number) =>
     };
   });
 
+/** The name of entity `i` of `batch`. */
+const nameAt = (i: number) => (batch(i, 1)[0] as { name: string }).name;
+
 const setClock = (stub: Stub, at: number) =>
   runInDurableObject(stub, (instance: MemoryContext) => {
     instance.now = () => at;
@@ -62,7 +65,7 @@ const results = (stub: Stub, now: number) =>
 async function bulkLoad(stub: Stub, t: number): Promise<void> {
   await setClock(stub, t);
   for (let from = 0; from < 1600; from += 400) unwrap(await stub.createEntities(batch(from, 400), as("a")));
-  unwrap(await stub.createRelations([{ from: batch(0, 1)[0]!.name, to: batch(1200, 1)[0]!.name, relationType: "uses" }], as("a")));
+  unwrap(await stub.createRelations([{ from: nameAt(0), to: nameAt(1200), relationType: "uses" }], as("a")));
 }
 
 describe("search index compaction", () => {
@@ -114,7 +117,7 @@ describe("search index compaction", () => {
     await bulkLoad(stub, t);
     const before = await shape(stub);
     await setClock(stub, t + 4_000);
-    unwrap(await stub.addObservations([{ entityName: batch(5, 1)[0]!.name, contents: ["one more note"] }], as("a")));
+    unwrap(await stub.addObservations([{ entityName: nameAt(5), contents: ["one more note"] }], as("a")));
 
     await setClock(stub, t + COMPACT_QUIET_MS);
     await runDurableObjectAlarm(stub);

@@ -14,8 +14,7 @@ const params = { minRelativeScore: 0.3, topPerToken: 1, maxPathLength: 5, maxTot
 const scope = (db: Db, now: number) => ({ db, now, rec: { note: () => {} } });
 const stubFor = () => env.MEMORY.getByName(freshContext("index"));
 /** Index rows whose words match `word` (contentless tables still answer MATCH with rowids). */
-const indexed = (db: Db, word: string) =>
-  db.all<{ doc: number }>("SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?", `"${word}"`).map((r) => r.doc);
+const indexed = (db: Db, word: string) => db.all<{ doc: number }>("SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?", `"${word}"`).map((r) => r.doc);
 
 describe("search index consistency", () => {
   it("leaves no index rows behind when the transaction that wrote them rolls back", async () => {
@@ -75,8 +74,7 @@ describe("search index consistency", () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
       const db = new Db(state.storage.sql);
       // FTS5's own shadow table: one row per leaf page that starts a term, by segment.
-      const segments = () =>
-        ["search_words", "search_grams"].map((t) => db.one<{ n: number }>(`SELECT count(DISTINCT segid) AS n FROM ${t}_idx`)?.n);
+      const segments = () => ["search_words", "search_grams"].map((t) => db.one<{ n: number }>(`SELECT count(DISTINCT segid) AS n FROM ${t}_idx`)?.n);
       instance.createEntities([{ name: "first-batch", entityType: "thing", observations: ["one", "two", "three"] }], meta);
       // FTS5 writes a segment per statement: one for the names and observations together, one for the trigrams.
       expect(segments()).toEqual([1, 1]);
@@ -258,9 +256,7 @@ describe("search index consistency", () => {
       const tx = <T>(fn: () => T) => state.storage.transactionSync(fn);
       // Rewind this fresh object to schema version 1 and fill it the old way.
       const objects = (where: string) =>
-        db.all<{ name: string }>(
-          `SELECT name FROM sqlite_master WHERE ${where} AND name NOT LIKE '\\_cf%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'`,
-        );
+        db.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE ${where} AND name NOT LIKE '\\_cf%' ESCAPE '\\' AND name NOT LIKE 'sqlite%'`);
       tx(() => {
         for (const o of objects("type = 'trigger'")) db.run(`DROP TRIGGER ${o.name}`);
         // Virtual tables first: dropping one drops its shadow tables.
@@ -271,7 +267,10 @@ describe("search index consistency", () => {
       expect(migrate(db, tx, MIGRATIONS, 1)).toBe(1);
       // Raw rows: today's store writes columns that version 1 does not have.
       tx(() => {
-        for (const [name, observation] of [["echidna", "lays eggs"], ["numbat", "eats termites"]] as const) {
+        for (const [name, observation] of [
+          ["echidna", "lays eggs"],
+          ["numbat", "eats termites"],
+        ] as const) {
           db.run("INSERT INTO entities (name, entity_type, created_at, updated_at) VALUES (?, 'animal', 1, 1)", name);
           db.run("INSERT INTO observations (entity_id, content, created_at) SELECT id, ?, 1 FROM entities WHERE name = ?", observation, name);
         }

@@ -3,16 +3,7 @@ import { describe, expect, it } from "vitest";
 import { settings, SettingsError } from "../src/settings";
 import { searchParams } from "../src/search";
 import { derivedText } from "../src/search/indexer";
-import {
-  combine,
-  DAY_MS,
-  idfFactor,
-  importanceFactor,
-  priorityFactor,
-  RECENCY_FLOOR,
-  recencyFactor,
-  tfFactor,
-} from "../src/search/score";
+import { combine, DAY_MS, idfFactor, importanceFactor, priorityFactor, RECENCY_FLOOR, recencyFactor, tfFactor } from "../src/search/score";
 import { MAX_QUERY_TERMS, quote, tokenize } from "../src/search/tokenize";
 import { workerFetch } from "./helpers/clients";
 
@@ -39,7 +30,7 @@ describe("query tokenizer", () => {
   });
 
   it("strips FTS5 syntax characters and quotes what is left", () => {
-    expect(keys('"a" OR b* NEAR(c d) -e (f) ^g h:i {j} \'k\'')).toEqual(["b", "near", "c", "d", "e", "f", "g", "h", "j", "k"]);
+    expect(keys("\"a\" OR b* NEAR(c d) -e (f) ^g h:i {j} 'k'")).toEqual(["b", "near", "c", "d", "e", "f", "g", "h", "j", "k"]);
     expect(quote('say "hi"')).toBe('"say ""hi"""');
   });
 

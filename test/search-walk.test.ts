@@ -22,13 +22,28 @@ async function inGraph(
   fn: (walk: (entries: string[], maxPathLength: number, budget: number) => string[][]) => void,
 ): Promise<void> {
   await runInDurableObject(stubOf(freshContext("walk")), (instance: MemoryContext, state) => {
-    unwrap(instance.createEntities(names.map((name) => ({ name, entityType: "node", observations: ["plain"] })), meta));
-    unwrap(instance.createRelations(relations.map(([from, to]) => ({ from, to, relationType: "rel" })), meta));
+    unwrap(
+      instance.createEntities(
+        names.map((name) => ({ name, entityType: "node", observations: ["plain"] })),
+        meta,
+      ),
+    );
+    unwrap(
+      instance.createRelations(
+        relations.map(([from, to]) => ({ from, to, relationType: "rel" })),
+        meta,
+      ),
+    );
     const db = new Db(state.storage.sql);
     const ids = new Map(db.all<{ id: number; name: string }>("SELECT id, name FROM entities").map((r) => [r.name, r.id]));
     const byId = new Map([...ids].map(([name, id]) => [id, name]));
     fn((entries, maxPathLength, budget) =>
-      connect(db, entries.map((n) => ids.get(n) as number), maxPathLength, budget).map((p) => p.nodes.map((id) => byId.get(id) as string)),
+      connect(
+        db,
+        entries.map((n) => ids.get(n) as number),
+        maxPathLength,
+        budget,
+      ).map((p) => p.nodes.map((id) => byId.get(id) as string)),
     );
   });
 }

@@ -21,8 +21,16 @@ type Seed = { entities: { name: string; entityType: string; observations: string
 
 const SEED: Seed = {
   entities: [
-    { name: "zoom-api-integration", entityType: "project", observations: ["Pulls meeting recordings and transcripts from the Zoom API", "Runs every night at 02:00"] },
-    { name: "oauth-token-handling", entityType: "component", observations: ["Refreshes OAuth access tokens before they expire", "Stores refresh tokens encrypted at rest"] },
+    {
+      name: "zoom-api-integration",
+      entityType: "project",
+      observations: ["Pulls meeting recordings and transcripts from the Zoom API", "Runs every night at 02:00"],
+    },
+    {
+      name: "oauth-token-handling",
+      entityType: "component",
+      observations: ["Refreshes OAuth access tokens before they expire", "Stores refresh tokens encrypted at rest"],
+    },
     { name: "n8n-workflow", entityType: "workflow", observations: ["Builds the weekly meeting timeline for the team", "Triggered by a cron node"] },
     { name: "credential-service", entityType: "service", observations: ["Issues short-lived credentials to integrations"] },
     { name: "coffee-machine", entityType: "device", observations: ["Third floor, descales on Fridays"] },
@@ -232,8 +240,8 @@ describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
     expect(entries(strict)).toEqual(["alpha-core"]);
     const loose = await search(client, { query: "alpha", topPerToken: 5, minRelativeScore: 0.05 });
     expect(entries(loose)).toEqual(["alpha-core", "dashboard"]);
-    const [first, second] = loose.entities;
-    expect(second!.score / first!.score).toBeLessThan(0.3);
+    const [first, second] = loose.entities as [Hit, Hit];
+    expect(second.score / first.score).toBeLessThan(0.3);
     await client.close();
   });
 
@@ -322,15 +330,12 @@ describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
     };
   };
 
-  it.each([[[]], [["a2"]], [["b2"]], [["a2", "b2"]]] as ("a2" | "b2")[][][])(
-    "finds a 5-hop path whose middle relation touches hubs %j",
-    async (hubs) => {
-      const client = await seeded(bridged(hubs));
-      const found = await search(client, { query: "alpha omega" });
-      expect(found.paths.map((p) => (p[0] === "start" ? p : [...p].reverse()))).toEqual([["start", "a1", "a2", "b2", "b1", "finish"]]);
-      await client.close();
-    },
-  );
+  it.each([[[]], [["a2"]], [["b2"]], [["a2", "b2"]]] as ("a2" | "b2")[][][])("finds a 5-hop path whose middle relation touches hubs %j", async (hubs) => {
+    const client = await seeded(bridged(hubs));
+    const found = await search(client, { query: "alpha omega" });
+    expect(found.paths.map((p) => (p[0] === "start" ? p : [...p].reverse()))).toEqual([["start", "a1", "a2", "b2", "b1", "finish"]]);
+    await client.close();
+  });
 
   /**
    * start - a1 - (the a-side frontier) and finish - b1 - (the b-side

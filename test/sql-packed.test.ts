@@ -33,7 +33,12 @@ describe("Db.packed and Db.tuples", () => {
   it("orders by `order` whatever order the query yields, and returns [] for no rows", async () => {
     const { ordered, none } = await inObject((db) => {
       db.run("CREATE TABLE t (id INTEGER PRIMARY KEY, k INTEGER)");
-      for (const [id, k] of [[1, 30], [2, 10], [3, 20]]) db.run("INSERT INTO t VALUES (?, ?)", id as number, k as number);
+      for (const [id, k] of [
+        [1, 30],
+        [2, 10],
+        [3, 20],
+      ])
+        db.run("INSERT INTO t VALUES (?, ?)", id as number, k as number);
       return {
         ordered: db.packed<{ id: number }>(["id"], "SELECT id, k FROM t", [], "k").map((r) => r.id),
         none: db.packed(["id"], "SELECT id FROM t WHERE id > ?1", [99]),

@@ -51,9 +51,13 @@ describe("the page's MCP client", () => {
     const alice = await mint([{ context: ctx, role: "write", create: true }]);
     const as = (token: string | undefined) => new EngramClient({ base: BASE, fetch: secured, token: () => token });
     expect((await as(alice.token).call<{ entities: unknown[] }>(ctx, "search_nodes", { query: "x" })).entities).toEqual([]);
-    const noToken = await as(undefined).listTools(ctx).catch((e: unknown) => e);
+    const noToken = await as(undefined)
+      .listTools(ctx)
+      .catch((e: unknown) => e);
     expect(noToken).toMatchObject({ kind: "auth", status: 401 });
-    const elsewhere = await as(alice.token).listTools(freshContext("other")).catch((e: unknown) => e);
+    const elsewhere = await as(alice.token)
+      .listTools(freshContext("other"))
+      .catch((e: unknown) => e);
     expect(elsewhere).toMatchObject({ kind: "forbidden", status: 403 });
     expect((elsewhere as CallError).message).toContain("no grant");
   });

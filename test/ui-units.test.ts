@@ -121,7 +121,15 @@ describe("which contexts the page offers", () => {
 
   it("takes the highest role any matching grant gives, globs included", () => {
     expect(roleFor(listed.grants, "team-api")).toBe("write");
-    expect(roleFor([{ context: "*", role: "read" }, { context: "x.y", role: "admin" }], "x.y")).toBe("admin");
+    expect(
+      roleFor(
+        [
+          { context: "*", role: "read" },
+          { context: "x.y", role: "admin" },
+        ],
+        "x.y",
+      ),
+    ).toBe("admin");
     expect(roleFor([{ context: "x.y", role: "admin" }], "xzy")).toBeUndefined();
     expect(roleFor(listed.grants, "default")).toBeUndefined();
   });

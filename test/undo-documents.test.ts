@@ -77,7 +77,12 @@ describe.each(CLIENTS)("undo of documents (%s)", (_label, connect) => {
     await update(c, "architecture", "# Architecture v2\n\n[[db_schema]] [[service_layer]]\n");
 
     const listed = await c.call("memory_history", { item: "doc:architecture" });
-    expect(text(listed).split("\n").slice(0, 3).map((l) => l.replace(/^#\d+ \S+ /, ""))).toEqual([
+    expect(
+      text(listed)
+        .split("\n")
+        .slice(0, 3)
+        .map((l) => l.replace(/^#\d+ \S+ /, "")),
+    ).toEqual([
       "local update_document: ~doc architecture",
       "local update_document: ~doc architecture; +doc db_schema, service_layer",
       "local update_document: ~doc current_tasks; +doc architecture",
@@ -120,7 +125,11 @@ describe("document undo appliers", () => {
     );
     const before = await snapshot(ctx);
     const r = await stub.undo({ count: 1 }, as("alice", "undo"));
-    expect(r).toEqual({ ok: false, kind: "Conflict", message: 'document "plan" has child documents now (stray), so its creation cannot be undone; nothing was undone.' });
+    expect(r).toEqual({
+      ok: false,
+      kind: "Conflict",
+      message: 'document "plan" has child documents now (stray), so its creation cannot be undone; nothing was undone.',
+    });
     expect(await snapshot(ctx)).toEqual(before);
   });
 });

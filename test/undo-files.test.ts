@@ -12,8 +12,7 @@ import { as, changesOf, stubOf, unwrap } from "./helpers/context";
 import { withDb } from "./helpers/documents";
 
 /** Every file row, so "exactly" covers ids and times, not only what view shows. */
-const filesOf = (ctx: string) =>
-  withDb(ctx, (db) => db.all("SELECT id, path, content, created_at, updated_at FROM files ORDER BY path"));
+const filesOf = (ctx: string) => withDb(ctx, (db) => db.all("SELECT id, path, content, created_at, updated_at FROM files ORDER BY path"));
 
 /** Makes the context's clock tick a second per reading, so each write has its own time and a wrongly restored time shows. */
 async function tickingClock(ctx: string): Promise<void> {
@@ -82,11 +81,12 @@ describe.each(CLIENTS)("undo of file commands (%s)", (_label, connect) => {
       ["create", "+file a.md"],
     ]);
     const listed = await c.call("memory_history", { item: "file:a.md" });
-    expect(text(listed).split("\n").slice(0, 3).map((l) => l.replace(/^#\d+ \S+ /, ""))).toEqual([
-      "local rename: ~file a.md -> b.md",
-      "local str_replace: ~file a.md",
-      "local create: +file a.md",
-    ]);
+    expect(
+      text(listed)
+        .split("\n")
+        .slice(0, 3)
+        .map((l) => l.replace(/^#\d+ \S+ /, "")),
+    ).toEqual(["local rename: ~file a.md -> b.md", "local str_replace: ~file a.md", "local create: +file a.md"]);
 
     await c.call("undo");
     expect(text(await c.call("view", { path: "/" }))).toContain(" d/\n  1.md");

@@ -182,10 +182,10 @@ describe("large changes", () => {
     unwrap(await stub.createEntities([ent("Big", contents)], as("alice", "create_entities")));
     const exported = await exportText(ctx);
     unwrap(await stub.deleteEntities(["Big"], as("alice", "delete_entities")));
-    const parts = await runInDurableObject(stub, (_i, state) =>
-      new Db(state.storage.sql).all<{ n: number; longest: number }>(
-        "SELECT COUNT(*) AS n, MAX(LENGTH(ops)) AS longest FROM change_inverse WHERE seq = 2",
-      )[0],
+    const parts = await runInDurableObject(
+      stub,
+      (_i, state) =>
+        new Db(state.storage.sql).all<{ n: number; longest: number }>("SELECT COUNT(*) AS n, MAX(LENGTH(ops)) AS longest FROM change_inverse WHERE seq = 2")[0],
     );
     expect(parts?.n).toBeGreaterThan(1);
     expect(parts?.longest).toBeLessThan(PART_CHARS + LIMITS.observationBytes * 2);

@@ -84,7 +84,11 @@ it.each(SIZES)("search engine time inside the object at %i entities", { timeout:
     const out = await stub.createRelations(graph.relations.slice(i, i + BATCH), meta);
     expect(out.ok).toBe(true);
   }
-  const queries = searchQueries(graph.entities.slice(0, 1000).map((e) => e.name), QUERIES, SEED);
+  const queries = searchQueries(
+    graph.entities.slice(0, 1000).map((e) => e.name),
+    QUERIES,
+    SEED,
+  );
 
   // Over RPC, as the Worker calls it: the whole call (transaction, result copy, the hop), and a trivial call.
   const rpc: number[] = [];

@@ -27,6 +27,7 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
   fs.rmSync(stateDir, { recursive: true, force: true });
   fs.mkdirSync(stateDir, { recursive: true });
   const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+  // biome-ignore format: one flag and its value per pair, one option group per line
   const args = [
     wrangler, "dev",
     "--ip", "127.0.0.1", "--port", String(port),

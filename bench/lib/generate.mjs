@@ -172,7 +172,5 @@ export function searchQueries(names, count = 200, seed = 1) {
 /** `count` open_nodes calls of 1 to 4 names drawn uniformly from `names`. */
 export function openNodeSets(names, count = 200, seed = 1) {
   const rand = prng(seed ^ 0x0be7);
-  return Array.from({ length: count }, () =>
-    Array.from({ length: int(rand, 1, 4) }, () => names[Math.floor(rand() * names.length)]),
-  );
+  return Array.from({ length: count }, () => Array.from({ length: int(rand, 1, 4) }, () => names[Math.floor(rand() * names.length)]));
 }

@@ -104,6 +104,7 @@ export function renderTables(results) {
       "in the object = each query's searchGraph repeated back to back inside the object, npm run bench:engine):",
     "",
   );
+  // biome-ignore format: the table's column headings, packed
   out.push(
     table(
       [
@@ -114,6 +115,7 @@ export function renderTables(results) {
     ),
   );
   out.push("", "Engram vs @modelcontextprotocol/server-memory, same data, same queries, same run (engram / official):", "");
+  // biome-ignore format: the table's column headings, packed
   out.push(
     table(
       [
@@ -134,7 +136,8 @@ export function renderTables(results) {
   );
   for (const r of results.sizes) {
     const l = r.engram.load;
-    if (l.aborted) cuts.push(`engram ${num(r.size)}: load stopped at the budget after ${num(l.entities)} entities and ${num(l.relations)} relations; queries skipped`);
+    if (l.aborted)
+      cuts.push(`engram ${num(r.size)}: load stopped at the budget after ${num(l.entities)} entities and ${num(l.relations)} relations; queries skipped`);
   }
   if (cuts.length) out.push("", ...cuts);
   if (results.notes?.length) out.push("", ...results.notes);

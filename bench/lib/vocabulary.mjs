@@ -31,18 +31,23 @@ usage limiter throttle circuit breaker fallback idempotency deduplication orderi
 lock mutex deadlock contention isolation snapshotting compaction vacuum checkpoint wal journal replication
 lag staleness ttl eviction warmup prefetch pagination cursor offset sorting filter aggregation join
 normalization denormalization cdc outbox saga orchestration choreography broker pubsub fanout routing
-`.trim().split(/\s+/);
+`
+  .trim()
+  .split(/\s+/);
 
+// biome-ignore format: a word list, packed
 export const ENTITY_TYPES = [
   "service", "module", "library", "api", "workflow", "database", "decision", "incident", "team", "person",
   "runbook", "feature", "bug", "project", "config", "integration", "dashboard", "queue", "job", "document",
 ];
 
+// biome-ignore format: a word list, packed
 export const RELATION_TYPES = [
   "depends_on", "calls", "uses", "owned_by", "part_of", "implements", "replaces", "documents", "monitors",
   "triggers", "reads_from", "writes_to", "blocks", "relates_to",
 ];
 
+// biome-ignore format: a word list, packed
 export const PEOPLE = [
   "alice", "bruno", "chen", "dana", "emeka", "fatima", "gus", "hana", "ivan", "jules", "kenji", "lena", "maya",
   "nils", "olga", "priya", "quinn", "rosa", "sven", "tariq", "uma", "vera", "wes", "xia", "yusuf", "zoe",

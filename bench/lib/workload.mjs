@@ -128,7 +128,13 @@ export async function queries(target, { searches, openSets, floorCalls, budgetMs
     { budgetMs },
   );
   if (trivial) out.trivial = await measure(repeat(floorCalls, toolCall(client, trivial.name, trivial.args, timeoutMs)), { budgetMs });
-  out.search = await measure(searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs)), { budgetMs });
-  out.open = await measure(openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs)), { budgetMs });
+  out.search = await measure(
+    searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs)),
+    { budgetMs },
+  );
+  out.open = await measure(
+    openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs)),
+    { budgetMs },
+  );
   return out;
 }

@@ -37,7 +37,12 @@ const limit = z
 const capacity = z
   .strictObject(
     { total: limit.optional(), short: limit.optional(), mid: limit.optional(), long: limit.optional() },
-    { error: (i) => (i.code === "unrecognized_keys" ? `unknown limit ${i.keys.join(", ")}; the limits are ${LIMIT_NAMES.join(", ")}` : 'must be an object such as {"total": 10000, "short": 2000}, or null') },
+    {
+      error: (i) =>
+        i.code === "unrecognized_keys"
+          ? `unknown limit ${i.keys.join(", ")}; the limits are ${LIMIT_NAMES.join(", ")}`
+          : 'must be an object such as {"total": 10000, "short": 2000}, or null',
+    },
   )
   .nullable()
   // {} sets no limit: stored as null everywhere, as the object does.

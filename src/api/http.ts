@@ -19,8 +19,7 @@ const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
   TooLarge: 413,
 };
 
-export const failed = (c: Context<AppEnv>, f: Pick<DomainFailure, "kind" | "message">) =>
-  c.json({ error: f.kind, message: f.message }, STATUS[f.kind]);
+export const failed = (c: Context<AppEnv>, f: Pick<DomainFailure, "kind" | "message">) => c.json({ error: f.kind, message: f.message }, STATUS[f.kind]);
 
 export const invalid = (c: Context<AppEnv>, message: string) => c.json({ error: "Invalid", message }, 400);
 
@@ -44,10 +43,7 @@ export const requireContext =
   };
 
 /** The request's JSON body checked against `schema`, or the 400 response to send. */
-export async function readBody<T extends z.ZodType>(
-  c: Context<AppEnv>,
-  schema: T,
-): Promise<{ ok: true; value: z.infer<T> } | { ok: false; response: Response }> {
+export async function readBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<{ ok: true; value: z.infer<T> } | { ok: false; response: Response }> {
   let json: unknown;
   try {
     json = await c.req.json();

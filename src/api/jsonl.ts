@@ -18,8 +18,7 @@ export interface ParsedJsonl {
   rejected: { line: number; error: string }[];
 }
 
-const describe = (error: z.ZodError) =>
-  error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+const describe = (error: z.ZodError) => error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
 
 /** `firstLine` numbers the lines of a file sent in several parts. */
 export function parseJsonl(text: string, firstLine = 1): ParsedJsonl {

@@ -47,10 +47,7 @@ tokens.post("/", requireAdmin, async (c) => {
   const problem = grantProblem(grants);
   if (problem) return invalid(c, problem);
   const minted = await mintToken();
-  const created = await registryOf(c.env).createToken(
-    { id: minted.id, name: body.value.name, hash: minted.hash, grants },
-    c.get("caller").id,
-  );
+  const created = await registryOf(c.env).createToken({ id: minted.id, name: body.value.name, hash: minted.hash, grants }, c.get("caller").id);
   if (!created.ok) return failed(c, created);
   return c.json({ ...created.value, token: minted.token, note: "Store this token now: it is shown once and cannot be recovered." }, 201);
 });

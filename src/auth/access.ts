@@ -23,8 +23,7 @@ import { mayCreate, roleFor, type Role } from "./grants";
 
 export type Need = "read" | "write";
 
-export const noGrant = (name: string) =>
-  `You have no grant for context ${JSON.stringify(name)}. list_contexts shows the contexts you can use.`;
+export const noGrant = (name: string) => `You have no grant for context ${JSON.stringify(name)}. list_contexts shows the contexts you can use.`;
 
 export async function openContext(env: Env, caller: Caller, name: string, need: Need): Promise<Outcome<ContextInfo & { role: Role }>> {
   const role = roleFor(caller.grants, name);

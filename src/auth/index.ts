@@ -43,11 +43,7 @@ export async function authenticate(request: Request, env: Env): Promise<AuthResu
   const adminToken = env.ADMIN_TOKEN?.trim();
   if (!adminToken) {
     if (isLoopbackHost(new URL(request.url).hostname)) return { ok: true, caller: { id: "local", kind: "local", grants: ALL } };
-    return refuse(
-      503,
-      "not_configured",
-      "This server has no ADMIN_TOKEN and only serves loopback requests. Set one with `wrangler secret put ADMIN_TOKEN`.",
-    );
+    return refuse(503, "not_configured", "This server has no ADMIN_TOKEN and only serves loopback requests. Set one with `wrangler secret put ADMIN_TOKEN`.");
   }
   const token = bearerToken(request);
   if (!token) {

@@ -19,7 +19,7 @@ export function fromHex(hex: string): Uint8Array | undefined {
  */
 export async function secretMatches(presented: string, configured: string): Promise<boolean> {
   const expected = configured.startsWith("sha256:") ? fromHex(configured.slice(7)) : await sha256(configured);
-  if (!expected || expected.length !== 32) return false;
+  if (expected?.length !== 32) return false;
   const actual = await sha256(presented);
   return crypto.subtle.timingSafeEqual(actual, expected);
 }

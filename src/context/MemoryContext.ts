@@ -40,7 +40,7 @@ import { capture, type Outcome } from "../errors";
 import * as graph from "../graph/store";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { importItems, type ImportItem, type ImportReport } from "../graph/import";
-import type { Entity, EntityInput, GraphPage, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
+import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { flushSearchIndex } from "../search/indexer";
 import { graphInverses } from "../graph/inverse";
@@ -160,12 +160,7 @@ export class MemoryContext extends DurableObject<Env> {
    * change record appended; all of it commits together or not at all.
    * `indexed`: the search documents written (for compaction, ./upkeep.ts).
    */
-  private recordedTx<T>(
-    meta: CallMeta,
-    now: number,
-    model: ModelOptions,
-    fn: (w: RecordingScope) => T,
-  ): { value: T; recorded: boolean; indexed: number } {
+  private recordedTx<T>(meta: CallMeta, now: number, model: ModelOptions, fn: (w: RecordingScope) => T): { value: T; recorded: boolean; indexed: number } {
     return this.ctx.storage.transactionSync(() => {
       const relations = relationWatch();
       const rec = new ChangeRecorder(this.db, meta, now, INVERSES, relations.onNote);

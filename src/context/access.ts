@@ -85,13 +85,7 @@ const RECOMMENDS: ReadonlySet<AccessKind> = new Set(["open", "view"]);
  * Records `accesses`; returns the items related to those opened or viewed
  * (empty when none were), for the call to show the agent.
  */
-export function recordAccess(
-  db: Db,
-  accesses: readonly Access[],
-  now: number,
-  meta: CallMeta,
-  options: AccessOptions = DEFAULT_ACCESS_OPTIONS,
-): RelatedItem[] {
+export function recordAccess(db: Db, accesses: readonly Access[], now: number, meta: CallMeta, options: AccessOptions = DEFAULT_ACCESS_OPTIONS): RelatedItem[] {
   trackRetrievals(
     db,
     accesses.flatMap((a) => {

@@ -26,22 +26,14 @@ export interface CovisitOptions {
   maxRelated: number;
 }
 
-const logFailure = (what: string, error: unknown) =>
-  console.error(JSON.stringify({ event: "covisit_failed", what, error: String(error) }));
+const logFailure = (what: string, error: unknown) => console.error(JSON.stringify({ event: "covisit_failed", what, error: String(error) }));
 
 /**
  * Records that `who` used `used` (in order) and returns what is related to
  * `retrieved`. Recommendations are read first, so they reflect what earlier
  * accesses taught, not the access being recorded.
  */
-export function covisit(
-  db: Db,
-  who: SessionIdentity,
-  used: readonly string[],
-  retrieved: readonly string[],
-  now: number,
-  opts: CovisitOptions,
-): RelatedItem[] {
+export function covisit(db: Db, who: SessionIdentity, used: readonly string[], retrieved: readonly string[], now: number, opts: CovisitOptions): RelatedItem[] {
   let related: RelatedItem[] = [];
   try {
     related = relatedTo(db, retrieved, opts.maxRelated);

@@ -47,11 +47,7 @@ function pruneAssociations(db: Db): boolean {
  */
 export function covisitMaintenance(db: Db, now: number, settings: CovisitSettings): number | null {
   const gap = idleMs(settings);
-  const idle = db.all<{ id: number }>(
-    "SELECT id FROM covisit_sessions WHERE last_seen_at < ? ORDER BY last_seen_at LIMIT ?",
-    now - gap,
-    SESSIONS_PER_RUN,
-  );
+  const idle = db.all<{ id: number }>("SELECT id FROM covisit_sessions WHERE last_seen_at < ? ORDER BY last_seen_at LIMIT ?", now - gap, SESSIONS_PER_RUN);
   dropSessions(
     db,
     idle.map((s) => s.id),

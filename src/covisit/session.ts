@@ -37,9 +37,7 @@ export interface SessionIdentity {
 
 /** The stored key of the session `who` is in; JSON so no caller, key or name can collide with another. */
 export function sessionKey(who: SessionIdentity): string {
-  return who.session !== undefined
-    ? JSON.stringify(["key", who.caller, who.session])
-    : JSON.stringify(["client", who.caller, who.client ?? ""]);
+  return who.session !== undefined ? JSON.stringify(["key", who.caller, who.session]) : JSON.stringify(["client", who.caller, who.client ?? ""]);
 }
 
 /**
@@ -53,12 +51,7 @@ export function currentSession(db: Db, key: string, now: number, idleMs: number)
     return row.id;
   }
   if (row) dropSessions(db, [row.id]);
-  const created = db.one<{ id: number }>(
-    "INSERT INTO covisit_sessions (key, started_at, last_seen_at) VALUES (?, ?, ?) RETURNING id",
-    key,
-    now,
-    now,
-  );
+  const created = db.one<{ id: number }>("INSERT INTO covisit_sessions (key, started_at, last_seen_at) VALUES (?, ?, ?) RETURNING id", key, now, now);
   if (!created) throw new Error("covisit: session insert returned no id");
   return created.id;
 }
@@ -78,10 +71,7 @@ export function dropSessions(db: Db, ids: readonly number[]): void {
  * false when the session already had it (it only becomes the most recent).
  */
 export function touchItem(db: Db, sessionId: number, item: string): boolean {
-  const seq = db.one<{ accesses: number }>(
-    "UPDATE covisit_sessions SET accesses = accesses + 1 WHERE id = ? RETURNING accesses",
-    sessionId,
-  )?.accesses;
+  const seq = db.one<{ accesses: number }>("UPDATE covisit_sessions SET accesses = accesses + 1 WHERE id = ? RETURNING accesses", sessionId)?.accesses;
   if (seq === undefined) throw new Error(`covisit: session ${sessionId} vanished`);
   const updated = db.run("UPDATE covisit_session_items SET seq = ? WHERE session_id = ? AND item = ?", seq, sessionId, item);
   if (updated > 0) return false;

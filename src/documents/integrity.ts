@@ -29,13 +29,7 @@ export interface UpdatePlan {
 const link = (id: string) => `[[${id}]]`;
 
 /** Why linking `target` from `id` breaks the tree, or undefined when it is `id`'s own child. */
-function violation(
-  id: string,
-  target: string,
-  targetParent: string | null,
-  ancestors: readonly string[],
-  parentsOfTarget: () => string[],
-): string | undefined {
+function violation(id: string, target: string, targetParent: string | null, ancestors: readonly string[], parentsOfTarget: () => string[]): string | undefined {
   if (targetParent === id) return undefined;
   if (target === id) return `${link(target)} links the document to itself (a cycle)`;
   if (ancestors.includes(target)) return `${link(target)} is an ancestor of "${id}" (a cycle)`;
@@ -54,14 +48,9 @@ function violation(
  */
 export function planUpdate(db: Db, id: string, content: string, maxDepth: number): UpdatePlan {
   const { ids, tooLong } = parseLinks(content);
-  const problems = tooLong.map(
-    (t) => `[[${t.slice(0, 40)}...]] has an id of ${t.length} characters (at most ${LIMITS.documentId})`,
-  );
+  const problems = tooLong.map((t) => `[[${t.slice(0, 40)}...]] has an id of ${t.length} characters (at most ${LIMITS.documentId})`);
   if (ids.length > LIMITS.documentLinks) {
-    throw new DomainError(
-      "TooLarge",
-      `"${id}" links ${ids.length} documents; a document may link at most ${LIMITS.documentLinks}. Nothing was written.`,
-    );
+    throw new DomainError("TooLarge", `"${id}" links ${ids.length} documents; a document may link at most ${LIMITS.documentLinks}. Nothing was written.`);
   }
 
   const ancestors = ancestorsOf(db, id);
@@ -70,9 +59,7 @@ export function planUpdate(db: Db, id: string, content: string, maxDepth: number
   for (const target of ids) {
     if (!existing.has(target)) {
       if (ancestors.length + 1 > maxDepth) {
-        problems.push(
-          `${link(target)} would be ${ancestors.length + 1} links below the root; documents may be at most ${maxDepth} deep`,
-        );
+        problems.push(`${link(target)} would be ${ancestors.length + 1} links below the root; documents may be at most ${maxDepth} deep`);
       } else {
         create.push(target);
       }

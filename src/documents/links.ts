@@ -49,7 +49,10 @@ const CONTROL = /[\u0000-\u001f\u007f\u0085\u2028\u2029]/g;
 /** The first non-blank line, without leading '#'s, trimmed and capped at 200 characters. */
 export function titleOf(content: string): string {
   for (const line of content.split(/\r?\n|\r/)) {
-    const title = line.replace(/^\s*#+\s*/, "").replace(CONTROL, " ").trim();
+    const title = line
+      .replace(/^\s*#+\s*/, "")
+      .replace(CONTROL, " ")
+      .trim();
     if (title !== "") return [...title].slice(0, TITLE_MAX).join("");
   }
   return "";

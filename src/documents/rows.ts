@@ -145,10 +145,7 @@ export function childrenOf(db: Db, id: string): string[] {
 export function parentsOf(db: Db, ids: readonly string[]): Map<string, string | null> {
   const out = new Map<string, string | null>();
   for (const chunk of chunksFor(ids)) {
-    const rows = db.all<{ id: string; parent_id: string | null }>(
-      `SELECT id, parent_id FROM documents WHERE id IN (${placeholders(chunk.length)})`,
-      ...chunk,
-    );
+    const rows = db.all<{ id: string; parent_id: string | null }>(`SELECT id, parent_id FROM documents WHERE id IN (${placeholders(chunk.length)})`, ...chunk);
     for (const r of rows) out.set(r.id, r.parent_id);
   }
   return out;

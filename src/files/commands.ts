@@ -107,12 +107,7 @@ export function create(
   };
 }
 
-export function strReplace(
-  w: WriteScope,
-  rawPath: string,
-  oldStr: string,
-  newStr: string,
-): FileResult<{ path: string; line: number; lines: number }> {
+export function strReplace(w: WriteScope, rawPath: string, oldStr: string, newStr: string): FileResult<{ path: string; line: number; lines: number }> {
   const path = normalisePath(rawPath);
   const content = requireFileContent(w.db, path);
   const hits = occurrences(content, oldStr);
@@ -123,7 +118,10 @@ export function strReplace(
     const lines = [...new Set(hits.map((i) => lineAt(content, i)))];
     const where = lines.slice(0, 10).join(", ") + (lines.length > 10 ? ", …" : "");
     const count = hits.length >= 50 ? "at least 50" : String(hits.length);
-    throw fail("Conflict", `old_str occurs ${count} times in ${path} (lines ${where}); include more surrounding text so it matches exactly once. Nothing was changed.`);
+    throw fail(
+      "Conflict",
+      `old_str occurs ${count} times in ${path} (lines ${where}); include more surrounding text so it matches exactly once. Nothing was changed.`,
+    );
   }
   const at = hits[0] ?? 0;
   const next = content.slice(0, at) + newStr + content.slice(at + oldStr.length);
@@ -172,11 +170,7 @@ export function remove(w: WriteScope, rawPath: string): FileResult<{ path: strin
   };
 }
 
-export function rename(
-  w: WriteScope,
-  rawOld: string,
-  rawNew: string,
-): FileResult<{ old_path: string; new_path: string; type: EntryType; filesMoved: number }> {
+export function rename(w: WriteScope, rawOld: string, rawNew: string): FileResult<{ old_path: string; new_path: string; type: EntryType; filesMoved: number }> {
   const from = normalisePath(rawOld, "old_path");
   const to = normalisePath(rawNew, "new_path");
   if (from === "" || to === "") throw fail("Invalid", "The memory root cannot be renamed, and nothing can be renamed to it.");

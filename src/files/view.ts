@@ -61,9 +61,7 @@ export function renderFile(path: string, content: string, viewRange?: readonly n
   }
   const truncated = shownTo < to;
   if (truncated) {
-    out.push(
-      `[Showing lines ${from}-${shownTo} of ${lines.length}. View the rest with view_range: [${shownTo + 1}, ${to === lines.length ? -1 : to}]]`,
-    );
+    out.push(`[Showing lines ${from}-${shownTo} of ${lines.length}. View the rest with view_range: [${shownTo + 1}, ${to === lines.length ? -1 : to}]]`);
   }
   return { text: out.join("\n"), lines: { from, to: shownTo, total: lines.length }, truncated };
 }

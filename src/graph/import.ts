@@ -13,9 +13,7 @@ import { addObservations, createEntities } from "./store";
 import { insertRelation } from "./writes";
 import type { EntityInput, Relation } from "./types";
 
-export type ImportItem =
-  | { line: number; type: "entity"; entity: EntityInput }
-  | { line: number; type: "relation"; relation: Relation };
+export type ImportItem = { line: number; type: "entity"; entity: EntityInput } | { line: number; type: "relation"; relation: Relation };
 
 export interface ImportReport {
   entitiesCreated: number;

@@ -12,15 +12,7 @@ import { DomainError } from "../errors";
 import type { InverseKind, InverseOp, Phrase } from "../history";
 import { idsByName } from "./rows";
 import type { EntityOp, ObservationOp, RelationOp } from "./writes";
-import {
-  deleteEntityRow,
-  deleteObservation,
-  deleteRelation,
-  insertEntity,
-  insertObservation,
-  insertRelation,
-  touchEntity,
-} from "./writes";
+import { deleteEntityRow, deleteObservation, deleteRelation, insertEntity, insertObservation, insertRelation, touchEntity } from "./writes";
 
 const conflict = (message: string) => new DomainError("Conflict", `${message}; nothing was undone.`);
 

@@ -52,11 +52,7 @@ const bytes = (value: unknown) => JSON.stringify(value).length;
 export function readGraph(db: Db, opts: ReadGraphOptions): GraphPage {
   const limit = Math.min(opts.limit ?? LIMITS.readGraphPageEntities, LIMITS.readGraphPageEntities);
   const { after } = decodeCursor(opts.cursor);
-  const rows = db.all<EntityRow>(
-    "SELECT id, name, entity_type FROM entities WHERE id > ? ORDER BY id LIMIT ?",
-    after,
-    limit + 1,
-  );
+  const rows = db.all<EntityRow>("SELECT id, name, entity_type FROM entities WHERE id > ? ORDER BY id LIMIT ?", after, limit + 1);
   const hasMoreRows = rows.length > limit;
   const pageRows = rows.slice(0, limit);
   if (pageRows.length === 0) return { entities: [], relations: [] };
@@ -75,9 +71,7 @@ export function readGraph(db: Db, opts: ReadGraphOptions): GraphPage {
   }
 
   const full = opts.mode !== "summary";
-  const entities = full
-    ? withObservations(db, pageRows)
-    : pageRows.map((r) => ({ name: r.name, entityType: r.entity_type }));
+  const entities = full ? withObservations(db, pageRows) : pageRows.map((r) => ({ name: r.name, entityType: r.entity_type }));
 
   // Keep whole entities (with their outgoing relations) until the byte budget is spent.
   const page: GraphPage = { entities: [], relations: [] };
@@ -132,7 +126,5 @@ export function exportPage(db: Db, cursorText: string | undefined, maxLines: num
     lines.push(JSON.stringify({ type: "relation", from: r.from_name, to: r.to_name, relationType: r.relation_type }));
   }
   const lastId = rows[rows.length - 1]?.id;
-  return rows.length === maxLines && lastId !== undefined
-    ? { lines, next: encodeCursor({ after: lastId, phase: "r" }) }
-    : { lines };
+  return rows.length === maxLines && lastId !== undefined ? { lines, next: encodeCursor({ after: lastId, phase: "r" }) } : { lines };
 }

@@ -50,10 +50,7 @@ export function idsByName(db: Db, names: readonly string[]): Map<string, number>
   const out = new Map<string, number>();
   const unique = [...new Set(names)];
   for (const chunk of chunksFor(unique)) {
-    const rows = db.all<{ id: number; name: string }>(
-      `SELECT id, name FROM entities WHERE name IN (${placeholders(chunk.length)})`,
-      ...chunk,
-    );
+    const rows = db.all<{ id: number; name: string }>(`SELECT id, name FROM entities WHERE name IN (${placeholders(chunk.length)})`, ...chunk);
     for (const r of rows) out.set(r.name, r.id);
   }
   return out;
@@ -65,12 +62,7 @@ export function relationsTouching(db: Db, ids: readonly number[], limit: number)
   // Each id is bound twice, plus one parameter for the LIMIT.
   for (const chunk of chunksFor(ids, 2, 1)) {
     const ph = placeholders(chunk.length);
-    const rows = db.all<RelationRow>(
-      `${RELATION_SELECT} WHERE r.from_id IN (${ph}) OR r.to_id IN (${ph}) ORDER BY r.id LIMIT ?`,
-      ...chunk,
-      ...chunk,
-      limit + 1,
-    );
+    const rows = db.all<RelationRow>(`${RELATION_SELECT} WHERE r.from_id IN (${ph}) OR r.to_id IN (${ph}) ORDER BY r.id LIMIT ?`, ...chunk, ...chunk, limit + 1);
     for (const r of rows) seen.set(r.id, r);
   }
   return [...seen.values()]

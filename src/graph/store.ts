@@ -23,15 +23,7 @@ import type { Db } from "../context/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity } from "../priority/classify";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
-import {
-  deleteEntityRow,
-  deleteObservation,
-  deleteRelation,
-  insertNewEntities,
-  insertObservation,
-  insertRelation,
-  touchEntity,
-} from "./writes";
+import { deleteEntityRow, deleteObservation, deleteRelation, insertNewEntities, insertObservation, insertRelation, touchEntity } from "./writes";
 import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
 
 /** Relations open_nodes returns at most, so one hub entity cannot flood a context window. */
@@ -71,10 +63,7 @@ export function createRelations(w: WriteScope, relations: readonly Relation[]): 
   return created;
 }
 
-export function addObservations(
-  w: WriteScope,
-  items: readonly ObservationAdd[],
-): { entityName: string; addedObservations: string[] }[] {
+export function addObservations(w: WriteScope, items: readonly ObservationAdd[]): { entityName: string; addedObservations: string[] }[] {
   const ids = requireEntities(
     w.db,
     items.map((o) => o.entityName),
@@ -145,10 +134,7 @@ export function deleteRelations(w: WriteScope, relations: readonly Relation[]): 
   return { success: true, message };
 }
 
-export function openNodes(
-  db: Db,
-  names: readonly string[],
-): KnowledgeGraph & { notFound: string[]; relationsTruncated: boolean } {
+export function openNodes(db: Db, names: readonly string[]): KnowledgeGraph & { notFound: string[]; relationsTruncated: boolean } {
   const ids = idsByName(db, names);
   const notFound = [...new Set(names)].filter((n) => !ids.has(n));
   const idList = [...new Set(names)].flatMap((n) => (ids.has(n) ? [ids.get(n) as number] : []));

@@ -192,13 +192,7 @@ export function deleteEntityRow(w: WriteScope, id: number): number {
  * Adds an observation; false when the entity already has it. `noted` false
  * is for observations created with their entity (see the module note).
  */
-export function insertObservation(
-  w: WriteScope,
-  entityId: number,
-  entity: string,
-  content: string,
-  opts: { prior?: RowPrior; noted?: boolean } = {},
-): boolean {
+export function insertObservation(w: WriteScope, entityId: number, entity: string, content: string, opts: { prior?: RowPrior; noted?: boolean } = {}): boolean {
   const written = w.db.run(
     "INSERT INTO observations (id, entity_id, content, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (entity_id, content) DO NOTHING",
     freeId(w.db, "observations", opts.prior?.id),

@@ -38,7 +38,6 @@ export interface UndoResult {
   undone: { seq: number; caller: string; tool: string; summary: string }[];
 }
 
-
 /** A change in effect that is not an undo: neither reverted nor netted out against what it reverted. */
 const live = (alias = "") => `${alias}undone_by IS NULL AND ${alias}undoes IS NULL`;
 
@@ -46,10 +45,7 @@ function targets(db: Db, req: UndoRequest, caller: string): ChangeRow[] {
   if (req.change !== undefined) {
     const c = getChange(db, req.change);
     if (!c) {
-      throw new DomainError(
-        "NotFound",
-        `change #${req.change} is not in history (never made, or trimmed by retention); memory_history lists the changes kept.`,
-      );
+      throw new DomainError("NotFound", `change #${req.change} is not in history (never made, or trimmed by retention); memory_history lists the changes kept.`);
     }
     if (c.undone_by !== null) {
       throw new DomainError("Invalid", `change #${c.seq} is already undone by #${c.undone_by}; to bring it back, undo #${c.undone_by}.`);
@@ -58,10 +54,7 @@ function targets(db: Db, req: UndoRequest, caller: string): ChangeRow[] {
   }
   const rows = db.all<ChangeRow>(`SELECT * FROM changes WHERE caller = ? AND ${live()} ORDER BY seq DESC LIMIT ?`, caller, req.count ?? 1);
   if (rows.length === 0) {
-    throw new DomainError(
-      "NotFound",
-      `"${caller}" has no change to undo in this context. memory_history lists changes; undo{change} undoes a given one.`,
-    );
+    throw new DomainError("NotFound", `"${caller}" has no change to undo in this context. memory_history lists changes; undo{change} undoes a given one.`);
   }
   return rows;
 }
@@ -84,11 +77,7 @@ function closure(db: Db, seeds: readonly ChangeRow[]): ChangeRow[] {
   while (queue.length > 0) {
     const item = queue.pop() as string;
     const after = oldest.get(item) as number;
-    const later = db.all<ChangeRow>(
-      `SELECT c.* FROM change_items i JOIN changes c ON c.seq = i.seq WHERE i.item = ? AND i.seq > ? AND ${live("c.")}`,
-      item,
-      after,
-    );
+    const later = db.all<ChangeRow>(`SELECT c.* FROM change_items i JOIN changes c ON c.seq = i.seq WHERE i.item = ? AND i.seq > ? AND ${live("c.")}`, item, after);
     for (const c of later) {
       if (included.has(c.seq)) continue;
       included.set(c.seq, c);
@@ -106,7 +95,10 @@ function closure(db: Db, seeds: readonly ChangeRow[]): ChangeRow[] {
 
 /** "#5, #7 and 3 more" */
 const refs = (seqs: readonly number[], max = 5) =>
-  seqs.slice(0, max).map((s) => `#${s}`).join(", ") + (seqs.length > max ? ` and ${seqs.length - max} more` : "");
+  seqs
+    .slice(0, max)
+    .map((s) => `#${s}`)
+    .join(", ") + (seqs.length > max ? ` and ${seqs.length - max} more` : "");
 
 const line = (c: ChangeRow) => `#${c.seq} by ${c.caller} (${c.tool}: ${c.summary})`;
 

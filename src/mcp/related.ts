@@ -21,12 +21,7 @@ export function relatedText(related: readonly RelatedItem[]): string | undefined
 }
 
 /** `reply`, with the related block between the result and the context line. */
-export function replyWithRelated(
-  context: string,
-  structured: Record<string, unknown>,
-  text: string | undefined,
-  related: readonly RelatedItem[],
-): CallToolResult {
+export function replyWithRelated(context: string, structured: Record<string, unknown>, text: string | undefined, related: readonly RelatedItem[]): CallToolResult {
   const result = reply(context, structured, text);
   const block = relatedText(related);
   if (block) result.content.splice(1, 0, { type: "text", text: block });

@@ -32,8 +32,7 @@ export const observationText = z
   .refine((s) => utf8Within(s, LIMITS.observationBytes), `observation must be at most ${LIMITS.observationBytes} bytes`)
   .refine((s) => !CONTROL_EXCEPT_WHITESPACE.test(s), "observation must not contain control characters other than tab and line breaks");
 
-export const batch = <T extends z.ZodType>(item: T) =>
-  z.array(item).max(LIMITS.batchItems, `at most ${LIMITS.batchItems} items per call`);
+export const batch = <T extends z.ZodType>(item: T) => z.array(item).max(LIMITS.batchItems, `at most ${LIMITS.batchItems} items per call`);
 
 /** A priority category (src/priority/model.ts); anything else is an error naming the allowed ones. */
 export const categoryField = z.enum(CATEGORIES, { error: () => `category must be one of ${CATEGORIES.join(", ")}` });
@@ -42,9 +41,7 @@ export const EntitySchema = z.object({
   name: entityName.describe("The name of the entity"),
   entityType: typeName("entityType").describe("The type of the entity"),
   observations: batch(observationText).describe("An array of observation contents associated with the entity"),
-  category: categoryField
-    .optional()
-    .describe(`Priority category (${CATEGORIES.join(", ")}); omitted: assigned from keywords in the name, type and observations`),
+  category: categoryField.optional().describe(`Priority category (${CATEGORIES.join(", ")}); omitted: assigned from keywords in the name, type and observations`),
 });
 
 export const RelationSchema = z.object({
@@ -66,11 +63,7 @@ export const contextArg = z
 
 /** A file or directory path; src/files/path.ts normalises it and names any problem. */
 export const filePath = (what: string) =>
-  z
-    .string()
-    .min(1, `${what} must not be empty; use / for the memory root`)
-    .max(LIMITS.filePath, `${what} must be at most ${LIMITS.filePath} characters`);
+  z.string().min(1, `${what} must not be empty; use / for the memory root`).max(LIMITS.filePath, `${what} must be at most ${LIMITS.filePath} characters`);
 
 /** File content, at most LIMITS.fileBytes of UTF-8. */
-export const fileText = (what: string) =>
-  z.string().refine((s) => utf8Within(s, LIMITS.fileBytes), `${what} must be at most ${LIMITS.fileBytes} bytes (1 MB)`);
+export const fileText = (what: string) => z.string().refine((s) => utf8Within(s, LIMITS.fileBytes), `${what} must be at most ${LIMITS.fileBytes} bytes (1 MB)`);

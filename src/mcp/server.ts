@@ -46,7 +46,10 @@ function clientName(extra: ServerContext | undefined, scope: RequestScope): stri
   const envelope = extra?.mcpReq.envelope as Record<string, unknown> | undefined;
   const info = envelope?.[CLIENT_INFO_META_KEY];
   const name = info && typeof info === "object" && "name" in info && typeof info.name === "string" ? info.name : scope.userAgent;
-  const clean = name?.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, CLIENT_NAME_MAX);
+  const clean = name
+    ?.replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, CLIENT_NAME_MAX);
   return clean ? clean : undefined;
 }
 
@@ -105,10 +108,7 @@ const compiled: Compiled[] = TOOLS.map((def) => ({
 function resolver(scope: RequestScope, tool: string, need: Need, notes: string[], client?: string): ToolContext["context"] {
   return async (argument) => {
     if (scope.pinned !== undefined && argument !== undefined && argument !== scope.pinned) {
-      return fail(
-        "Invalid",
-        `This endpoint is pinned to context "${scope.pinned}"; drop the context argument or connect to /mcp/${argument}.`,
-      );
+      return fail("Invalid", `This endpoint is pinned to context "${scope.pinned}"; drop the context argument or connect to /mcp/${argument}.`);
     }
     let name = scope.pinned ?? argument;
     if (name === undefined) {
@@ -116,9 +116,7 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
       if (!active.ok) return active;
       name = active.value.name;
       if (active.value.fellBackFrom !== undefined) {
-        notes.push(
-          `Note: your active context "${active.value.fellBackFrom}" was removed, so this call used "${name}". Pick another with set_active_context.`,
-        );
+        notes.push(`Note: your active context "${active.value.fellBackFrom}" was removed, so this call used "${name}". Pick another with set_active_context.`);
       }
     }
     const opened = await openContext(scope.env, scope.caller, name, need);
@@ -154,8 +152,7 @@ function internalError(tool: string, error: unknown): CallToolResult {
 
 export function buildServer(scope: RequestScope): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    instructions:
-      "Engram is a shared team memory. Search before creating; every result names the memory context it acted on.",
+    instructions: "Engram is a shared team memory. Search before creating; every result names the memory context it acted on.",
   });
   const toolContext = (tool: string, need: Need, notes: string[] = [], extra?: ServerContext): ToolContext => ({
     env: scope.env,

@@ -74,7 +74,12 @@ export function failure(f: DomainFailure, context?: string): CallToolResult {
   const text = `Error (${f.kind}): ${f.message}`;
   return {
     isError: true,
-    content: context ? [{ type: "text", text }, { type: "text", text: contextLine(context) }] : [{ type: "text", text }],
+    content: context
+      ? [
+          { type: "text", text },
+          { type: "text", text: contextLine(context) },
+        ]
+      : [{ type: "text", text }],
   };
 }
 

@@ -157,7 +157,6 @@ const archive: InverseKind = {
 
 export const archiveInverses: Readonly<Record<string, InverseKind>> = { archive };
 
-
 type Row<T> = T & StatsRow & Record<string, SqlStorageValue>;
 
 function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undefined {
@@ -183,7 +182,17 @@ function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undef
       e.id,
     )
     .map((r) => ({ id: r.id, from: r.f, to: r.t, relationType: r.relation_type, createdAt: r.created_at }));
-  return { kind: "entity", id: e.id, name: e.name, entityType: e.entity_type, createdAt: e.created_at, updatedAt: e.updated_at, stats: statsOf(e), observations, relations };
+  return {
+    kind: "entity",
+    id: e.id,
+    name: e.name,
+    entityType: e.entity_type,
+    createdAt: e.created_at,
+    updatedAt: e.updated_at,
+    stats: statsOf(e),
+    observations,
+    relations,
+  };
 }
 
 function filePayload(db: Db, path: string): FilePayload | undefined {
@@ -216,11 +225,11 @@ export const link = (id: string) => `[[${id}]]`;
 export const archivedLink = (id: string) => `[[archived:${id}]]`;
 
 /**
- * Rewrites the links to `id` in its parent (`from` → `to`), keeping the
+ * Rewrites the links to `_id` in its parent (`from` → `to`), keeping the
  * parent's times: a recorded change of the parent, undone with the rest.
  * False when the parent is gone or would grow past a document's limit.
  */
-export function relink(w: WriteScope, parentId: string, id: string, from: string, to: string): boolean {
+export function relink(w: WriteScope, parentId: string, _id: string, from: string, to: string): boolean {
   const parent = getDocument(w.db, parentId);
   if (!parent) return false;
   const content = parent.content.split(from).join(to);

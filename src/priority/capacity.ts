@@ -45,7 +45,7 @@ export interface LimitUse {
  */
 export function checkLimits(value: unknown): { ok: true; limits: CapacityLimits } | { ok: false; message: string } {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return { ok: false, message: "capacity must be an object such as {\"total\": 10000, \"short\": 2000}" };
+    return { ok: false, message: 'capacity must be an object such as {"total": 10000, "short": 2000}' };
   }
   const limits: CapacityLimits = {};
   for (const [key, n] of Object.entries(value)) {

@@ -70,7 +70,10 @@ const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hang
 
 function normalise(text: string): string {
   // camelCase boundaries become spaces before lower-casing hides them.
-  return text.normalize("NFKC").replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2").toLowerCase();
+  return text
+    .normalize("NFKC")
+    .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
+    .toLowerCase();
 }
 
 /** The keyword `word` is, itself or without a plural "s". */

@@ -91,7 +91,11 @@ const describeLimits = (limits: readonly LimitUse[]) => limits.map((u) => `${u.l
 /** Refreshes the candidates' cluster sizes and tiers; returns those still below the threshold, lowest first. */
 function refreshed(db: Db, items: readonly ScoredItem[], now: number, opts: EvaluationOptions): ScoredItem[] {
   // Writes the fresh cluster sizes and tiers back, as any refresh does.
-  const sizes = refreshClusters(db, items.map((i): ItemRef => ({ key: i.key, kind: i.kind, name: i.name })), opts.model);
+  const sizes = refreshClusters(
+    db,
+    items.map((i): ItemRef => ({ key: i.key, kind: i.kind, name: i.name })),
+    opts.model,
+  );
   const out: ScoredItem[] = [];
   for (const item of items) {
     const clusterSize = sizes.get(item.key) ?? 0;
@@ -117,7 +121,14 @@ export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation
   const readOnly = near.length > 0 && readState<boolean>(db, "read_only") === true;
   if (near.length === 0 || readOnly) {
     const result: Evaluation = {
-      at: now, capacity, limits: before, usage: usage(db), outcome: readOnly ? "read_only" : "within", pruned: 0, prunedItems: [], tooLarge: [],
+      at: now,
+      capacity,
+      limits: before,
+      usage: usage(db),
+      outcome: readOnly ? "read_only" : "within",
+      pruned: 0,
+      prunedItems: [],
+      tooLarge: [],
       reason: `${readOnly ? "read-only context: never pruned" : "no limit near 90%"} (${describeLimits(before)})`,
     };
     writeState(db, "last_evaluation", result);
@@ -134,7 +145,11 @@ export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation
   const fresh = refreshed(db, candidates, now, opts);
   // A refreshed candidate may have moved to long term, out of a near tier's count: what must go is counted again.
   if (fresh.length !== candidates.length || fresh.some((c, i) => c.tier !== candidates[i]?.tier)) {
-    needs = new Map(limitUse(capacity, usage(db)).filter((u) => needs.has(u.limit)).map((u) => [u.limit, excess(u)]));
+    needs = new Map(
+      limitUse(capacity, usage(db))
+        .filter((u) => needs.has(u.limit))
+        .map((u) => [u.limit, excess(u)]),
+    );
   }
   for (const c of fresh) {
     const tier = c.tier as Tier;

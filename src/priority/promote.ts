@@ -107,7 +107,11 @@ export function promoteClustered(db: Db, tiers: readonly Tier[], model: ModelOpt
       )
       .map((r) => String(r.k));
     if (names.length > 0) {
-      refreshClusters(db, names.map((name) => ({ key: `${kind}:${name}`, kind, name })), model);
+      refreshClusters(
+        db,
+        names.map((name) => ({ key: `${kind}:${name}`, kind, name })),
+        model,
+      );
       seen += names.length;
       after = names[names.length - 1] as string;
       continue;
@@ -130,6 +134,11 @@ export function relationWatch(): { onNote: (op: InverseOp) => void; refresh: (db
     onNote: (op) => {
       for (const name of relationEnds(op)) ends.add(name);
     },
-    refresh: (db, model) => void refreshClusters(db, [...ends].map((name): ItemRef => ({ key: `entity:${name}`, kind: "entity", name })), model),
+    refresh: (db, model) =>
+      void refreshClusters(
+        db,
+        [...ends].map((name): ItemRef => ({ key: `entity:${name}`, kind: "entity", name })),
+        model,
+      ),
   };
 }

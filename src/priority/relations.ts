@@ -59,15 +59,17 @@ const newestRow = (db: Db, name: string, kind: "entity" | "relations"): ArchiveE
 /** The relations row keeping relations of entity `name`, if any. */
 export const keptRowOf = (db: Db, name: string): number | undefined => newestRow(db, name, "relations")?.id;
 
-const reasonFor = (relations: readonly ArchivedRelation[]) =>
-  `relations kept until their other end exists again: ${listNames(relations.map(relationText), 5)}`;
+const reasonFor = (relations: readonly ArchivedRelation[]) => `relations kept until their other end exists again: ${listNames(relations.map(relationText), 5)}`;
 
 const missingEnds = (r: ArchivedRelation, ids: Map<string, number>) =>
   [r.from, r.to].filter((n, i, all) => !ids.has(n) && all.indexOf(n) === i).map((n) => `entity:${n}`);
 
 /** Brings back the relations of entities restored in this call; keeps the rest (see the module note). */
 export function reconnect(w: WriteScope, pending: readonly PendingRelation[], out: RelationOutcome): void {
-  const ids = idsByName(w.db, pending.flatMap((p) => [p.relation.from, p.relation.to]));
+  const ids = idsByName(
+    w.db,
+    pending.flatMap((p) => [p.relation.from, p.relation.to]),
+  );
   const kept = new Map<string, { relations: ArchivedRelation[]; priority: number }>();
   for (const { owner, relation: r, priority } of pending) {
     const from = ids.get(r.from);
@@ -111,7 +113,10 @@ export function retryKept(w: WriteScope, id: number, out: RelationOutcome): bool
   const entry = getArchive(w.db, id);
   if (entry?.payload.kind !== "relations") return false;
   const payload = entry.payload;
-  const ids = idsByName(w.db, payload.relations.flatMap((r) => [r.from, r.to]));
+  const ids = idsByName(
+    w.db,
+    payload.relations.flatMap((r) => [r.from, r.to]),
+  );
   const back = payload.relations.filter((r) => ids.has(r.from) && ids.has(r.to));
   const still = payload.relations.filter((r) => !(ids.has(r.from) && ids.has(r.to)));
   for (const r of still) out.deferred.push({ relation: relationText(r), waitsFor: missingEnds(r, ids).join(" and "), archiveId: id });

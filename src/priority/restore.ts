@@ -245,4 +245,3 @@ export function listArchive(db: Db, opts: { before?: number; limit: number; kind
   const last = page[page.length - 1];
   return { items: page, total, ...(rows.length > opts.limit && last ? { next: last.id } : {}) };
 }
-

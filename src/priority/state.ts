@@ -24,9 +24,5 @@ export function writeState(db: Db, key: StateKey, value: unknown): void {
     db.run("DELETE FROM priority_state WHERE key = ?", key);
     return;
   }
-  db.run(
-    "INSERT INTO priority_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-    key,
-    JSON.stringify(value),
-  );
+  db.run("INSERT INTO priority_state (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, JSON.stringify(value));
 }

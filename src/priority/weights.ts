@@ -35,10 +35,7 @@ export function parseCategoryWeights(text: string | undefined): WeightsParse {
 }
 
 /** The priority model a deployment's settings give: MEMORY_CATEGORY_WEIGHTS and SEMANTIC_CLUSTER_THRESHOLD. */
-export const modelOptions = (s: {
-  MEMORY_CATEGORY_WEIGHTS: Readonly<Record<Category, number>>;
-  SEMANTIC_CLUSTER_THRESHOLD: number;
-}): ModelOptions => ({
+export const modelOptions = (s: { MEMORY_CATEGORY_WEIGHTS: Readonly<Record<Category, number>>; SEMANTIC_CLUSTER_THRESHOLD: number }): ModelOptions => ({
   categoryWeights: s.MEMORY_CATEGORY_WEIGHTS,
   clusterThreshold: s.SEMANTIC_CLUSTER_THRESHOLD,
 });

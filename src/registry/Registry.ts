@@ -167,10 +167,7 @@ function ensureRegistered(db: Db, now: number, name: string, create: boolean, ac
   if (found && found.removedAt === null) return { ...found, created: false };
   if (!create && name !== DEFAULT_CONTEXT) {
     const what = found ? "was removed" : "does not exist";
-    throw new DomainError(
-      "NotFound",
-      `Context ${JSON.stringify(name)} ${what}, and your grants do not allow creating it. list_contexts shows yours.`,
-    );
+    throw new DomainError("NotFound", `Context ${JSON.stringify(name)} ${what}, and your grants do not allow creating it. list_contexts shows yours.`);
   }
   const { revived, ...info } = contexts.registerContext(db, { name }, actor, now);
   record(db, now, actor, "context.create", name, { via: "first use", revived });

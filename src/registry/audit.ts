@@ -8,14 +8,7 @@ import type { AuditEntry } from "./types";
 type AuditRow = { id: number; at: number; actor: string; action: string; target: string; detail: string | null };
 
 export function record(db: Db, at: number, actor: string, action: string, target: string, detail?: Record<string, unknown>): void {
-  db.run(
-    "INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)",
-    at,
-    actor,
-    action,
-    target,
-    detail ? JSON.stringify(detail) : null,
-  );
+  db.run("INSERT INTO audit_log (at, actor, action, target, detail) VALUES (?, ?, ?, ?, ?)", at, actor, action, target, detail ? JSON.stringify(detail) : null);
 }
 
 /** Newest first; `before` (an entry id) pages further back. */

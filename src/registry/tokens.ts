@@ -32,14 +32,7 @@ export function insertToken(db: Db, t: { id: string; name: string; hash: string;
   if (db.one("SELECT 1 AS x FROM tokens WHERE name = ? AND revoked_at IS NULL", t.name)) {
     throw new DomainError("Conflict", `A live token is already named ${JSON.stringify(t.name)}; revoke it first or pick another name.`);
   }
-  db.run(
-    "INSERT INTO tokens (id, name, hash, grants, created_at) VALUES (?, ?, ?, ?, ?)",
-    t.id,
-    t.name,
-    t.hash,
-    JSON.stringify(t.grants),
-    now,
-  );
+  db.run("INSERT INTO tokens (id, name, hash, grants, created_at) VALUES (?, ?, ?, ?, ?)", t.id, t.name, t.hash, JSON.stringify(t.grants), now);
   return { id: t.id, name: t.name, grants: t.grants, createdAt: now, lastUsedAt: null, revokedAt: null };
 }
 

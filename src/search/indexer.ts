@@ -208,8 +208,18 @@ export function flushSearchIndex(db: Db): number {
       s.observation_wm,
     );
   }
-  indexPages(db, writer, `SELECT e.id AS cursor, -e.id AS doc, ${NAME_TEXT} AS text FROM entities e WHERE e.id > ?1 AND e.id > ?2 ORDER BY e.id LIMIT ?3`, s.entity_wm);
-  indexPages(db, writer, "SELECT o.id AS cursor, o.id AS doc, o.content AS text FROM observations o WHERE o.id > ?1 AND o.id > ?2 ORDER BY o.id LIMIT ?3", s.observation_wm);
+  indexPages(
+    db,
+    writer,
+    `SELECT e.id AS cursor, -e.id AS doc, ${NAME_TEXT} AS text FROM entities e WHERE e.id > ?1 AND e.id > ?2 ORDER BY e.id LIMIT ?3`,
+    s.entity_wm,
+  );
+  indexPages(
+    db,
+    writer,
+    "SELECT o.id AS cursor, o.id AS doc, o.content AS text FROM observations o WHERE o.id > ?1 AND o.id > ?2 ORDER BY o.id LIMIT ?3",
+    s.observation_wm,
+  );
   writer.finish();
 
   // Stats: increments for entities that already have them, then new entities counted whole.
@@ -231,12 +241,7 @@ export function flushSearchIndex(db: Db): number {
   db.run(countStats("entities e WHERE e.id > ?1"), s.entity_wm);
   if (s.queued) db.run(countStats("search_dirty d JOIN entities e ON e.id = -d.doc WHERE d.doc < 0"));
 
-  db.run(
-    "UPDATE search_state SET entity_wm = ?1, observation_wm = ?2, relation_wm = ?3",
-    s.max_entity,
-    s.max_observation,
-    s.max_relation,
-  );
+  db.run("UPDATE search_state SET entity_wm = ?1, observation_wm = ?2, relation_wm = ?3", s.max_entity, s.max_observation, s.max_relation);
   if (s.queued) db.run("DELETE FROM search_dirty");
   return removed + writer.count;
 }

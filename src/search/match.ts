@@ -40,9 +40,7 @@ export interface Corpus {
 }
 
 export function corpus(db: Db): Corpus {
-  const row = db.one<{ o: number | null; e: number | null }>(
-    "SELECT (SELECT max(id) FROM observations) AS o, (SELECT max(id) FROM entities) AS e",
-  );
+  const row = db.one<{ o: number | null; e: number | null }>("SELECT (SELECT max(id) FROM observations) AS o, (SELECT max(id) FROM entities) AS e");
   const o = row?.o ?? 0;
   const e = row?.e ?? 0;
   return { documents: o + e, maxObservationId: o, maxEntityId: e };
@@ -67,7 +65,7 @@ const docs = (db: Db, table: string, names: boolean, match: string, cap: number)
       ["doc"],
       `SELECT rowid AS doc FROM ${table} WHERE ${table} MATCH ?1 AND ${names ? "rowid < 0 ORDER BY rowid" : "rowid > 0 ORDER BY rowid DESC"} LIMIT ?2`,
       [match, cap],
-      "doc" + (names ? "" : " DESC"),
+      `doc${names ? "" : " DESC"}`,
     )
     .map(([doc]) => doc);
 
@@ -90,7 +88,10 @@ export function matchTerm(db: Db, term: QueryTerm, c: Corpus): TermMatch {
   const match = expression(term);
   const rows = db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], TERM_DOCS, [match, NAME_CANDIDATES, OBSERVATION_CANDIDATES]);
   // The same order as two separate newest-first reads: names, then observations.
-  const names = rows.filter(([doc]) => doc < 0).map(([doc]) => doc).sort((a, b) => a - b);
+  const names = rows
+    .filter(([doc]) => doc < 0)
+    .map(([doc]) => doc)
+    .sort((a, b) => a - b);
   const observations = rows.filter(([doc]) => doc > 0).sort((a, b) => b[0] - a[0]);
   for (const doc of names) add(-doc, NAME_WEIGHT);
   for (const [, eid] of observations) if (eid !== null) add(eid, 1);

@@ -33,10 +33,7 @@ export interface SearchParams {
   maxTotalNodes: number;
 }
 
-type SearchSettings = Pick<
-  Settings,
-  "SEARCH_MIN_RELATIVE_SCORE" | "SEARCH_TOP_PER_TOKEN" | "SEARCH_MAX_PATH_LENGTH" | "SEARCH_MAX_TOTAL_NODES"
->;
+type SearchSettings = Pick<Settings, "SEARCH_MIN_RELATIVE_SCORE" | "SEARCH_TOP_PER_TOKEN" | "SEARCH_MAX_PATH_LENGTH" | "SEARCH_MAX_TOTAL_NODES">;
 
 export function searchParams(opts: SearchOptions, s: SearchSettings): SearchParams {
   const maxTotalNodes = opts.maxTotalNodes ?? s.SEARCH_MAX_TOTAL_NODES;

@@ -51,18 +51,15 @@ export const tfFactor = (hits: number): number => 1 + Math.log1p(hits);
 export const idfFactor = (df: number, n: number): number => Math.log1p((Math.max(n, df) - df + 0.5) / (df + 0.5));
 
 /** An entity without observations counts as having one, so its name alone keeps it findable. */
-export const importanceFactor = (observations: number, degree: number): number =>
-  Math.log1p(Math.max(observations, 1)) * (1 + Math.log1p(degree));
+export const importanceFactor = (observations: number, degree: number): number => Math.log1p(Math.max(observations, 1)) * (1 + Math.log1p(degree));
 
-export const recencyFactor = (ageMs: number): number =>
-  RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.exp(-Math.max(ageMs, 0) / RECENCY_TIME_MS);
+export const recencyFactor = (ageMs: number): number => RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.exp(-Math.max(ageMs, 0) / RECENCY_TIME_MS);
 
 /** The priority's range before the square root: the factor stays within [0.71, 2]. */
 export const PRIORITY_MIN = 0.5;
 export const PRIORITY_MAX = 4;
 
 /** The damped priority factor of an entity whose priority (src/priority/model.ts) is `p`. */
-export const priorityFactor = (p: number): number =>
-  Math.sqrt(Math.min(PRIORITY_MAX, Math.max(PRIORITY_MIN, Number.isFinite(p) ? p : PRIORITY_MIN)));
+export const priorityFactor = (p: number): number => Math.sqrt(Math.min(PRIORITY_MAX, Math.max(PRIORITY_MIN, Number.isFinite(p) ? p : PRIORITY_MIN)));
 
 export const combine = (f: Factors): number => f.tf * f.idf * f.importance * f.recency * f.priority;

@@ -123,14 +123,7 @@ function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: numbe
      SELECT r.to_id AS a, r.from_id AS b FROM json_each(?1) f JOIN relations r ON r.to_id = f.value
      WHERE +r.from_id IN (SELECT value FROM json_each(?2))
      LIMIT ?4`,
-    [
-      JSON.stringify(scanned),
-      JSON.stringify(frontier),
-      JSON.stringify([...seek]),
-      limit,
-      JSON.stringify(pairSeekHubs),
-      JSON.stringify(partners),
-    ],
+    [JSON.stringify(scanned), JSON.stringify(frontier), JSON.stringify([...seek]), limit, JSON.stringify(pairSeekHubs), JSON.stringify(partners)],
   );
 }
 
@@ -183,9 +176,7 @@ export function connect(db: Db, entries: readonly number[], maxPathLength: numbe
     }
     frontier = next;
   }
-  return [...bridges.values()]
-    .sort((x, y) => x.length - y.length)
-    .map(({ u, v }) => ({ nodes: [...trace(reached, u).reverse(), ...trace(reached, v)] }));
+  return [...bridges.values()].sort((x, y) => x.length - y.length).map(({ u, v }) => ({ nodes: [...trace(reached, u).reverse(), ...trace(reached, v)] }));
 }
 
 /** Relations with both ends among `ids`, in insertion order, at most `limit + 1` (so the caller can tell there were more). */
@@ -203,11 +194,9 @@ export function relationsAmong(db: Db, ids: readonly number[], limit: number): R
 /** Entity rows for `ids`, in the order of `ids`. */
 export function entityRows(db: Db, ids: readonly number[]): EntityRow[] {
   if (ids.length === 0) return [];
-  const rows = db.packed<EntityRow>(
-    ENTITY_COLUMNS,
-    "SELECT id, name, entity_type FROM entities WHERE id IN (SELECT value FROM json_each(?1))",
-    [JSON.stringify(ids)],
-  );
+  const rows = db.packed<EntityRow>(ENTITY_COLUMNS, "SELECT id, name, entity_type FROM entities WHERE id IN (SELECT value FROM json_each(?1))", [
+    JSON.stringify(ids),
+  ]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }

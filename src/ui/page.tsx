@@ -60,6 +60,7 @@ const Overview: FC = () => (
 
 const SearchPanel: FC = () => (
   <section role="tabpanel" id="panel-search" aria-labelledby="tab-search" class="panel">
+    {/* biome-ignore lint/a11y/useSemanticElements: the form is the search landmark; a <search> wrapper would change the markup the client and tests use */}
     <form id="search-form" role="search" class="row">
       <label for="q">Search memory</label>
       <input id="q" name="q" type="search" autocomplete="off" placeholder="words in names, types, observations" />
@@ -78,7 +79,9 @@ const SearchPanel: FC = () => (
       </li>
     </ul>
     <div id="graph" class="graph"></div>
-    <h3 class="sr-only" id="results-h">Results</h3>
+    <h3 class="sr-only" id="results-h">
+      Results
+    </h3>
     <ul id="results" class="results" aria-labelledby="results-h"></ul>
   </section>
 );
@@ -162,6 +165,7 @@ export const Shell: FC<ShellProps> = ({ openMode, script, style }) => (
         </div>
         <aside id="detail" class="detail" aria-labelledby="detail-h" hidden>
           <div class="row detail-head">
+            {/* biome-ignore lint/a11y/useHeadingContent: the client fills the heading when it opens an item (src/ui/client/dom/detail.ts) */}
             <h2 id="detail-h" tabindex={-1}></h2>
             <button type="button" id="detail-close" aria-label="Close details (Escape)">
               ×

@@ -157,7 +157,10 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await page.locator("#notice-undo").waitFor({ state: "visible", ...WAIT });
 
     await page.getByRole("tab", { name: "History" }).click();
-    const undoAdd = page.locator("#history li", { hasText: "add_observations" }).first().getByRole("button", { name: /Undo change/ });
+    const undoAdd = page
+      .locator("#history li", { hasText: "add_observations" })
+      .first()
+      .getByRole("button", { name: /Undo change/ });
     await undoAdd.waitFor(WAIT);
     expect(await page.locator("#history li").first().textContent()).toContain("alice-e2e");
     await undoAdd.click();
@@ -242,7 +245,10 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await expect.poll(() => page.locator("#detail .stats").textContent(), WAIT).toContain("long term");
     // Undo the mark from the history, the same undo an agent's change gets: the entity is unmarked again.
     await page.getByRole("tab", { name: "History" }).click();
-    const undoMark = page.locator("#history li", { hasText: "mark_important" }).first().getByRole("button", { name: /Undo change/ });
+    const undoMark = page
+      .locator("#history li", { hasText: "mark_important" })
+      .first()
+      .getByRole("button", { name: /Undo change/ });
     await undoMark.waitFor(WAIT);
     await undoMark.click();
     await expect.poll(() => page.locator("#history li").first().textContent(), WAIT).toContain("undo");

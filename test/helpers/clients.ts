@@ -63,10 +63,7 @@ export async function connectV2(opts: ConnectOptions = {}): Promise<TestClient> 
     requestInit: { headers: opts.headers ?? {} },
   });
   // Pinned, not "auto": a silent fallback to the 2025 handshake would hide a broken modern path.
-  const client = new ClientV2(
-    { name: "engram-test-v2", version: "2.0.0" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
+  const client = new ClientV2({ name: "engram-test-v2", version: "2.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
   await client.connect(transport);
   return {
     name: "v2",

@@ -44,8 +44,7 @@ export async function createContext(name: string, extra: { readOnly?: boolean; d
 type Connect = (opts?: ConnectOptions) => Promise<TestClient>;
 
 /** An MCP client on the secured app presenting `token`. */
-export const connectAs = (connect: Connect, token: string, path = "/mcp") =>
-  connect({ url: `${BASE}${path}`, fetch: secured, headers: bearer(token) });
+export const connectAs = (connect: Connect, token: string, path = "/mcp") => connect({ url: `${BASE}${path}`, fetch: secured, headers: bearer(token) });
 
 /** A raw JSON-RPC initialize, for checking HTTP statuses the SDK clients would turn into exceptions. */
 export function initialize(path: string, headers: Record<string, string>, fetch: Fetch = secured, base = BASE): Promise<Response> {

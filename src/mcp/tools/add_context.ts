@@ -21,9 +21,7 @@ export default defineTool({
   managesContexts: true,
   run: async ({ name, description, read_only }, ctx) => {
     if (!mayCreate(ctx.caller.grants, name)) {
-      return failure(
-        fail("Forbidden", `Creating context ${JSON.stringify(name)} needs an admin grant or a grant with create=true matching it.`),
-      );
+      return failure(fail("Forbidden", `Creating context ${JSON.stringify(name)} needs an admin grant or a grant with create=true matching it.`));
     }
     const added = await registryOf(ctx.env).addContext(
       { name, ...(description !== undefined ? { description } : {}), ...(read_only !== undefined ? { readOnly: read_only } : {}) },

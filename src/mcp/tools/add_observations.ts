@@ -6,8 +6,7 @@ export default defineTool({
   name: "add_observations",
   toolset: "graph",
   title: "Add Observations",
-  description:
-    "Add new observations to existing entities. Every entity must exist, or nothing is written; observations an entity already has are skipped.",
+  description: "Add new observations to existing entities. Every entity must exist, or nothing is written; observations an entity already has are skipped.",
   input: {
     observations: batch(
       z.object({

@@ -6,8 +6,7 @@ export default defineTool({
   name: "create_entities",
   toolset: "graph",
   title: "Create Entities",
-  description:
-    "Create multiple new entities in the knowledge graph. Entities whose name already exists are skipped; the result lists only those created.",
+  description: "Create multiple new entities in the knowledge graph. Entities whose name already exists are skipped; the result lists only those created.",
   input: { entities: batch(EntitySchema).describe("Entities to create") },
   output: { entities: z.array(EntityOut) },
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

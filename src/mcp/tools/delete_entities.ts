@@ -5,8 +5,7 @@ export default defineTool({
   name: "delete_entities",
   toolset: "graph",
   title: "Delete Entities",
-  description:
-    "Delete multiple entities and their relations from the knowledge graph. Names that do not exist are reported in the message.",
+  description: "Delete multiple entities and their relations from the knowledge graph. Names that do not exist are reported in the message.",
   input: { entityNames: batch(entityName).describe("An array of entity names to delete") },
   output: DeleteOut,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },

@@ -11,7 +11,12 @@ export default defineTool({
     "Items are keys: entity:<name>, file:<path>, doc:<id>. A malformed key or a missing item rejects the whole call, naming them. Undo reverts it.",
   input: {
     items: z
-      .array(z.string().min(1, "an item key must not be empty").max(LIMITS.filePath + 5, `an item key must be at most ${LIMITS.filePath + 5} characters`))
+      .array(
+        z
+          .string()
+          .min(1, "an item key must not be empty")
+          .max(LIMITS.filePath + 5, `an item key must be at most ${LIMITS.filePath + 5} characters`),
+      )
       .min(1, "items must name at least one item")
       .max(LIMITS.batchItems, `at most ${LIMITS.batchItems} items per call`)
       .describe("Item keys: entity:<name>, file:<path> or doc:<id>"),

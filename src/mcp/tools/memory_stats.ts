@@ -27,20 +27,28 @@ function details(s: MemoryStats) {
   return {
     bytes: s.archive.bytes,
     newest: s.archive.newest.map((a) => `#${a.id} ${a.item}`).join(", "),
-    pruned: e && e.prunedItems.length > 0 ? ` Pruned: ${e.prunedItems.join(", ")}${e.pruned > e.prunedItems.length ? ", ..." : ""}${e.change !== undefined ? ` (change #${e.change}; undo{change: ${e.change}} brings them back)` : ""}.` : "",
+    pruned:
+      e && e.prunedItems.length > 0
+        ? ` Pruned: ${e.prunedItems.join(", ")}${e.pruned > e.prunedItems.length ? ", ..." : ""}${e.change !== undefined ? ` (change #${e.change}; undo{change: ${e.change}} brings them back)` : ""}.`
+        : "",
     top: new Map(s.top.map((t) => [t.item, `${t.tier}, ${t.category}, ${t.accessCount} accesses${t.important ? ", important" : ""}`])),
   };
 }
 
 function text(o: ReturnType<typeof shape>, d: ReturnType<typeof details>): string {
-  const list = (r: Record<string, number>) => Object.entries(r).map(([k, n]) => `${k} ${n}`).join(", ");
+  const list = (r: Record<string, number>) =>
+    Object.entries(r)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(", ");
   const lines = [
     `${o.total} items (${list(o.counts.kind ?? {})}). Tiers: ${list(o.counts.tier ?? {})}. Categories: ${list(o.counts.category ?? {})}.`,
     o.limits.length > 0
       ? `Capacity: ${o.limits.map((l) => `${l.limit} ${l.used}/${l.max} (${l.percent}%${l.near ? ", near" : ""})`).join(", ")}. Next evaluation: ${o.nextEvaluation ?? "none"}.`
       : "Capacity: none set (nothing is ever pruned).",
     `Archive: ${o.archived} items${o.archived > 0 ? ` (${d.bytes} bytes; newest: ${d.newest}); restore{} lists them` : ""}.`,
-    o.lastEvaluation ? `Last evaluation ${o.lastEvaluation.at}: ${o.lastEvaluation.outcome}, pruned ${o.lastEvaluation.pruned}. ${o.lastEvaluation.reason}${d.pruned}` : "Not evaluated yet.",
+    o.lastEvaluation
+      ? `Last evaluation ${o.lastEvaluation.at}: ${o.lastEvaluation.outcome}, pruned ${o.lastEvaluation.pruned}. ${o.lastEvaluation.reason}${d.pruned}`
+      : "Not evaluated yet.",
     `Top by priority: ${o.top.map((t) => `${t.item} ${t.priority} (${d.top.get(t.item)})`).join("; ") || "none"}.`,
   ];
   return lines.join("\n");

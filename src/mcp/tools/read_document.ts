@@ -8,8 +8,7 @@ export default defineTool({
   name: "read_document",
   toolset: "documents",
   title: "Read Document",
-  description:
-    "Read a working-memory document's markdown (default: root). Its [[id]] links are its child documents. Related items follow.",
+  description: "Read a working-memory document's markdown (default: root). Its [[id]] links are its child documents. Related items follow.",
   input: { id: documentId },
   output: { id: z.string(), content: z.string(), related: RelatedOut },
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -72,7 +72,9 @@ export default defineTool({
         for (const d of r.reparented) lines.push(`${d.item} came back under the root: its parent "${d.parent}" no longer exists.`);
         if (r.relationsRestored.length > 0) lines.push(`Relations back: ${shown(r.relationsRestored)}.`);
         if (r.relationsDeferred.length > 0) {
-          const waiting = r.relationsDeferred.map((d) => `${d.relation} (kept as archive #${d.archiveId} until ${d.waitsFor} exists; then restore{ids: [${d.archiveId}]})`);
+          const waiting = r.relationsDeferred.map(
+            (d) => `${d.relation} (kept as archive #${d.archiveId} until ${d.waitsFor} exists; then restore{ids: [${d.archiveId}]})`,
+          );
           lines.push(`Relations still archived, nothing lost: ${shown(waiting)}.`);
         }
         if (r.change !== undefined) lines.push(`Recorded as change #${r.change}; undo{change: ${r.change}} takes it back.`);

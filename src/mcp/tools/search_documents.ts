@@ -9,14 +9,9 @@ export default defineTool({
   name: "search_documents",
   toolset: "documents",
   title: "Search Documents",
-  description:
-    "Full-text search of working-memory documents: every word must match (stemmed; CJK text anywhere). Plain words only, no operators. Best first.",
+  description: "Full-text search of working-memory documents: every word must match (stemmed; CJK text anywhere). Plain words only, no operators. Best first.",
   input: {
-    query: z
-      .string()
-      .min(1, "query must not be empty")
-      .max(LIMITS.queryChars, `query must be at most ${LIMITS.queryChars} characters`)
-      .describe("Words to find"),
+    query: z.string().min(1, "query must not be empty").max(LIMITS.queryChars, `query must be at most ${LIMITS.queryChars} characters`).describe("Words to find"),
     limit: z
       .number()
       .int()

@@ -12,7 +12,7 @@ export default defineTool({
   toolset: "graph",
   title: "Search Nodes",
   description:
-    "Search entity names, types and observations. Returns the best entity per query term (role \"entry\"), the entities connecting them (\"connector\"), the relations among them and the connecting paths.",
+    'Search entity names, types and observations. Returns the best entity per query term (role "entry"), the entities connecting them ("connector"), the relations among them and the connecting paths.',
   input: {
     query: z
       .string()
@@ -26,9 +26,7 @@ export default defineTool({
       .optional()
       .describe("Entry nodes score at least this share of their term's best (default 0.3)"),
     topPerToken: int(SEARCH_RANGES.topPerToken, "topPerToken").optional().describe("Entry nodes per term (default 1)"),
-    maxPathLength: int(SEARCH_RANGES.maxPathLength, "maxPathLength")
-      .optional()
-      .describe("Longest path between entry nodes, in relations; 0 = none (default 5)"),
+    maxPathLength: int(SEARCH_RANGES.maxPathLength, "maxPathLength").optional().describe("Longest path between entry nodes, in relations; 0 = none (default 5)"),
     maxTotalNodes: int(SEARCH_RANGES.maxTotalNodes, "maxTotalNodes").optional().describe("Most entities, entry nodes first (default 50)"),
   },
   output: {

@@ -7,7 +7,8 @@ export default defineTool({
   name: "str_replace",
   toolset: "files",
   title: "Replace Text in File",
-  description: "Replace old_str with new_str in a memory file. old_str must occur exactly once; otherwise nothing changes and the error says how many times and on which lines.",
+  description:
+    "Replace old_str with new_str in a memory file. old_str must occur exactly once; otherwise nothing changes and the error says how many times and on which lines.",
   input: {
     path: filePath("path").describe("File path relative to the memory root"),
     old_str: fileText("old_str").min(1, "old_str must not be empty").describe("Exact text to replace, whitespace included"),

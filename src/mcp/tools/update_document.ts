@@ -5,8 +5,7 @@ import { defineTool, reply } from "../tool";
 
 // Enough names for the agent to see what happened; structuredContent has them all.
 const SHOWN = 50;
-const names = (ids: readonly string[]) =>
-  ids.slice(0, SHOWN).join(", ") + (ids.length > SHOWN ? ` (and ${ids.length - SHOWN} more)` : "");
+const names = (ids: readonly string[]) => ids.slice(0, SHOWN).join(", ") + (ids.length > SHOWN ? ` (and ${ids.length - SHOWN} more)` : "");
 
 export default defineTool({
   name: "update_document",

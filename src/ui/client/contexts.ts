@@ -23,7 +23,12 @@ const RANK: Record<Role, number> = { read: 0, write: 1, admin: 2 };
 
 /** Whether a grant's context (a name, or a glob with `*`) covers `name`. */
 const covers = (pattern: string, name: string) =>
-  new RegExp(`^${pattern.split("*").map((p) => p.replace(/[.\\^$+?()[\]{}|-]/g, "\\$&")).join(".*")}$`).test(name);
+  new RegExp(
+    `^${pattern
+      .split("*")
+      .map((p) => p.replace(/[.\\^$+?()[\]{}|-]/g, "\\$&"))
+      .join(".*")}$`,
+  ).test(name);
 
 /** The highest role the grants give on `name`, as the server decides it (src/auth/grants.ts). */
 export function roleFor(grants: Listed["grants"], name: string): Role | undefined {

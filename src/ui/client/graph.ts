@@ -199,6 +199,8 @@ export function layout(graph: SearchGraph, options: LayoutOptions): Map<string, 
     }
     temperature -= cooling;
   }
-  graph.nodes.forEach((node, i) => positions.set(node.id, { x: Math.round(xs[i] ?? cx), y: Math.round(ys[i] ?? cy) }));
+  graph.nodes.forEach((node, i) => {
+    positions.set(node.id, { x: Math.round(xs[i] ?? cx), y: Math.round(ys[i] ?? cy) });
+  });
   return positions;
 }

@@ -13,7 +13,7 @@
  */
 import { type Change, ownChangeToUndo } from "../changes";
 import type { ContextChoice } from "../contexts";
-import { CallError, EngramClient, type ToolInfo } from "../mcp";
+import { CallError, type EngramClient, type ToolInfo } from "../mcp";
 import { byId, fill } from "./dom";
 
 export interface WriteStep {
@@ -134,10 +134,7 @@ export class App {
   async undo(change?: number): Promise<void> {
     this.clearAlert();
     try {
-      const r = await this.call<{ change: number; undone: { seq: number; tool: string; summary: string }[] }>(
-        "undo",
-        change === undefined ? {} : { change },
-      );
+      const r = await this.call<{ change: number; undone: { seq: number; tool: string; summary: string }[] }>("undo", change === undefined ? {} : { change });
       const what = r.undone.map((u) => `#${u.seq} ${u.tool}`).join(", ");
       this.notice(`Undid ${what} (recorded as #${r.change}).`, r.change);
     } catch (error) {

@@ -83,7 +83,8 @@ export class DetailView {
       throw error;
     }
     const lines = r.lines ? `Lines ${r.lines.from}-${r.lines.to} of ${r.lines.total}` : r.type;
-    fill(body, 
+    fill(
+      body,
       h("p", { class: "muted" }, r.truncated ? `${lines} (cut; an agent pages with view_range)` : lines),
       h("pre", { class: "content", tabindex: 0, "aria-label": `Content of ${path}` }, r.text),
       relatedList(r.related, (i) => void this.open(i)),
@@ -100,10 +101,23 @@ export class DetailView {
       throw error;
     }
     const children = docLinks(r.content);
-    fill(body, 
+    fill(
+      body,
       h("pre", { class: "content", tabindex: 0, "aria-label": `Content of document ${id}` }, r.content),
       h("h3", {}, `Linked documents (${children.length})`),
-      children.length === 0 ? h("p", { class: "muted" }, "None.") : h("ul", {}, ...children.map((c) => h("li", {}, linkButton(c, () => void this.open(`doc:${c}`))))),
+      children.length === 0
+        ? h("p", { class: "muted" }, "None.")
+        : h(
+            "ul",
+            {},
+            ...children.map((c) =>
+              h(
+                "li",
+                {},
+                linkButton(c, () => void this.open(`doc:${c}`)),
+              ),
+            ),
+          ),
     );
     return `doc:${id}`;
   }

@@ -61,7 +61,8 @@ function observationItem(app: App, entity: string, text: string): HTMLLIElement 
         type: "button",
         class: "small write danger",
         "aria-label": `Delete observation: ${text.slice(0, 60)}`,
-        onclick: () => void app.write("Observation deleted.", [{ tool: "delete_observations", args: { deletions: [{ entityName: entity, observations: [text] }] } }]),
+        onclick: () =>
+          void app.write("Observation deleted.", [{ tool: "delete_observations", args: { deletions: [{ entityName: entity, observations: [text] }] } }]),
       },
       "Delete",
     );
@@ -84,7 +85,13 @@ function observationItem(app: App, entity: string, text: string): HTMLLIElement 
     };
     const form = h(
       "form",
-      { class: "edit", onsubmit: ((e: Event) => (e.preventDefault(), save())) as EventListener },
+      {
+        class: "edit",
+        onsubmit: ((e: Event) => {
+          e.preventDefault();
+          save();
+        }) as EventListener,
+      },
       h("label", { for: id, class: "sr-only" }, "Edit observation (Enter saves, Escape cancels)"),
       area,
       h("button", { type: "submit", class: "small" }, "Save"),
@@ -106,10 +113,19 @@ function addForm(app: App, entity: string): HTMLFormElement {
     if (text === "") return;
     void app.write("Observation added.", [{ tool: "add_observations", args: { observations: [{ entityName: entity, contents: [text] }] } }]);
   };
-  area.addEventListener("keydown", editKeys(submit, () => (area.value = "")));
+  area.addEventListener(
+    "keydown",
+    editKeys(submit, () => (area.value = "")),
+  );
   return h(
     "form",
-    { class: "edit add", onsubmit: ((e: Event) => (e.preventDefault(), submit())) as EventListener },
+    {
+      class: "edit add",
+      onsubmit: ((e: Event) => {
+        e.preventDefault();
+        submit();
+      }) as EventListener,
+    },
     h("label", { for: id }, "New observation"),
     area,
     h("button", { type: "submit", class: "small" }, "Add"),
@@ -147,7 +163,8 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
   ]);
 
   const other = (rel: Opened["relations"][number]) => (rel.from === name ? rel.to : rel.from);
-  fill(body, 
+  fill(
+    body,
     h("p", { class: "muted" }, entity.entityType),
     // The mark is part of the entity's statistics: open_nodes keeps the official shape.
     importantToggle(app, item, stats?.important === true),
@@ -161,7 +178,14 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
           "ul",
           { class: "relations" },
           ...r.relations.map((rel) =>
-            h("li", {}, rel.from === name ? "→ " : "← ", h("em", {}, rel.relationType), " ", linkButton(other(rel), () => open(`entity:${other(rel)}`))),
+            h(
+              "li",
+              {},
+              rel.from === name ? "→ " : "← ",
+              h("em", {}, rel.relationType),
+              " ",
+              linkButton(other(rel), () => open(`entity:${other(rel)}`)),
+            ),
           ),
         ),
     relatedList(r.related ?? [], open),
@@ -178,9 +202,7 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
           h("dd", {}, formatTime(stats.createdAt)),
           h("dt", {}, "Updated"),
           h("dd", {}, formatTime(stats.updatedAt)),
-          ...(stats.category === undefined
-            ? []
-            : [h("dt", {}, "Priority"), h("dd", {}, `${stats.priority ?? ""} (${stats.category}, ${stats.tier ?? ""} term)`)]),
+          ...(stats.category === undefined ? [] : [h("dt", {}, "Priority"), h("dd", {}, `${stats.priority ?? ""} (${stats.category}, ${stats.tier ?? ""} term)`)]),
         )
       : h("p", { class: "muted" }, "Unavailable."),
     history ? h("h3", {}, "Recent changes") : null,

@@ -45,7 +45,15 @@ export function renderGraph(container: HTMLElement, graph: SearchGraph, open: (n
     "aria-label": `Graph of ${graph.nodes.length} entities and ${graph.edges.length} relations. Arrow keys move between nodes, Enter opens one.`,
   });
   svg.append(
-    s("defs", {}, s("marker", { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" }, s("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }))),
+    s(
+      "defs",
+      {},
+      s(
+        "marker",
+        { id: "arrow", viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto-start-reverse" },
+        s("path", { d: "M0,0 L10,5 L0,10 z", class: "arrowhead" }),
+      ),
+    ),
   );
 
   const edgeLayer = s("g", { class: "edges", "aria-hidden": "true" });
@@ -59,7 +67,11 @@ export function renderGraph(container: HTMLElement, graph: SearchGraph, open: (n
     const d = Math.max(1, Math.hypot(b.x - a.x, b.y - a.y));
     const ex = b.x - ((b.x - a.x) / d) * r;
     const ey = b.y - ((b.y - a.y) / d) * r;
-    const line = s("line", { x1: a.x, y1: a.y, x2: ex, y2: ey, class: edge.onPath ? "edge path" : "edge", "marker-end": "url(#arrow)" }, s("title", {}, `${edge.from} ${edge.relationType} ${edge.to}`));
+    const line = s(
+      "line",
+      { x1: a.x, y1: a.y, x2: ex, y2: ey, class: edge.onPath ? "edge path" : "edge", "marker-end": "url(#arrow)" },
+      s("title", {}, `${edge.from} ${edge.relationType} ${edge.to}`),
+    );
     edgeLayer.append(line);
     if (graph.edges.length <= EDGE_LABELS_MAX) {
       edgeLayer.append(s("text", { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 - 4, class: "edge-label", "text-anchor": "middle" }, short(edge.relationType)));

@@ -76,7 +76,12 @@ for (const t of TABS) {
   tab.addEventListener("keydown", (event) => {
     const visible = TABS.filter((x) => !byId(`tab-${x}`).hidden);
     const i = visible.indexOf(t);
-    const to = { ArrowRight: visible[(i + 1) % visible.length], ArrowLeft: visible[(i - 1 + visible.length) % visible.length], Home: visible[0], End: visible[visible.length - 1] }[event.key];
+    const to = {
+      ArrowRight: visible[(i + 1) % visible.length],
+      ArrowLeft: visible[(i - 1 + visible.length) % visible.length],
+      Home: visible[0],
+      End: visible[visible.length - 1],
+    }[event.key];
     if (to) {
       event.preventDefault();
       showTab(to, true);

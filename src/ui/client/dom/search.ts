@@ -94,7 +94,14 @@ export class SearchView {
           {},
           h(
             "button",
-            { type: "button", class: `result ${node.role}`, "data-name": node.id, "aria-label": nodeLabel(node), "aria-current": String(node.id === selected), onclick: () => this.openEntity(node.id) },
+            {
+              type: "button",
+              class: `result ${node.role}`,
+              "data-name": node.id,
+              "aria-label": nodeLabel(node),
+              "aria-current": String(node.id === selected),
+              onclick: () => this.openEntity(node.id),
+            },
             h("span", { class: `swatch ${node.role}`, "aria-hidden": "true" }),
             h("span", { class: "name" }, node.id),
             h("span", { class: "muted" }, ` ${node.entityType}`),

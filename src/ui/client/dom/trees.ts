@@ -15,7 +15,11 @@ function fileList(nodes: readonly FileNode[], open: (item: string) => void): HTM
     ...nodes.map((node) =>
       node.dir
         ? h("li", {}, h("details", { open: true }, h("summary", {}, `${node.name}/`), fileList(node.children, open)))
-        : h("li", {}, linkButton(node.name, () => open(`file:${node.path}`), { "data-path": node.path })),
+        : h(
+            "li",
+            {},
+            linkButton(node.name, () => open(`file:${node.path}`), { "data-path": node.path }),
+          ),
     ),
   );
 }
