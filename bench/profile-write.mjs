@@ -67,10 +67,12 @@ try {
   const sqlite = new DatabaseSync(copy);
   // --setup "<SQL>": run on the copy first, e.g. to try an FTS5 option ('automerge', 'pgsz').
   if (opts.setup) sqlite.exec(opts.setup);
+  sqlite.exec("PRAGMA wal_autocheckpoint = 0");
   const statements = new Map();
   const spent = new Map(); // statement shape -> { n, ms }
   let sqlMs = 0;
   let commitMs = 0; // this batch's COMMIT (writing its pages out)
+  let walPages = 0; // pages the commits appended to the WAL (checkpoints off)
   let counting = false;
   /** The slice of SqlStorage that Db uses, over node:sqlite, timing every statement. */
   const sql = {
@@ -116,8 +118,12 @@ try {
       try {
         const value = fn();
         const t0 = performance.now();
+        const walBefore = fs.existsSync(copy + "-wal") ? fs.statSync(copy + "-wal").size : 0;
         sqlite.exec("RELEASE tx");
-        if (counting) commitMs += performance.now() - t0;
+        if (counting) {
+          commitMs += performance.now() - t0;
+          walPages += ((fs.existsSync(copy + "-wal") ? fs.statSync(copy + "-wal").size : 0) - walBefore) / 4120;
+        }
         return value;
       } catch (error) {
         sqlite.exec("ROLLBACK TO tx");
@@ -166,6 +172,7 @@ try {
   };
   const phase = (label, items, call) => {
     spent.clear();
+    walPages = 0;
     const times = [];
     const sqlTimes = [];
     const commitTimes = [];
@@ -186,6 +193,7 @@ try {
     console.log(line("batch", times));
     console.log(line("  in SQLite", sqlTimes));
     console.log(line("  in COMMIT", commitTimes));
+    console.log(`  pages written per batch (WAL growth): ${(walPages / times.length).toFixed(0)}`);
     console.log(
       line(
         "  in JavaScript",

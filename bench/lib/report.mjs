@@ -32,8 +32,8 @@ function engramRow(r) {
   const mcpLayer = q.trivial?.e2e && q.http?.e2e ? q.trivial.e2e.p50 - q.http.e2e.p50 : null;
   return [
     num(r.size),
-    `${num(e.load.entitiesPerSec)} (${ms(e.load.batchEngineMs?.p50)})`,
-    num(e.load.relationsPerSec),
+    `${num(e.load.entitiesPerSec)} (${ms((e.load.entityEngineMs ?? e.load.batchEngineMs)?.p50)})`,
+    e.load.relationEngineMs ? `${num(e.load.relationsPerSec)} (${ms(e.load.relationEngineMs.p50)})` : num(e.load.relationsPerSec),
     pct(q.search?.e2e),
     pct(q.search?.engine),
     pct(e.inObject?.inObject),
@@ -108,7 +108,7 @@ export function renderTables(results) {
   out.push(
     table(
       [
-        "entities", "load entities/s (RPC p50 per batch)", "load relations/s", "search e2e", "search engine", "search in the object", "open_nodes e2e",
+        "entities", "load entities/s (RPC p50 per batch)", "load relations/s (RPC p50 per batch)", "search e2e", "search engine", "search in the object", "open_nodes e2e",
         "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "database", "workerd RSS (growth during the queries)", "machine load",
       ],
       results.sizes.map(engramRow),

@@ -56,6 +56,8 @@ export async function load(client, graph, { batch, budgetMs, timeoutMs, log }) {
     relationsPerSec: perSecond(relations),
     relationLoadMs: Math.round(relations.ms),
     batchEngineMs: summarize([...entities.engine, ...relations.engine]),
+    entityEngineMs: summarize(entities.engine),
+    relationEngineMs: summarize(relations.engine),
     aborted: entities.aborted || relations.aborted,
   };
 }

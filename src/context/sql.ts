@@ -103,6 +103,42 @@ export class Db {
 /** SQLite allows at most 100 bound parameters per statement in a Durable Object. */
 export const MAX_PARAMS = 100;
 
+/**
+ * Bytes of JSON one statement's parameter carries at most when rows travel
+ * as one JSON array (`json_each(?)`), well under the 2 MB a Durable Object
+ * allows one value. Estimated by jsonBytes.
+ */
+export const JSON_PARAM_BYTES = 1_000_000;
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
+/** An upper bound on a JSON text's UTF-8 bytes: its length, three times that when it holds a non-ASCII character. */
+export const jsonBytes = (json: string): number => (ASCII_ONLY.test(json) ? json.length : 3 * json.length);
+
+/**
+ * `rows` as JSON arrays of at most JSON_PARAM_BYTES each, in order (a larger
+ * row goes alone): many rows per statement, where bound parameters hold 100
+ * values at most.
+ */
+export function jsonBatches(rows: readonly unknown[]): string[] {
+  const out: string[] = [];
+  let run: string[] = [];
+  let bytes = 0;
+  for (const row of rows) {
+    const json = JSON.stringify(row);
+    const size = jsonBytes(json) + 1;
+    if (run.length > 0 && bytes + size > JSON_PARAM_BYTES) {
+      out.push(`[${run.join(",")}]`);
+      run = [];
+      bytes = 0;
+    }
+    run.push(json);
+    bytes += size;
+  }
+  if (run.length > 0) out.push(`[${run.join(",")}]`);
+  return out;
+}
+
 /** Splits `items` into chunks small enough to bind `perItem` parameters each. */
 export function chunksFor<T>(items: readonly T[], perItem = 1, reserved = 0): T[][] {
   const size = Math.max(1, Math.floor((MAX_PARAMS - reserved) / perItem));

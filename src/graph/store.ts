@@ -23,7 +23,7 @@ import type { Db } from "../context/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity } from "../priority/classify";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
-import { deleteEntityRow, deleteObservation, deleteRelation, insertNewEntities, insertObservation, insertRelation, touchEntity } from "./writes";
+import { deleteEntityRow, deleteObservation, deleteRelation, insertNewEntities, insertNewRelations, insertObservation, touchEntity } from "./writes";
 import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
 
 /** Relations open_nodes returns at most, so one hub entity cannot flood a context window. */
@@ -55,12 +55,13 @@ export function createRelations(w: WriteScope, relations: readonly Relation[]): 
     relations.flatMap((r) => [r.from, r.to]),
     "create_relations",
   );
-  const created: Relation[] = [];
-  for (const r of relations) {
-    const relation = { from: r.from, to: r.to, relationType: r.relationType };
-    if (insertRelation(w, ids.get(r.from) as number, ids.get(r.to) as number, relation)) created.push(relation);
-  }
-  return created;
+  const rows = relations.map((r) => ({
+    fromId: ids.get(r.from) as number,
+    toId: ids.get(r.to) as number,
+    relation: { from: r.from, to: r.to, relationType: r.relationType },
+  }));
+  const created = insertNewRelations(w, rows);
+  return rows.filter((_, i) => created[i]).map((r) => r.relation);
 }
 
 export function addObservations(w: WriteScope, items: readonly ObservationAdd[]): { entityName: string; addedObservations: string[] }[] {

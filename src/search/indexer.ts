@@ -22,10 +22,10 @@
  *   their tables at flush time, so insert-then-delete indexes nothing and an
  *   update indexes the final text.
  * - Documents are read a page at a time and written in statements of at most
- *   STATEMENT_BYTES: memory stays flat even when a migration leaves a whole
+ *   JSON_PARAM_BYTES: memory stays flat even when a migration leaves a whole
  *   context to index.
  */
-import type { Db } from "../context/sql";
+import { JSON_PARAM_BYTES, jsonBytes, type Db } from "../context/sql";
 import { bigrams, CJK_RUN, WORD, wordParts, withoutCjk } from "./tokenize";
 
 /** Documents read from the queue at a time. */
@@ -63,16 +63,8 @@ interface Doc extends Record<string, SqlStorageValue> {
 }
 
 /**
- * Bytes of JSON one INSERT's parameter carries at most: a Durable Object caps
- * a value at 2 MB. Estimated from characters (3 bytes for a non-ASCII one).
- */
-const STATEMENT_BYTES = 1_000_000;
-
-const jsonBytes = (json: string) => (ASCII.test(json) ? json.length : 3 * json.length);
-
-/**
  * One index's rows, buffered as JSON and inserted in rowid order with as few
- * statements as STATEMENT_BYTES allows.
+ * statements as JSON_PARAM_BYTES allows.
  */
 class RowBuffer {
   private rows: { doc: number; json: string }[] = [];
@@ -86,7 +78,7 @@ class RowBuffer {
   add(doc: number, row: unknown[]): void {
     const json = JSON.stringify(row);
     const bytes = jsonBytes(json) + 1;
-    if (this.rows.length > 0 && this.bytes + bytes > STATEMENT_BYTES) this.flush();
+    if (this.rows.length > 0 && this.bytes + bytes > JSON_PARAM_BYTES) this.flush();
     this.rows.push({ doc, json });
     this.bytes += bytes;
   }
@@ -105,7 +97,7 @@ class RowBuffer {
 
 /**
  * Writes documents to both indexes, each in as few statements as fit
- * STATEMENT_BYTES (one for a call of 1,000 entities of ordinary size), as one
+ * JSON_PARAM_BYTES (one for a call of 1,000 entities of ordinary size), as one
  * JSON array per statement (json_each) rather than bound parameters, rowids
  * ascending. FTS5 writes a new segment at the end of every statement that
  * inserts into it and whenever a rowid goes down, and every segment costs a
