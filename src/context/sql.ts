@@ -106,14 +106,14 @@ export const MAX_PARAMS = 100;
 /**
  * Bytes of JSON one statement's parameter carries at most when rows travel
  * as one JSON array (`json_each(?)`), well under the 2 MB a Durable Object
- * allows one value. Estimated by jsonBytes.
+ * allows one value, estimated at 3 bytes for a non-ASCII character.
  */
 export const JSON_PARAM_BYTES = 1_000_000;
 
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /** An upper bound on a JSON text's UTF-8 bytes: its length, three times that when it holds a non-ASCII character. */
-export const jsonBytes = (json: string): number => (ASCII_ONLY.test(json) ? json.length : 3 * json.length);
+const jsonBytes = (json: string): number => (ASCII_ONLY.test(json) ? json.length : 3 * json.length);
 
 /**
  * `rows` as JSON arrays of at most JSON_PARAM_BYTES each, in order (a larger

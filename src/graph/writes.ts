@@ -78,7 +78,6 @@ export function insertEntity(
   return row?.id;
 }
 
-/** Rows per multi-row INSERT that binds `perRow` values plus the shared clock (?1). */
 /**
  * Creates many entities with their observations, a table at a time, the
  * rows as one JSON parameter per statement (create_entities' path: two

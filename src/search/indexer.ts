@@ -21,11 +21,11 @@
  * - Idempotent and order-free within a transaction: documents are read from
  *   their tables at flush time, so insert-then-delete indexes nothing and an
  *   update indexes the final text.
- * - Documents are read a page at a time and written in statements of at most
- *   JSON_PARAM_BYTES: memory stays flat even when a migration leaves a whole
- *   context to index.
+ * - Documents are read a page at a time and written out every BUFFER_CHARS
+ *   characters at the latest: memory stays flat even when a migration leaves
+ *   a whole context to index.
  */
-import { JSON_PARAM_BYTES, jsonBytes, type Db } from "../context/sql";
+import { jsonBatches, type Db } from "../context/sql";
 import { bigrams, CJK_RUN, WORD, wordParts, withoutCjk } from "./tokenize";
 
 /** Documents read from the queue at a time. */
@@ -62,25 +62,23 @@ interface Doc extends Record<string, SqlStorageValue> {
   text: string;
 }
 
-/**
- * One index's rows, buffered as JSON and inserted in rowid order with as few
- * statements as JSON_PARAM_BYTES allows.
- */
+/** Characters of document text one index buffers before writing them out: bounds memory for a migration's backfill. */
+const BUFFER_CHARS = 1_000_000;
+
+/** One index's rows, buffered and inserted in rowid order, in as few statements as jsonBatches cuts them into. */
 class RowBuffer {
-  private rows: { doc: number; json: string }[] = [];
-  private bytes = 0;
+  private rows: { doc: number; row: unknown[] }[] = [];
+  private chars = 0;
 
   constructor(
     private readonly db: Db,
     private readonly insert: string,
   ) {}
 
-  add(doc: number, row: unknown[]): void {
-    const json = JSON.stringify(row);
-    const bytes = jsonBytes(json) + 1;
-    if (this.rows.length > 0 && this.bytes + bytes > JSON_PARAM_BYTES) this.flush();
-    this.rows.push({ doc, json });
-    this.bytes += bytes;
+  add(doc: number, row: unknown[], chars: number): void {
+    this.rows.push({ doc, row });
+    this.chars += chars;
+    if (this.chars > BUFFER_CHARS) this.flush();
   }
 
   flush(): void {
@@ -89,17 +87,17 @@ class RowBuffer {
     // lower than the previous one, so names read by ascending entity id (rowids -1, -2, ...) made a
     // segment each: 1,000 names took 49 ms instead of 5 in the trigram index at 100,000 entities.
     this.rows.sort((a, b) => a.doc - b.doc);
-    this.db.run(this.insert, `[${this.rows.map((r) => r.json).join(",")}]`);
+    for (const batch of jsonBatches(this.rows.map((r) => r.row))) this.db.run(this.insert, batch);
     this.rows = [];
-    this.bytes = 0;
+    this.chars = 0;
   }
 }
 
 /**
  * Writes documents to both indexes, each in as few statements as fit
  * JSON_PARAM_BYTES (one for a call of 1,000 entities of ordinary size), as one
- * JSON array per statement (json_each) rather than bound parameters, rowids
- * ascending. FTS5 writes a new segment at the end of every statement that
+ * JSON array per statement (json_each, src/context/sql.ts jsonBatches) rather
+ * than bound parameters, rowids ascending. FTS5 writes a new segment at the end of every statement that
  * inserts into it and whenever a rowid goes down, and every segment costs a
  * seek per term lookup and merge work later: a batch of 1,000 entities used
  * to make about a thousand segments in each index (its names' rowids went
@@ -117,11 +115,12 @@ class IndexWriter {
   }
 
   add(d: Doc): void {
-    this.words.add(d.doc, [d.doc, d.text, derivedText(d.text)]);
+    const alt = derivedText(d.text);
+    this.words.add(d.doc, [d.doc, d.text, alt], d.text.length + (alt?.length ?? 0));
     // Trigrams cover names and types only: over observations they doubled the
     // cost of writing and took milliseconds per lookup, for what compound
     // splitting and stemming already find.
-    if (d.doc < 0) this.grams.add(d.doc, [d.doc, d.text]);
+    if (d.doc < 0) this.grams.add(d.doc, [d.doc, d.text], d.text.length);
     this.count++;
   }
 
