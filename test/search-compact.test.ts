@@ -4,7 +4,7 @@ import type { MemoryContext } from "../src/context/MemoryContext";
 import { Db } from "../src/context/sql";
 import { COMPACT_QUIET_MS } from "../src/context/upkeep";
 import { searchGraph, searchParams } from "../src/search";
-import { COMPACT_MIN_PAGES, compacting, indexShape, SEARCH_INDEXES } from "../src/search/compact";
+import { COMPACT_MIN_PAGES, compacting, compactionStep, indexShape, SEARCH_INDEXES } from "../src/search/compact";
 import { settings } from "../src/settings";
 import { freshContext, workerFetch } from "./helpers/clients";
 import { as, stubOf, unwrap } from "./helpers/context";
@@ -70,7 +70,8 @@ async function bulkLoad(stub: Stub, t: number): Promise<void> {
 
 describe("search index compaction", () => {
   it("merges each index into one segment once writes pause, one bounded step per alarm, and every search finds the same", async () => {
-    const stub = stubOf(freshContext("compact"));
+    const context = freshContext("compact");
+    const stub = stubOf(context);
     const t = Date.now();
     await bulkLoad(stub, t);
     const before = await shape(stub);
@@ -96,8 +97,10 @@ describe("search index compaction", () => {
     expect(await results(stub, t)).toEqual(found);
 
     // The stats route reports it, for people and the benchmark.
-    const res = await workerFetch()(`http://localhost/api/contexts/${stub.name ?? ""}/stats`);
+    const res = await workerFetch()(`http://localhost/api/contexts/${context}/stats`);
     expect(res.status).toBe(200);
+    const body = (await res.json()) as { counts: { searchIndex: unknown } };
+    expect(body.counts.searchIndex).toEqual({ segments: 2, compacting: false });
   });
 
   it("leaves a small index in its few segments", async () => {
@@ -152,5 +155,17 @@ describe("search index compaction", () => {
     expect(found).toHaveLength(QUERIES.length);
     const late = unwrap(await stub.searchNodes("late arrival", {}, as("a")));
     expect(late.entities.map((e) => e.name)).toEqual(["late-arrival"]);
+  });
+
+  it("ends a compaction whose step merges nothing, instead of setting the alarm again and again", async () => {
+    const stub = stubOf(freshContext("compact"));
+    await bulkLoad(stub, Date.now());
+    const out = await runInDurableObject(stub, (_i, state) => {
+      const db = new Db(state.storage.sql);
+      const merges: string[] = [];
+      const more = state.storage.transactionSync(() => compactionStep(db, (_db, index) => void merges.push(index)));
+      return { more, merges, compacting: compacting(db) };
+    });
+    expect(out).toEqual({ more: false, merges: ["search_words"], compacting: false });
   });
 });
