@@ -14,16 +14,11 @@
  * differ from workerd's (another SQLite build, no RPC, no access tracking);
  * the shares are what it is for. Needs Node 22 (node_modules/.bin/node).
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
-import { build } from "esbuild";
 import { searchQueries } from "./lib/generate.mjs";
+import { withKeptDb } from "./lib/kept-db.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({
   options: {
     db: { type: "string" },
@@ -32,27 +27,11 @@ const { values: opts } = parseArgs({
     runs: { type: "string", default: "3" },
   },
 });
-if (!opts.db) throw new Error("--db <path to a context's .sqlite file> is required");
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "engram-profile-"));
-try {
-  const copy = path.join(tmp, "context.sqlite");
-  fs.copyFileSync(opts.db, copy);
-  for (const suffix of ["-wal", "-shm"]) if (fs.existsSync(opts.db + suffix)) fs.copyFileSync(opts.db + suffix, copy + suffix);
-  const bundle = path.join(tmp, "search.mjs");
-  await build({
-    stdin: {
-      contents: `export { searchGraph, searchParams } from "./src/search/index.ts"; export { Db } from "./src/context/sql.ts";`,
-      resolveDir: root,
-      loader: "ts",
-    },
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    outfile: bundle,
-    logLevel: "error",
-  });
-  const { searchGraph, searchParams, Db } = await import(pathToFileURL(bundle).href);
+await withKeptDb(opts.db, async (copy, load) => {
+  const { searchGraph, searchParams, Db } = await load(
+    `export { searchGraph, searchParams } from "./src/search/index.ts"; export { Db } from "./src/context/sql.ts";`,
+  );
 
   const sqlite = new DatabaseSync(copy);
   if (process.env.CACHE) sqlite.exec(`PRAGMA cache_size = ${process.env.CACHE}`);
@@ -125,6 +104,4 @@ try {
     console.log(`| ${(s.ms / calls).toFixed(3)} | ${((100 * s.ms) / total).toFixed(1)} % | ${(s.n / calls).toFixed(1)} | \`${shape}\` |`);
   }
   sqlite.close();
-} finally {
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
+});

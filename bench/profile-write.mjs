@@ -16,15 +16,11 @@
  * shares are what it is for. Needs Node 22 (node_modules/.bin/node).
  */
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
-import { build } from "esbuild";
 import { generateGraph } from "./lib/generate.mjs";
+import { withKeptDb } from "./lib/kept-db.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({
   options: {
     db: { type: "string" },
@@ -34,35 +30,9 @@ const { values: opts } = parseArgs({
     setup: { type: "string" },
   },
 });
-if (!opts.db) throw new Error("--db <path to a context's .sqlite file> is required");
 
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "engram-profile-"));
-try {
-  const copy = path.join(tmp, "context.sqlite");
-  fs.copyFileSync(opts.db, copy);
-  for (const suffix of ["-wal", "-shm"]) if (fs.existsSync(opts.db + suffix)) fs.copyFileSync(opts.db + suffix, copy + suffix);
-  const bundle = path.join(tmp, "context.mjs");
-  await build({
-    stdin: { contents: `export { MemoryContext } from "./src/context/MemoryContext.ts";`, resolveDir: root, loader: "ts" },
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    outfile: bundle,
-    logLevel: "error",
-    loader: { ".sql": "text" },
-    plugins: [
-      {
-        name: "workers-stub",
-        setup(b) {
-          b.onResolve({ filter: /^cloudflare:workers$/ }, () => ({ path: "workers", namespace: "stub" }));
-          b.onLoad({ filter: /.*/, namespace: "stub" }, () => ({
-            contents: "export class DurableObject { constructor(ctx, env) { this.ctx = ctx; this.env = env; } }",
-          }));
-        },
-      },
-    ],
-  });
-  const { MemoryContext } = await import(pathToFileURL(bundle).href);
+await withKeptDb(opts.db, async (copy, load) => {
+  const { MemoryContext } = await load(`export { MemoryContext } from "./src/context/MemoryContext.ts";`);
 
   const sqlite = new DatabaseSync(copy);
   // --setup "<SQL>": run on the copy first, e.g. to try an FTS5 option ('automerge', 'pgsz').
@@ -208,6 +178,4 @@ try {
   phase("create_entities", fresh, (chunk) => object.createEntities(chunk, meta));
   phase("create_relations", relations, (chunk) => object.createRelations(chunk, { ...meta, tool: "create_relations" }));
   sqlite.close();
-} finally {
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
+});
