@@ -65,9 +65,9 @@ interface Doc extends Record<string, SqlStorageValue> {
 /** Characters of document text one index buffers before writing them out: bounds memory for a migration's backfill. */
 const BUFFER_CHARS = 1_000_000;
 
-/** One index's rows, buffered and inserted in rowid order, in as few statements as jsonBatches cuts them into. */
+/** One index's rows (rowid first), buffered and inserted in rowid order, in as few statements as jsonBatches cuts them into. */
 class RowBuffer {
-  private rows: { doc: number; row: unknown[] }[] = [];
+  private rows: [rowid: number, ...values: unknown[]][] = [];
   private chars = 0;
 
   constructor(
@@ -75,8 +75,8 @@ class RowBuffer {
     private readonly insert: string,
   ) {}
 
-  add(doc: number, row: unknown[], chars: number): void {
-    this.rows.push({ doc, row });
+  add(row: [rowid: number, ...values: unknown[]], chars: number): void {
+    this.rows.push(row);
     this.chars += chars;
     if (this.chars > BUFFER_CHARS) this.flush();
   }
@@ -86,8 +86,8 @@ class RowBuffer {
     // Ascending rowids: FTS5 writes out its pending postings as a new segment whenever a rowid is
     // lower than the previous one, so names read by ascending entity id (rowids -1, -2, ...) made a
     // segment each: 1,000 names took 49 ms instead of 5 in the trigram index at 100,000 entities.
-    this.rows.sort((a, b) => a.doc - b.doc);
-    for (const batch of jsonBatches(this.rows.map((r) => r.row))) this.db.run(this.insert, batch);
+    this.rows.sort((a, b) => a[0] - b[0]);
+    for (const batch of jsonBatches(this.rows)) this.db.run(this.insert, batch);
     this.rows = [];
     this.chars = 0;
   }
@@ -97,11 +97,12 @@ class RowBuffer {
  * Writes documents to both indexes, each in as few statements as fit
  * JSON_PARAM_BYTES (one for a call of 1,000 entities of ordinary size), as one
  * JSON array per statement (json_each, src/context/sql.ts jsonBatches) rather
- * than bound parameters, rowids ascending. FTS5 writes a new segment at the end of every statement that
- * inserts into it and whenever a rowid goes down, and every segment costs a
- * seek per term lookup and merge work later: a batch of 1,000 entities used
- * to make about a thousand segments in each index (its names' rowids went
- * down), which automerge then had to fold together.
+ * than bound parameters, rowids ascending. FTS5 writes a new segment at the
+ * end of every statement that inserts into it and whenever a rowid goes down,
+ * and every segment costs a seek per term lookup and merge work later: a
+ * batch of 1,000 entities used to make about a thousand segments in each
+ * index (its names' rowids went down), which automerge then had to fold
+ * together.
  */
 class IndexWriter {
   private readonly words: RowBuffer;
@@ -116,11 +117,11 @@ class IndexWriter {
 
   add(d: Doc): void {
     const alt = derivedText(d.text);
-    this.words.add(d.doc, [d.doc, d.text, alt], d.text.length + (alt?.length ?? 0));
+    this.words.add([d.doc, d.text, alt], d.text.length + (alt?.length ?? 0));
     // Trigrams cover names and types only: over observations they doubled the
     // cost of writing and took milliseconds per lookup, for what compound
     // splitting and stemming already find.
-    if (d.doc < 0) this.grams.add(d.doc, [d.doc, d.text], d.text.length);
+    if (d.doc < 0) this.grams.add([d.doc, d.text], d.text.length);
     this.count++;
   }
 
