@@ -1,8 +1,9 @@
 import { env } from "cloudflare:test";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { settings, SettingsError } from "../src/settings";
 import { searchParams } from "../src/search";
-import { derivedText } from "../src/search/indexer";
+import { derivedText, derivedUnicode } from "../src/search/indexer";
 import { combine, DAY_MS, idfFactor, importanceFactor, priorityFactor, RECENCY_FLOOR, recencyFactor, tfFactor } from "../src/search/score";
 import { MAX_QUERY_TERMS, quote, tokenize } from "../src/search/tokenize";
 import { workerFetch } from "./helpers/clients";
@@ -55,6 +56,21 @@ describe("index text", () => {
     expect(derivedText("run docker-compose and fetchUser")).toBe("docker compose dockercompose fetch user fetchuser");
     expect(derivedText("会議室 ok")).toBe("会議 議室");
     expect(derivedText("plain words only")).toBeNull();
+  });
+
+  it("derives the same from ASCII text on its fast path as the Unicode rules do", () => {
+    for (const text of ["HTTPServer a--b x-y- 'quoted' k8s.io/v1_beta ABc aB", "XMLHttpRequest2Go e-mail_id", "-a.b-", "no"]) {
+      expect(derivedText(text)).toBe(derivedUnicode(text));
+    }
+    // Characters that decide a split (case, digits, joiners, separators), now and then one past ASCII.
+    const char = fc.constantFrom(..."aAbBzZ09-_./' \t,;:!()", "é", "会", "\u2019", "ｱ");
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 40 }), (chars) => {
+        const text = chars.join("");
+        expect(derivedText(text)).toBe(derivedUnicode(text));
+      }),
+      { numRuns: 5000 },
+    );
   });
 });
 
