@@ -17,7 +17,7 @@
  *   An op bigger than that gets a part of its own; a domain keeps each op
  *   well under the 2 MB row limit (src/files/store.ts says how for files).
  */
-import { chunksFor, type Db } from "../context/sql";
+import { jsonBatches, type Db } from "../context/sql";
 import type { ModelOptions } from "../priority/model";
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
@@ -164,11 +164,8 @@ export class ChangeRecorder implements Recorder {
     if (this.seqValue === undefined && this.buffer.length === 0) return undefined;
     this.flush();
     const seq = this.seq();
-    for (const chunk of chunksFor([...this.items], 2)) {
-      this.db.run(
-        `INSERT INTO change_items (item, seq) VALUES ${chunk.map(() => "(?, ?)").join(", ")} ON CONFLICT DO NOTHING`,
-        ...chunk.flatMap((item) => [item, seq]),
-      );
+    for (const batch of jsonBatches([...this.items])) {
+      this.db.run("INSERT INTO change_items (item, seq) SELECT value, ?2 FROM json_each(?1) WHERE true ON CONFLICT DO NOTHING", batch, seq);
     }
     this.db.run("UPDATE changes SET summary = ? WHERE seq = ?", this.summary(), seq);
     return seq;
