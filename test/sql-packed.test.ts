@@ -4,7 +4,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Db, SqlError } from "../src/context/sql";
+import { Db, JSON_PARAM_BYTES, jsonBatches, SqlError } from "../src/context/sql";
 import { freshContext } from "./helpers/clients";
 import { stubOf } from "./helpers/context";
 
@@ -71,5 +71,24 @@ describe("Db.packed and Db.tuples", () => {
       }
     });
     expect(message).toMatch(/no such table: no_such_table.* in: SELECT x FROM no_such_table/);
+  });
+});
+
+describe("jsonBatches", () => {
+  it("gives rows that fit one parameter as one JSON array, and none for no rows", () => {
+    const rows = [
+      [1, 'a "quoted" text'],
+      [2, "日本語"],
+    ];
+    expect(jsonBatches(rows)).toEqual([JSON.stringify(rows)]);
+    expect(jsonBatches([])).toEqual([]);
+  });
+
+  it("splits larger rows into arrays of at most JSON_PARAM_BYTES, in order", () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => [i, (i % 2 ? "x" : "é").repeat(500)]);
+    const batches = jsonBatches(rows);
+    expect(batches.length).toBeGreaterThan(1);
+    for (const b of batches) expect(new TextEncoder().encode(b).length).toBeLessThanOrEqual(JSON_PARAM_BYTES);
+    expect(batches.flatMap((b) => JSON.parse(b) as unknown[])).toEqual(rows);
   });
 });

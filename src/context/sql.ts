@@ -121,6 +121,10 @@ const jsonBytes = (json: string): number => (ASCII_ONLY.test(json) ? json.length
  * values at most.
  */
 export function jsonBatches(rows: readonly unknown[]): string[] {
+  if (rows.length === 0) return [];
+  // The usual call fits one parameter: one stringify of the whole array costs a fifth of one per row.
+  const whole = JSON.stringify(rows);
+  if (jsonBytes(whole) <= JSON_PARAM_BYTES) return [whole];
   const out: string[] = [];
   let run: string[] = [];
   let bytes = 0;
