@@ -93,6 +93,21 @@ describe("search index consistency", () => {
     });
   });
 
+  it("reads back a flush's documents in pages that stay under SQLite's value limit, even text JSON escapes to twice its size", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      instance.createEntities([{ name: "holder", entityType: "thing", observations: [] }], meta);
+      // 400 observations of 16,000 quotes: 6.4 MB of text, 12.8 MB as one JSON text, past even workerd's local limit.
+      const quotes = '"'.repeat(16_000);
+      state.storage.transactionSync(() => {
+        const id = db.one<{ id: number }>("SELECT id FROM entities WHERE name = 'holder'")?.id as number;
+        for (let i = 0; i < 400; i++) db.run("INSERT INTO observations (entity_id, content, created_at) VALUES (?, ?, 0)", id, `${quotes} mark${i}`);
+        flushSearchIndex(db);
+      });
+      for (const i of [0, 199, 399]) expect(indexed(db, `mark${i}`)).toHaveLength(1);
+    });
+  });
+
   it("keeps each entity's observation count, degree and last update in step with every write", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
       const db = new Db(state.storage.sql);
