@@ -5,14 +5,41 @@
  * written.
  */
 import { runInDurableObject } from "cloudflare:test";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { Db } from "../src/context/sql";
-import { classify, classifyDocument, classifyEntity, classifyFile, MAX_CLASSIFY_CHARS } from "../src/priority/classify";
+import { classify, classifyDocument, classifyEntity, classifyFile, asciiHits, KEYWORDS, MAX_CLASSIFY_CHARS, unicodeHits } from "../src/priority/classify";
 import { stubOf } from "./helpers/context";
 import { CLIENTS, freshContext, text } from "./helpers/clients";
 
 describe("keyword classifier", () => {
+  it("counts the same keywords in ASCII text on its fast path as by splitting normalised text", () => {
+    const normalised = (t: string) =>
+      t
+        .normalize("NFKC")
+        .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
+        .toLowerCase();
+    const same = (t: string) => {
+      expect(asciiHits(t)).toEqual(unicodeHits(normalised(t)));
+    };
+    for (const t of ["Bugs in the APIs; apiServer bugsDB k8s K8S dbs hi his tvs", "DockerKubernetes gitHub GITHUB x-docker_redis.sql", "", "s ss sss"]) same(t);
+    // Keywords, their plurals and prefixes, glued by case changes, digits and separators.
+    const keyword = fc.constantFrom(...Object.values(KEYWORDS).flat());
+    const piece = fc.oneof(
+      keyword,
+      keyword.map((k) => `${k}s`),
+      keyword.map((k) => k.toUpperCase()),
+      keyword.map((k) => k[0]?.toUpperCase() + k.slice(1)),
+      keyword.map((k) => k.slice(0, -1)),
+      fc.constantFrom(" ", "  ", "-", "_", ".", "7", "x", "z", "Z", "S", "s", "A", "\n", "/"),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => same(pieces.join(""))),
+      { numRuns: 5000 },
+    );
+  });
+
   it.each([
     ["Alice", "person", ["prefers tea", "birthday in May"], "personal"],
     ["Billing service", "service", ["written in TypeScript", "uses Postgres"], "technical"],

@@ -83,19 +83,94 @@ function keywordOf(word: string): string | undefined {
   return singular !== undefined && LOOKUP.has(singular) ? singular : undefined;
 }
 
-/** Adds one part's points to `scores`. */
-function score(text: string, weight: number, scores: Map<Scored, number>): void {
-  const norm = normalise(text);
+/** How often each keyword occurs in normalised text: its words, split and looked up one by one. */
+export function unicodeHits(norm: string): Map<string, number> {
   const hits = new Map<string, number>();
   for (const w of norm.split(/[^\p{L}\p{N}]+/u)) {
     const key = w === "" ? undefined : keywordOf(w);
     if (key !== undefined) hits.set(key, (hits.get(key) ?? 0) + 1);
   }
-  for (const [k, n] of hits) {
+  return hits;
+}
+
+/**
+ * The keywords as a trie over the symbols a-z, 0-9 (upper-case letters read
+ * as lower-case), flat in one typed array: node n's child for symbol y is
+ * TRIE[n * WIDTH + y], 0 for none (no edge leads back to the root, node 0).
+ */
+const WIDTH = 36;
+const SYMBOL = new Int8Array(128).fill(-1);
+for (let c = 0; c < 26; c++) SYMBOL[97 + c] = SYMBOL[65 + c] = c;
+for (let c = 0; c < 10; c++) SYMBOL[48 + c] = 26 + c;
+const TRIE = new Uint16Array(WIDTH * (1 + [...LOOKUP.keys()].reduce((n, k) => n + k.length, 0)));
+const NODE_KEYWORD: (string | undefined)[] = [undefined];
+for (const k of LOOKUP.keys()) {
+  let node = 0;
+  for (let i = 0; i < k.length; i++) {
+    const slot = node * WIDTH + (SYMBOL[k.charCodeAt(i)] as number);
+    if (TRIE[slot] === 0) {
+      TRIE[slot] = NODE_KEYWORD.length;
+      NODE_KEYWORD.push(undefined);
+    }
+    node = TRIE[slot] as number;
+  }
+  NODE_KEYWORD[node] = k;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * unicodeHits of ASCII text, the usual case, in one pass over char codes:
+ * on ASCII, NFKC changes nothing and the words are the runs of [A-Za-z0-9],
+ * split where a lower-case letter meets an upper-case one. Each word walks
+ * the trie as it is read, with no string made for it; at its end it is a
+ * keyword, or one with a plural "s" when it is longer than 3 and the walk
+ * one character earlier stood on a keyword. Every entity written is
+ * classified: over the bench's entities classify takes about half the time
+ * it took splitting (7.5-8.9 -> 3.7-4.6 ms per 1,000 entities in Node).
+ */
+export function asciiHits(text: string): Map<string, number> {
+  const hits = new Map<string, number>();
+  let node = 0; // -1: the word has left the trie
+  let before = -1;
+  let length = 0;
+  let last = 0;
+  let prev = 0;
+  const finish = () => {
+    if (length > 0) {
+      const key = (node >= 0 ? NODE_KEYWORD[node] : undefined) ?? (length > 3 && last === 115 && before >= 0 ? NODE_KEYWORD[before] : undefined);
+      if (key !== undefined) hits.set(key, (hits.get(key) ?? 0) + 1);
+    }
+    node = 0;
+    before = -1;
+    length = 0;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    const symbol = SYMBOL[c] as number;
+    if (symbol >= 0) {
+      if (c <= 90 && c >= 65 && prev >= 97 && prev <= 122) finish();
+      before = node;
+      node = node < 0 ? -1 : (TRIE[node * WIDTH + symbol] as number) || -1;
+      last = c | 32;
+      length++;
+    } else {
+      finish();
+    }
+    prev = c;
+  }
+  finish();
+  return hits;
+}
+
+/** Adds one part's points to `scores`. */
+function score(text: string, weight: number, scores: Map<Scored, number>): void {
+  const norm = ASCII.test(text) ? undefined : normalise(text);
+  for (const [k, n] of norm === undefined ? asciiHits(text) : unicodeHits(norm)) {
     const c = LOOKUP.get(k) as Scored;
     scores.set(c, (scores.get(c) ?? 0) + weight * Math.min(n, MAX_HITS_PER_KEYWORD));
   }
-  if (!CJK.test(norm)) return;
+  if (norm === undefined || !CJK.test(norm)) return;
   for (const c of CATEGORY_ORDER) {
     for (const k of CJK_KEYWORDS[c]) {
       let n = 0;
