@@ -229,6 +229,7 @@ function indexPages(db: Db, writer: IndexWriter, query: string, ...params: numbe
       writer.add(doc, text);
       if (cursor > after) after = cursor;
     }
+    if (take === sizes.length && sizes.length < PAGE) return; // that was the rest
   }
 }
 
