@@ -136,30 +136,25 @@ export function asciiHits(text: string): Map<string, number> {
   let length = 0;
   let last = 0;
   let prev = 0;
-  const finish = () => {
-    if (length > 0) {
+  // One step past the end, as a space, ends the last word. (No closure per call: the bundler names each one at creation.)
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    const symbol = SYMBOL[c] as number;
+    if (length > 0 && (symbol < 0 || (c <= 90 && c >= 65 && prev >= 97 && prev <= 122))) {
       const key = (node >= 0 ? NODE_KEYWORD[node] : undefined) ?? (length > 3 && last === 115 && before >= 0 ? NODE_KEYWORD[before] : undefined);
       if (key !== undefined) hits.set(key, (hits.get(key) ?? 0) + 1);
+      node = 0;
+      before = -1;
+      length = 0;
     }
-    node = 0;
-    before = -1;
-    length = 0;
-  };
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const symbol = SYMBOL[c] as number;
     if (symbol >= 0) {
-      if (c <= 90 && c >= 65 && prev >= 97 && prev <= 122) finish();
       before = node;
       node = node < 0 ? -1 : (TRIE[node * WIDTH + symbol] as number) || -1;
       last = c | 32;
       length++;
-    } else {
-      finish();
     }
     prev = c;
   }
-  finish();
   return hits;
 }
 
