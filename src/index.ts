@@ -11,13 +11,13 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import { createMcpHandler } from "agents/mcp/server";
 import type { Caller } from "./auth/caller";
 import { authenticate, originAllowed } from "./auth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "./limits";
-import { buildServer, type RequestScope } from "./mcp/server";
+import type { RequestScope } from "./mcp/server";
+import { serveMcpHttp } from "./mcp/http";
 import { chooseToolsets } from "./mcp/toolsets";
 import { api } from "./api/routes";
 import { settings, SettingsError } from "./settings";
@@ -27,13 +27,6 @@ export { MemoryContext } from "./context/MemoryContext";
 export { Registry } from "./registry/Registry";
 
 export type AppEnv = { Bindings: Env; Variables: { caller: Caller } };
-
-const mcpHandler = createMcpHandler((rc) => buildServer(rc.authInfo?.extra?.scope as RequestScope), {
-  route: "/mcp",
-  // Origin is checked by the middleware below, with the same rule for /mcp and /api.
-  allowedOriginHostnames: "*",
-  onerror: (error) => console.error(JSON.stringify({ event: "mcp_error", error: String(error) })),
-});
 
 const app = new Hono<AppEnv>();
 
@@ -100,7 +93,7 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
   // Workers always know the host from the URL; in-process callers may omit the header the SDK checks.
   if (!request.headers.has("Host")) request.headers.set("Host", url.host);
   const authInfo = { token: "", clientId: caller.id, scopes: [], extra: { scope } };
-  return mcpHandler.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
+  return serveMcpHttp(request, authInfo, parsedBody);
 }
 
 /**
