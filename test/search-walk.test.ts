@@ -19,7 +19,7 @@ const meta = as("tester");
 async function inGraph(
   names: string[],
   relations: [string, string][],
-  fn: (walk: (entries: string[], maxPathLength: number, budget: number) => string[][]) => void,
+  fn: (walk: (entries: string[], maxPathLength: number, budget: number, hubListMax?: number) => string[][]) => void,
 ): Promise<void> {
   await runInDurableObject(stubOf(freshContext("walk")), (instance: MemoryContext, state) => {
     unwrap(
@@ -37,12 +37,13 @@ async function inGraph(
     const db = new Db(state.storage.sql);
     const ids = new Map(db.all<{ id: number; name: string }>("SELECT id, name FROM entities").map((r) => [r.name, r.id]));
     const byId = new Map([...ids].map(([name, id]) => [id, name]));
-    fn((entries, maxPathLength, budget) =>
+    fn((entries, maxPathLength, budget, hubListMax) =>
       connect(
         db,
         entries.map((n) => ids.get(n) as number),
         maxPathLength,
         budget,
+        hubListMax,
       ).map((p) => p.nodes.map((id) => byId.get(id) as string)),
     );
   });
@@ -87,12 +88,22 @@ describe("the walk's relation budget", () => {
       ],
       (walk) => {
         const path = ["start", "a1", "a2", "b2", "b1", "finish"];
-        // Levels 0 and 1 read 2 + 9 relations; the last level's budget is what is left.
-        expect(walk(["start", "finish"], 5, MAX_WALK_EDGES)).toEqual([path]);
-        expect(walk(["start", "finish"], 5, 11)).toEqual([]);
-        // One relation left: the seek between the hubs comes first (the scan of b3 and b4 would return b3 - b4).
-        expect(walk(["start", "finish"], 5, 12)).toEqual([path]);
+        // Hubs read whole from their index (2 here), or looked up per frontier node when there are more than hubListMax.
+        for (const hubListMax of [undefined, 1]) {
+          // Levels 0 and 1 read 2 + 9 relations; the last level's budget is what is left.
+          expect(walk(["start", "finish"], 5, MAX_WALK_EDGES, hubListMax)).toEqual([path]);
+          expect(walk(["start", "finish"], 5, 11, hubListMax)).toEqual([]);
+          // One relation left: the seek between the hubs comes first (the scan of b3 and b4 would return b3 - b4).
+          expect(walk(["start", "finish"], 5, 12, hubListMax)).toEqual([path]);
+        }
       },
     );
+  });
+
+  it("reads the hubs from their partial index, whose condition matches HUB_DEGREE", async () => {
+    await runInDurableObject(stubOf(freshContext("walk")), (_instance: MemoryContext, state) => {
+      const plan = new Db(state.storage.sql).all<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT entity_id FROM search_entity_stats WHERE degree > ${HUB_DEGREE}`);
+      expect(plan.map((r) => r.detail).join("; ")).toContain("USING INDEX search_hubs");
+    });
   });
 });

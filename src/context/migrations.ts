@@ -19,6 +19,7 @@ import m0006 from "../../migrations/0006_priority.sql";
 import m0007 from "../../migrations/0007_archive_bytes.sql";
 import m0008 from "../../migrations/0008_documents_fts_update.sql";
 import m0009 from "../../migrations/0009_search_compaction.sql";
+import m0010 from "../../migrations/0010_search_hubs.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 7, name: "0007_archive_bytes", sql: m0007 },
   { version: 8, name: "0008_documents_fts_update", sql: m0008 },
   { version: 9, name: "0009_search_compaction", sql: m0009 },
+  { version: 10, name: "0010_search_hubs", sql: m0010 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
