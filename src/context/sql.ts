@@ -143,6 +143,22 @@ export function jsonBatches(rows: readonly unknown[]): string[] {
   return out;
 }
 
+/**
+ * `n` as the integer literal of a LIMIT. SQLite plans with a LIMIT's value,
+ * so a statement whose LIMIT is a bound parameter is prepared again every
+ * time it runs: 50-80 us more per run in a Durable Object (measured with a
+ * three-branch UNION ALL and a one-branch join; the literal form reuses the
+ * prepared statement). Hot read paths write their LIMIT with this: a constant,
+ * or `roundUp` of a value that varies, so each statement has few texts.
+ */
+export function sqlLimit(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`LIMIT must be a non-negative integer, got ${n}`);
+  return String(n);
+}
+
+/** The smallest power of two at least `n` (1 for less): a varying LIMIT as one of a few values; the caller keeps the first `n` rows. */
+export const roundUp = (n: number): number => (n <= 1 ? 1 : 2 ** Math.ceil(Math.log2(n)));
+
 /** Splits `items` into chunks small enough to bind `perItem` parameters each. */
 export function chunksFor<T>(items: readonly T[], perItem = 1, reserved = 0): T[][] {
   const size = Math.max(1, Math.floor((MAX_PARAMS - reserved) / perItem));

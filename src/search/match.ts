@@ -13,7 +13,7 @@
  * plus up to NAME_CANDIDATES entities whose name or type holds it, and its
  * document frequency is estimated from how far back the capped window reaches.
  */
-import type { Db } from "../context/sql";
+import { sqlLimit, type Db } from "../context/sql";
 import { NAME_WEIGHT, SUBSTRING_WEIGHT } from "./score";
 import { bigrams, quote, type QueryTerm } from "./tokenize";
 
@@ -63,8 +63,8 @@ const docs = (db: Db, table: string, names: boolean, match: string, cap: number)
   db
     .tuples<[doc: number]>(
       ["doc"],
-      `SELECT rowid AS doc FROM ${table} WHERE ${table} MATCH ?1 AND ${names ? "rowid < 0 ORDER BY rowid" : "rowid > 0 ORDER BY rowid DESC"} LIMIT ?2`,
-      [match, cap],
+      `SELECT rowid AS doc FROM ${table} WHERE ${table} MATCH ?1 AND ${names ? "rowid < 0 ORDER BY rowid" : "rowid > 0 ORDER BY rowid DESC"} LIMIT ${sqlLimit(cap)}`,
+      [match],
       `doc${names ? "" : " DESC"}`,
     )
     .map(([doc]) => doc);
@@ -75,10 +75,10 @@ const docs = (db: Db, table: string, names: boolean, match: string, cap: number)
  * branch keeps its own newest-first LIMIT, so FTS5 still stops at the cap.
  */
 const TERM_DOCS = `SELECT doc, NULL AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ?2)
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ${sqlLimit(NAME_CANDIDATES)})
    UNION ALL
    SELECT d.doc, o.entity_id AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ?3) d
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ${sqlLimit(OBSERVATION_CANDIDATES)}) d
    LEFT JOIN observations o ON o.id = d.doc`;
 
 /** Candidates and weighted hit counts for one term. */
@@ -86,7 +86,7 @@ export function matchTerm(db: Db, term: QueryTerm, c: Corpus): TermMatch {
   const hits = new Map<number, number>();
   const add = (eid: number, weight: number) => hits.set(eid, (hits.get(eid) ?? 0) + weight);
   const match = expression(term);
-  const rows = db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], TERM_DOCS, [match, NAME_CANDIDATES, OBSERVATION_CANDIDATES]);
+  const rows = db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], TERM_DOCS, [match]);
   // The same order as two separate newest-first reads: names, then observations.
   const names = rows
     .filter(([doc]) => doc < 0)

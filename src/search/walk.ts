@@ -14,8 +14,10 @@
  * for paths of length L to meet, which keeps the walk small.
  *
  * ## Bounds
- * At most MAX_WALK_EDGES relations are read per search; a hub whose relations
- * exceed what is left stops the walk there, and the paths found so far stand.
+ * At most MAX_WALK_EDGES relations are used per search (each level's
+ * statement reads up to the next power of two of what is left, so that its
+ * LIMIT takes few values: sql.ts sqlLimit); a hub whose relations exceed
+ * what is left stops the walk there, and the paths found so far stand.
  * The last level of an odd `maxPathLength` (the default 5) reads only the
  * relations that close a path (bridgesWithin): at 100,000 entities most walks
  * reach a hub by then, and materialising its thousands of relations was most
@@ -27,7 +29,7 @@
  * side, and relations between two hubs by one index seek per pair, so a hub
  * on the frontier costs a lookup, not a scan of its thousands of relations.
  */
-import type { Db } from "../context/sql";
+import { roundUp, sqlLimit, type Db } from "../context/sql";
 import { ENTITY_COLUMNS, RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
 
 /** Relations read per search at most, whatever the graph's size and shape. */
@@ -47,15 +49,18 @@ export interface Path {
 /** A relation read by the walk, as [the end already reached, the other end]. */
 type Edge = [a: number, b: number];
 
+/** Every relation of the frontier's nodes, both directions, at most `limit` (read up to the next power of two: sql.ts `limit`). */
 function neighbours(db: Db, frontier: readonly number[], limit: number): Edge[] {
-  return db.tuples<Edge>(
-    ["a", "b"],
-    `SELECT from_id AS a, to_id AS b FROM relations WHERE from_id IN (SELECT value FROM json_each(?1))
-     UNION ALL
-     SELECT to_id AS a, from_id AS b FROM relations WHERE to_id IN (SELECT value FROM json_each(?1))
-     LIMIT ?2`,
-    [JSON.stringify(frontier), limit],
-  );
+  return db
+    .tuples<Edge>(
+      ["a", "b"],
+      `SELECT from_id AS a, to_id AS b FROM relations WHERE from_id IN (SELECT value FROM json_each(?1))
+       UNION ALL
+       SELECT to_id AS a, from_id AS b FROM relations WHERE to_id IN (SELECT value FROM json_each(?1))
+       LIMIT ${sqlLimit(roundUp(limit))}`,
+      [JSON.stringify(frontier)],
+    )
+    .slice(0, limit);
 }
 
 /** A frontier node with more relations than this is a hub: bridgesWithin seeks its relations instead of scanning them. */
@@ -66,32 +71,40 @@ export const MAX_HUBS = 32;
 /** Hubs read whole from the partial index (migrations/0010_search_hubs.sql) when there are at most this many. */
 export const HUB_LIST_MAX = 1000;
 
+/** A hub on the frontier and its number of relations. */
+type Hub = [id: number, degree: number];
+
 /**
  * The hubs in `frontier`, at most MAX_HUBS + 1 (more means too many). A
  * graph with few hubs has them read whole from their partial index and
  * matched here: one short scan, where looking up each frontier node's
  * degree took a primary-key seek per node (0.3 ms a search at 100,000
  * entities in Node's SQLite, frontiers of thousands of nodes). A graph
- * with more hubs than HUB_LIST_MAX has them looked up per frontier node.
+ * with more hubs than `listMax` has them looked up per frontier node.
  */
-function hubsOn(db: Db, frontier: readonly number[], listMax: number): number[] {
-  const all = db.tuples<[id: number]>(["id"], `SELECT entity_id AS id FROM search_entity_stats WHERE degree > ${HUB_DEGREE} LIMIT ?1`, [listMax + 1]);
+function hubsOn(db: Db, frontier: readonly number[], listMax: number): Hub[] {
+  const all = db.tuples<Hub>(
+    ["id", "degree"],
+    `SELECT entity_id AS id, degree FROM search_entity_stats WHERE degree > ${HUB_DEGREE} LIMIT ${sqlLimit(listMax + 1)}`,
+  );
   if (all.length <= listMax) {
     const onFrontier = new Set(frontier);
-    return all
-      .map(([id]) => id)
-      .filter((id) => onFrontier.has(id))
-      .slice(0, MAX_HUBS + 1);
+    return all.filter(([id]) => onFrontier.has(id)).slice(0, MAX_HUBS + 1);
   }
-  return db
-    .tuples<[id: number]>(
-      ["id"],
-      `SELECT s.entity_id AS id FROM json_each(?1) f JOIN search_entity_stats s ON s.entity_id = f.value
-       WHERE s.degree > ${HUB_DEGREE} LIMIT ?2`,
-      [JSON.stringify(frontier), MAX_HUBS + 1],
-    )
-    .map(([id]) => id);
+  return db.tuples<Hub>(
+    ["id", "degree"],
+    `SELECT s.entity_id AS id, s.degree FROM json_each(?1) f JOIN search_entity_stats s ON s.entity_id = f.value
+     WHERE s.degree > ${HUB_DEGREE} LIMIT ${sqlLimit(MAX_HUBS + 1)}`,
+    [JSON.stringify(frontier)],
+  );
 }
+
+/**
+ * Index entries a scan reads in the time of one seek, roughly (Node's
+ * SQLite at 100,000 entities): a hub is scanned rather than sought pair by
+ * pair when its relations number at most this many times the seeks.
+ */
+const SCAN_PER_SEEK = 8;
 
 /**
  * Relations with both ends in `frontier` and in different regions (`sourceOf`
@@ -115,7 +128,7 @@ function hubsOn(db: Db, frontier: readonly number[], listMax: number): number[] 
 function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: number) => number, limit: number, hubListMax: number): Edge[] {
   const hubs = hubsOn(db, frontier, hubListMax);
   // Too many hubs for pairwise seeks (a dense graph): scan them all, as ordinary nodes.
-  const seek = hubs.length <= MAX_HUBS ? new Set(hubs) : new Set<number>();
+  const seek = hubs.length <= MAX_HUBS ? new Set(hubs.map(([id]) => id)) : new Set<number>();
   const ordinary = frontier.filter((id) => !seek.has(id));
   const counts = new Map<number, number>();
   for (const id of ordinary) {
@@ -128,16 +141,25 @@ function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: numbe
   const skip = largest !== undefined && hubsOutside.length <= 1;
   const scanned = skip ? ordinary.filter((id) => sourceOf(id) !== largest) : ordinary;
   const partners = skip ? ordinary.filter((id) => sourceOf(id) === largest) : [];
-  const pairSeekHubs = skip ? hubsOutside : [];
-  return db.tuples<Edge>(
-    ["a", "b"],
-    `SELECT r.from_id AS a, r.to_id AS b FROM json_each(?3) h1 CROSS JOIN json_each(?3) h2 CROSS JOIN relations r
+  let pairSeekHubs = skip ? hubsOutside : [];
+  // The hub outside the largest region: its relations into the region cost two seeks per partner, or a
+  // scan of its own relations. Most hubs have a few hundred relations: scanning them is cheaper.
+  const outside = pairSeekHubs[0];
+  const outsideDegree = hubs.find(([id]) => id === outside)?.[1] ?? Number.POSITIVE_INFINITY;
+  if (outside !== undefined && outsideDegree <= SCAN_PER_SEEK * 2 * partners.length) {
+    scanned.push(outside);
+    pairSeekHubs = [];
+  }
+  return db
+    .tuples<Edge>(
+      ["a", "b"],
+      `SELECT r.from_id AS a, r.to_id AS b FROM json_each(?3) h1 CROSS JOIN json_each(?3) h2 CROSS JOIN relations r
        ON r.from_id = h1.value AND r.to_id = h2.value
      UNION ALL
-     SELECT r.from_id AS a, r.to_id AS b FROM json_each(?5) h CROSS JOIN json_each(?6) o CROSS JOIN relations r
+     SELECT r.from_id AS a, r.to_id AS b FROM json_each(?4) h CROSS JOIN json_each(?5) o CROSS JOIN relations r
        ON r.from_id = h.value AND r.to_id = o.value
      UNION ALL
-     SELECT r.from_id AS a, r.to_id AS b FROM json_each(?6) o CROSS JOIN json_each(?5) h CROSS JOIN relations r
+     SELECT r.from_id AS a, r.to_id AS b FROM json_each(?5) o CROSS JOIN json_each(?4) h CROSS JOIN relations r
        ON r.from_id = o.value AND r.to_id = h.value
      UNION ALL
      SELECT r.from_id AS a, r.to_id AS b FROM json_each(?1) f JOIN relations r ON r.from_id = f.value
@@ -145,9 +167,10 @@ function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: numbe
      UNION ALL
      SELECT r.to_id AS a, r.from_id AS b FROM json_each(?1) f JOIN relations r ON r.to_id = f.value
      WHERE +r.from_id IN (SELECT value FROM json_each(?2))
-     LIMIT ?4`,
-    [JSON.stringify(scanned), JSON.stringify(frontier), JSON.stringify([...seek]), limit, JSON.stringify(pairSeekHubs), JSON.stringify(partners)],
-  );
+     LIMIT ${sqlLimit(roundUp(limit))}`,
+      [JSON.stringify(scanned), JSON.stringify(frontier), JSON.stringify([...seek]), JSON.stringify(pairSeekHubs), JSON.stringify(partners)],
+    )
+    .slice(0, limit);
 }
 
 function trace(reached: Map<number, Reached>, node: number): number[] {
@@ -209,9 +232,8 @@ export function relationsAmong(db: Db, ids: readonly number[], limit: number): R
   // Db.all, not Db.packed: 1,001 rows of two names and a type could come near the 2 MB cap on one value.
   return db.all<RelationRow>(
     `${RELATION_SELECT} WHERE r.from_id IN (SELECT value FROM json_each(?1)) AND r.to_id IN (SELECT value FROM json_each(?1))
-     ORDER BY r.id LIMIT ?2`,
+     ORDER BY r.id LIMIT ${sqlLimit(limit + 1)}`,
     JSON.stringify(ids),
-    limit + 1,
   );
 }
 
