@@ -10,7 +10,7 @@
  */
 import { DomainError } from "../errors";
 import { LIMITS } from "../limits";
-import type { Db } from "../context/sql";
+import { roundUp, sqlLimit, type Db } from "../context/sql";
 import { classifyEntity } from "../priority/classify";
 import { RELATION_SELECT, toRelation, withObservations, type EntityRow, type RelationRow } from "./rows";
 import type { GraphPage, Relation } from "./types";
@@ -52,7 +52,10 @@ const bytes = (value: unknown) => JSON.stringify(value).length;
 export function readGraph(db: Db, opts: ReadGraphOptions): GraphPage {
   const limit = Math.min(opts.limit ?? LIMITS.readGraphPageEntities, LIMITS.readGraphPageEntities);
   const { after } = decodeCursor(opts.cursor);
-  const rows = db.all<EntityRow>("SELECT id, name, entity_type FROM entities WHERE id > ? ORDER BY id LIMIT ?", after, limit + 1);
+  // One more row than the page tells whether there are more; the LIMIT is a literal (sql.ts sqlLimit).
+  const rows = db
+    .all<EntityRow>(`SELECT id, name, entity_type FROM entities WHERE id > ? ORDER BY id LIMIT ${sqlLimit(roundUp(limit + 1))}`, after)
+    .slice(0, limit + 1);
   const hasMoreRows = rows.length > limit;
   const pageRows = rows.slice(0, limit);
   if (pageRows.length === 0) return { entities: [], relations: [] };

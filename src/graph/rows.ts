@@ -3,7 +3,7 @@
  * the graph (open_nodes, read_graph, search, export) so they all return the
  * same shapes in the same order: entities and observations in insertion order.
  */
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import { chunksFor, placeholders, sqlLimit, type Db } from "../context/sql";
 import type { Entity, Relation } from "./types";
 
 export interface EntityRow extends Record<string, SqlStorageValue> {
@@ -59,10 +59,14 @@ export function idsByName(db: Db, names: readonly string[]): Map<string, number>
 /** Relations with either end among `ids`, deduplicated, in insertion order: at most `limit + 1`, so the caller can tell when there were more. */
 export function relationsTouching(db: Db, ids: readonly number[], limit: number): Relation[] {
   const seen = new Map<number, RelationRow>();
-  // Each id is bound twice, plus one parameter for the LIMIT.
-  for (const chunk of chunksFor(ids, 2, 1)) {
+  // Each id is bound twice; the LIMIT is a literal (sql.ts sqlLimit).
+  for (const chunk of chunksFor(ids, 2)) {
     const ph = placeholders(chunk.length);
-    const rows = db.all<RelationRow>(`${RELATION_SELECT} WHERE r.from_id IN (${ph}) OR r.to_id IN (${ph}) ORDER BY r.id LIMIT ?`, ...chunk, ...chunk, limit + 1);
+    const rows = db.all<RelationRow>(
+      `${RELATION_SELECT} WHERE r.from_id IN (${ph}) OR r.to_id IN (${ph}) ORDER BY r.id LIMIT ${sqlLimit(limit + 1)}`,
+      ...chunk,
+      ...chunk,
+    );
     for (const r of rows) seen.set(r.id, r);
   }
   return [...seen.values()]
