@@ -98,9 +98,9 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
 
 /**
  * The request for the MCP handler at `url`, with its JSON body parsed once.
- * Given no parsed body, the handlers read it up to three times (a clone to
- * tell 2025-era from 2026-era requests, then the transport), which costs
- * more than the rest of the protocol for a 1,000-entity batch. A body that is
+ * Given no parsed body, the SDK's handler reads it twice (a clone to tell
+ * 2025-era from 2026-era requests, then the transport), which costs more
+ * than the rest of the protocol for a 1,000-entity batch. A body that is
  * not JSON is passed on unparsed, so the SDK answers it as before.
  */
 async function readOnce(raw: Request, url: URL): Promise<{ request: Request; parsedBody?: unknown }> {

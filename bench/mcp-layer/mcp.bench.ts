@@ -1,6 +1,6 @@
 /**
  * The MCP layer's own cost per request inside workerd: no wrangler dev, no
- * socket, so what remains is the Worker (Hono, auth, the MCP SDK and agents'
+ * socket, so what remains is the Worker (Hono, auth, the MCP SDK's
  * handler) and, for the trivial call, one Durable Object RPC.
  *
  *   npm run bench:mcp                            (7 rounds of 40 requests per kind)
