@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { measureInterleaved, type Sample } from "../bench/lib/workload.mjs";
 import { CLIENTS, freshContext, workerFetch, type ToolResult } from "./helpers/clients";
 
 /** What `npm run bench` reads from the server: the per-call RPC time and the stats route. */
@@ -41,5 +42,29 @@ describe("GET /api/contexts/:name/stats", () => {
   it("rejects an invalid context name", async () => {
     const res = await workerFetch()("http://localhost/api/contexts/Not_Valid!/stats");
     expect(res.status).toBe(400);
+  });
+});
+
+describe("the bench's query loop", () => {
+  it("runs one call of each kind in turn, and stops a kind that spent its budget while the others go on", async () => {
+    const order: string[] = [];
+    const call = (label: string, waitMs: number) => async (): Promise<Sample> => {
+      order.push(label);
+      const t0 = performance.now();
+      if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
+      return { ms: performance.now() - t0 };
+    };
+    const kinds = {
+      fast: Array.from({ length: 10 }, (_, i) => call(`fast${i}`, 0)),
+      slow: Array.from({ length: 10 }, (_, i) => call(`slow${i}`, 10)),
+    };
+    const out = await measureInterleaved(kinds, { budgetMs: 25, minCalls: 2, warmup: 1 });
+    // One untimed call of each, then turns: fast, slow, fast, slow... until slow has spent 25 ms.
+    expect(order.slice(0, 6)).toEqual(["fast0", "slow0", "fast0", "slow0", "fast1", "slow1"]);
+    expect(out.fast.ran).toBe(10);
+    expect(out.slow.ran).toBeGreaterThanOrEqual(2);
+    expect(out.slow.ran).toBeLessThan(10);
+    expect(out.slow.cut).toMatch(/budget was spent/);
+    expect(order.filter((l) => l.startsWith("fast")).length).toBe(11);
   });
 });

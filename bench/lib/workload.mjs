@@ -1,14 +1,17 @@
 /**
  * The workload both servers get, through the same SDK client API: a batched
- * load, then the floors (plain HTTP, MCP ping, a trivial tool call), then the
- * fixed search queries and open_nodes sets, timed end to end one at a time.
+ * load, then the floors (plain HTTP, MCP ping, a trivial tool call), the
+ * fixed search queries and the open_nodes sets, timed end to end one at a
+ * time and interleaved (one call of each kind in turn), so a ratio between
+ * two kinds (search to the trivial call, the trivial call to plain HTTP)
+ * compares calls made under the same conditions on a shared machine.
  *
  * ## Budgets
  * Every loop is bounded. A load that passes its time budget stops and the
- * size's queries are skipped; a query phase that passes its budget stops
- * after at least `minCalls` calls and says how many it ran. A query that
- * answers with a tool error is counted and reported, not timed. Nothing
- * here asserts a time: the numbers are reported, not judged.
+ * size's queries are skipped; a kind of query that has spent its budget stops
+ * after at least `minCalls` calls and says how many it ran, and the others go
+ * on. A query that answers with a tool error is counted and reported, not
+ * timed. Nothing here asserts a time: the numbers are reported, not judged.
  */
 import { resolution, summarize } from "./stats.mjs";
 
@@ -63,25 +66,39 @@ export async function load(client, graph, { batch, budgetMs, timeoutMs, log }) {
 }
 
 /**
- * Runs `calls` one at a time after `warmup` untimed ones. Each call returns
- * {ms, engineMs?, entities?}. Stops early once the budget is spent and at
- * least `minCalls` ran.
+ * Runs the calls of every kind one at a time, interleaved: the first call of
+ * each kind in turn, then the second, and so on, after `warmup` untimed calls
+ * of each. Each call returns {ms, engineMs?, entities?}. A kind stops early
+ * once its calls have taken `budgetMs` and at least `minCalls` ran; the other
+ * kinds go on. Returns each kind's summary (see `summary`).
  */
-export async function measure(calls, { budgetMs, minCalls = 20, warmup = 3 }) {
-  for (let i = 0; i < Math.min(warmup, calls.length); i++) await calls[i]();
-  const started = performance.now();
-  const samples = [];
-  for (const call of calls) {
-    samples.push(await call());
-    if (samples.length >= minCalls && samples.length < calls.length && performance.now() - started > budgetMs) break;
+export async function measureInterleaved(kinds, { budgetMs, minCalls = 20, warmup = 3 }) {
+  const entries = Object.entries(kinds);
+  for (let i = 0; i < warmup; i++) for (const [, calls] of entries) if (i < calls.length) await calls[i]();
+  const state = Object.fromEntries(entries.map(([kind]) => [kind, { samples: [], spent: 0, stopped: false }]));
+  const longest = Math.max(0, ...entries.map(([, calls]) => calls.length));
+  for (let i = 0; i < longest; i++) {
+    for (const [kind, calls] of entries) {
+      const st = state[kind];
+      if (st.stopped || i >= calls.length) continue;
+      const t0 = performance.now();
+      st.samples.push(await calls[i]());
+      st.spent += performance.now() - t0;
+      if (st.samples.length >= minCalls && st.samples.length < calls.length && st.spent > budgetMs) st.stopped = true;
+    }
   }
+  return Object.fromEntries(entries.map(([kind, calls]) => [kind, summary(state[kind].samples, calls.length, budgetMs)]));
+}
+
+/** One kind's samples as the report reads them. */
+function summary(samples, planned, budgetMs) {
   const errors = samples.filter((s) => s.error);
   const counts = samples.map((s) => s.entities).filter((n) => n !== undefined);
   const engine = samples.map((s) => s.engineMs).filter((v) => v !== undefined);
   return {
     ran: samples.length,
-    planned: calls.length,
-    cut: samples.length < calls.length ? `ran ${samples.length} of ${calls.length}: the ${budgetMs / 1000} s budget was spent` : undefined,
+    planned,
+    cut: samples.length < planned ? `ran ${samples.length} of ${planned}: the ${budgetMs / 1000} s budget was spent` : undefined,
     errors: errors.length ? { count: errors.length, first: errors[0].error } : undefined,
     e2e: summarize(samples.map((s) => s.ms)),
     /** Per call, in order (null for an error): lets the report pair calls across servers. */
@@ -109,34 +126,22 @@ const toolCall = (client, name, args, timeoutMs) => async () => {
  */
 export async function queries(target, { searches, openSets, floorCalls, budgetMs, timeoutMs, trivial }) {
   const { client } = target;
-  const out = {};
+  const kinds = {};
   const repeat = (n, f) => Array.from({ length: n }, () => f);
   if (target.health) {
-    out.http = await measure(
-      repeat(floorCalls, async () => {
-        const t0 = performance.now();
-        await target.health();
-        return { ms: performance.now() - t0 };
-      }),
-      { budgetMs },
-    );
-  }
-  out.ping = await measure(
-    repeat(floorCalls, async () => {
+    kinds.http = repeat(floorCalls, async () => {
       const t0 = performance.now();
-      await client.ping({ timeout: timeoutMs });
+      await target.health();
       return { ms: performance.now() - t0 };
-    }),
-    { budgetMs },
-  );
-  if (trivial) out.trivial = await measure(repeat(floorCalls, toolCall(client, trivial.name, trivial.args, timeoutMs)), { budgetMs });
-  out.search = await measure(
-    searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs)),
-    { budgetMs },
-  );
-  out.open = await measure(
-    openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs)),
-    { budgetMs },
-  );
-  return out;
+    });
+  }
+  kinds.ping = repeat(floorCalls, async () => {
+    const t0 = performance.now();
+    await client.ping({ timeout: timeoutMs });
+    return { ms: performance.now() - t0 };
+  });
+  if (trivial) kinds.trivial = repeat(floorCalls, toolCall(client, trivial.name, trivial.args, timeoutMs));
+  kinds.search = searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs));
+  kinds.open = openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs));
+  return measureInterleaved(kinds, { budgetMs });
 }
