@@ -27,7 +27,8 @@
  * ordinary nodes and returns only those whose other end is on the frontier;
  * a hub's (degree above HUB_DEGREE) relations to them are found from their
  * side, and relations between two hubs by one index seek per pair, so a hub
- * on the frontier costs a lookup, not a scan of its thousands of relations.
+ * on the frontier costs a lookup, not a scan of its thousands of relations
+ * (unless it has few next to the seeks a scan would replace: bridgesWithin).
  */
 import { roundUp, sqlLimit, type Db } from "../context/sql";
 import { ENTITY_COLUMNS, RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
@@ -49,7 +50,7 @@ export interface Path {
 /** A relation read by the walk, as [the end already reached, the other end]. */
 type Edge = [a: number, b: number];
 
-/** Every relation of the frontier's nodes, both directions, at most `limit` (read up to the next power of two: sql.ts `limit`). */
+/** Every relation of the frontier's nodes, both directions, at most `limit` (read up to the next power of two: sql.ts sqlLimit). */
 function neighbours(db: Db, frontier: readonly number[], limit: number): Edge[] {
   return db
     .tuples<Edge>(
