@@ -92,8 +92,7 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
   const { request, parsedBody } = await readOnce(c.req.raw, url);
   // Workers always know the host from the URL; in-process callers may omit the header the SDK checks.
   if (!request.headers.has("Host")) request.headers.set("Host", url.host);
-  const authInfo = { token: "", clientId: caller.id, scopes: [], extra: { scope } };
-  return serveMcpHttp(request, authInfo, parsedBody);
+  return serveMcpHttp(request, scope, caller.id, parsedBody);
 }
 
 /**

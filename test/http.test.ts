@@ -84,3 +84,47 @@ describe("HTTP edge", () => {
     expect(res.status).toBe(400);
   });
 });
+
+describe("2025-era requests (served statelessly, answered as JSON)", () => {
+  const legacy = (message: Record<string, unknown>, url = "http://localhost/mcp") =>
+    workerFetch()(url, { ...init({ "MCP-Protocol-Version": "2025-06-18" }), body: JSON.stringify({ jsonrpc: "2.0", id: 7, ...message }) });
+  const call = (name: string, args: Record<string, unknown>, url?: string) => legacy({ method: "tools/call", params: { name, arguments: args } }, url);
+
+  it("answers a ping and a tool call with one JSON body and the CORS headers", async () => {
+    const ping = await legacy({ method: "ping" });
+    expect(ping.status).toBe(200);
+    expect(ping.headers.get("Content-Type")).toBe("application/json");
+    expect(ping.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    expect(await ping.json()).toEqual({ jsonrpc: "2.0", id: 7, result: {} });
+
+    const res = await call("read_graph", { limit: 1, mode: "summary" });
+    expect(res.headers.get("Content-Type")).toBe("application/json");
+    const body = (await res.json()) as { id: number; result: { isError?: boolean; structuredContent: { entities: unknown[] } } };
+    expect(body.id).toBe(7);
+    expect(body.result.isError).toBeUndefined();
+    expect(Array.isArray(body.result.structuredContent.entities)).toBe(true);
+  });
+
+  it("answers a call of an unknown tool, or of a toolset the connection left out, as the full server would", async () => {
+    const errorOf = async (res: Response) => {
+      const body = (await res.json()) as { result?: { isError?: boolean; content: { text: string }[] }; error?: { message: string } };
+      return body.error?.message ?? (body.result?.isError ? body.result.content[0]?.text : undefined);
+    };
+    expect(await errorOf(await call("no_such_tool", {}))).toMatch(/no_such_tool.*not found/i);
+    expect(await errorOf(await call("create_entities", { entities: [] }, "http://localhost/mcp?tools=history"))).toMatch(/create_entities.*not found/i);
+    // Arguments are still validated against the one registered tool's schema.
+    expect(await errorOf(await call("read_graph", { limit: "one" }))).toMatch(/limit/);
+  });
+
+  it("refuses GET and DELETE with 405 and Allow: POST", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const res = await workerFetch()("http://localhost/mcp", {
+        method,
+        headers: { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18" },
+      });
+      expect(res.status).toBe(405);
+      expect(res.headers.get("Allow")).toBe("POST");
+      expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    }
+  });
+});

@@ -1,26 +1,86 @@
 /**
- * The MCP endpoint over HTTP: the SDK's createMcpHandler, which serves
- * 2026-07-28 requests and, through its stateless fallback, 2025-era ones
- * (`initialize` and session-less POSTs, answered over SSE), each from a
- * fresh server built by `buildServer`.
+ * The MCP endpoint over HTTP. 2026-07-28 requests go to the SDK's
+ * createMcpHandler (strict: it answers nothing else). 2025-era requests
+ * (`initialize` and session-less POSTs) are served here, statelessly, the way
+ * the SDK's own fallback serves them (a fresh server and transport per POST)
+ * with two differences:
  *
- * agents' createMcpHandler wrapped the same SDK handler; this keeps what it
- * added that a client can see (Host validation for loopback and workers.dev
- * URLs, its CORS headers on every answer, OPTIONS preflight) and drops its
- * own era classification, which ran before the SDK's and so classified each
- * request twice. Measured under `wrangler dev` (bench/ab.mjs, 400
- * alternating trivial calls, twice): p50 12.90 -> 12.51 and 13.29 -> 12.83 ms.
+ * - The answer is JSON, not a one-event SSE stream. Both are allowed (the
+ *   client must accept both), no tool sends a notification before its result,
+ *   and the SDK answers 2026-07-28 requests the same way unless one does.
+ * - The server and transport are closed once the exchange has settled (the
+ *   next macrotask), not while the SDK's request handler is still finishing:
+ *   closing earlier aborts that handler's AbortController with an error,
+ *   which measured about 2 ms of wall time per request inside workerd
+ *   (`npm run bench:mcp`). In JSON mode nothing stays open (no stream, no
+ *   keep-alive timer), so a close that never runs leaves only garbage.
  *
- * Unlike agents' 2025-era lane, the SDK's does not refuse server-to-client
+ * Each server registers only what its request can reach (`surfaceOf`).
+ *
+ * agents' createMcpHandler, which this replaced, wrapped the same SDK
+ * handler; this keeps what it added that a client can see (Host validation
+ * for loopback and workers.dev URLs, its CORS headers on every answer,
+ * OPTIONS preflight). The 2025-era lane does not refuse server-to-client
  * requests; no tool sends any (no sampling, elicitation or roots).
  */
-import { createMcpHandler, hostHeaderValidationResponse, localhostAllowedHostnames, type AuthInfo } from "@modelcontextprotocol/server";
-import { buildServer, type RequestScope } from "./server";
+import {
+  createMcpHandler,
+  hostHeaderValidationResponse,
+  isLegacyRequest,
+  localhostAllowedHostnames,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+} from "@modelcontextprotocol/server";
+import { buildServer, surfaceOf, type RequestScope, type Surface } from "./server";
 
-const handler = createMcpHandler((rc) => buildServer(rc.authInfo?.extra?.scope as RequestScope), {
-  legacy: "stateless",
-  onerror: (error) => console.error(JSON.stringify({ event: "mcp_error", error: String(error) })),
-});
+/** What serveMcpHttp passes to the server factory through the SDK (AuthInfo.extra). */
+interface Extra {
+  scope: RequestScope;
+  surface: Surface;
+}
+
+const extraOf = (authInfo: AuthInfo | undefined) => authInfo?.extra as unknown as Extra;
+
+const onerror = (error: Error) => console.error(JSON.stringify({ event: "mcp_error", error: String(error) }));
+
+const modern = createMcpHandler(
+  (rc) => {
+    const { scope, surface } = extraOf(rc.authInfo);
+    return buildServer(scope, surface);
+  },
+  { legacy: "reject", onerror },
+);
+
+/** The SDK fallback's answers to what it cannot serve, kept for 2025-era clients. */
+const jsonRpcError = (status: number, code: number, message: string, id: unknown = null) =>
+  Response.json({ jsonrpc: "2.0", error: { code, message }, id }, { status, ...(status === 405 ? { headers: { Allow: "POST" } } : {}) });
+
+/** One 2025-era request: a fresh server and transport, answered as JSON. */
+async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
+  if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed.");
+  const { scope, surface } = extraOf(authInfo);
+  const server = buildServer(scope, surface);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    transport.close().catch(() => {});
+    server.close().catch(() => {});
+  };
+  try {
+    await server.connect(transport);
+    request.signal?.addEventListener("abort", close, { once: true });
+    const response = await transport.handleRequest(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
+    setTimeout(close, 0);
+    return response;
+  } catch (error) {
+    close();
+    onerror(error instanceof Error ? error : new Error(String(error)));
+    const id = (parsedBody as { id?: unknown } | undefined)?.id;
+    return jsonRpcError(500, -32603, "Internal server error", typeof id === "string" || typeof id === "number" ? id : null);
+  }
+}
 
 /** The headers agents' handler set on every answer (its defaults). */
 const CORS: readonly [string, string][] = [
@@ -47,9 +107,12 @@ function hostRejection(request: Request): Response | undefined {
 }
 
 /** Answers one MCP request. Origin and authentication are checked before this (src/index.ts). */
-export async function serveMcpHttp(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
+export async function serveMcpHttp(request: Request, scope: RequestScope, clientId: string, parsedBody: unknown): Promise<Response> {
   const rejected = hostRejection(request);
   if (rejected) return withCors(rejected);
   if (request.method === "OPTIONS") return new Response(null, { headers: CORS.map(([name, value]) => [name, value]) });
-  return withCors(await handler.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }));
+  const extra: Extra = { scope, surface: surfaceOf(parsedBody, scope.toolsets) };
+  const authInfo: AuthInfo = { token: "", clientId, scopes: [], extra: extra as unknown as Record<string, unknown> };
+  if (await isLegacyRequest(request, parsedBody)) return withCors(await serveLegacy(request, authInfo, parsedBody));
+  return withCors(await modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }));
 }

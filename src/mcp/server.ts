@@ -1,14 +1,18 @@
 /**
  * Builds the McpServer for one request. The transport is stateless, so the
- * server is rebuilt per request; what does not depend on the request (each
+ * server is rebuilt per request, with only what that request can reach
+ * (`Surface`): a `tools/call` gets its one tool, a `ping` or a notification
+ * gets none, anything else (`initialize`, `tools/list`, resources) gets every
+ * enabled tool and the resource. What does not depend on the request (each
  * tool's zod object schemas and their JSON Schema conversions) is built once
- * per isolate. Rebuilding is cheap (~0.2 ms with every tool under wrangler
- * dev, measured by building 100 servers in one request) and keeps the
- * request's scope in closures, so two requests in flight in one isolate
- * cannot see each other's caller or context. Caching whole servers would need
- * a pool (one server serves one transport at a time) and a reset of the
- * per-request protocol state (negotiated version, client capabilities) for
- * a gain of about 0.2 ms a call.
+ * per isolate.
+ *
+ * Registering every tool (about 30) took 0.19 ms per request in Node, about
+ * two fifths of a 2025-era ping through serveMcpHttp, plus the garbage it
+ * left for the collector. The request's scope stays in closures, so two requests in flight in one isolate cannot
+ * see each other's caller or context; caching whole servers would need a pool
+ * and a reset of the per-request protocol state (negotiated version, client
+ * capabilities), which the SDK does not promise.
  */
 import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
@@ -98,6 +102,34 @@ const compiled: Compiled[] = TOOLS.map((def) => ({
   input: memoizeJsonSchema(z.object(def.managesContexts ? def.input : { ...def.input, context: contextArg })),
   output: memoizeJsonSchema(z.object(def.output)),
 }));
+const compiledByName = new Map(compiled.map((c) => [c.def.name, c]));
+
+/**
+ * What one request can reach, so the server built for it registers no more:
+ * every enabled tool and the resource, nothing (a ping or a notification has
+ * no use for tools), or one enabled tool (a tools/call naming it).
+ */
+export type Surface = { kind: "all" } | { kind: "none" } | { kind: "tool"; name: string };
+
+const ALL: Surface = { kind: "all" };
+const NONE: Surface = { kind: "none" };
+
+/**
+ * The surface a parsed JSON-RPC body needs. Anything but one message of a
+ * known shape gets every tool, so a batch, an `initialize`, a `tools/list` or
+ * a call of an unknown or disabled tool is answered exactly as by a server
+ * with every tool registered (the SDK's own "Tool ... not found" included).
+ */
+export function surfaceOf(body: unknown, toolsets: ReadonlySet<Toolset>): Surface {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return ALL;
+  const { method, params, id } = body as { method?: unknown; params?: unknown; id?: unknown };
+  if (typeof method !== "string") return ALL;
+  if (method === "ping" || (id === undefined && method.startsWith("notifications/"))) return NONE;
+  if (method !== "tools/call" || typeof params !== "object" || params === null) return ALL;
+  const name = (params as { name?: unknown }).name;
+  const tool = typeof name === "string" ? compiledByName.get(name) : undefined;
+  return tool && toolsets.has(tool.def.toolset) ? { kind: "tool", name: tool.def.name } : ALL;
+}
 
 /**
  * The context resolver for one call. `need` comes from the tool's
@@ -150,7 +182,7 @@ function internalError(tool: string, error: unknown): CallToolResult {
   };
 }
 
-export function buildServer(scope: RequestScope): McpServer {
+export function buildServer(scope: RequestScope, surface: Surface = ALL): McpServer {
   const server = new McpServer(SERVER_INFO, {
     instructions: "Engram is a shared team memory. Search before creating; every result names the memory context it acted on.",
   });
@@ -162,7 +194,8 @@ export function buildServer(scope: RequestScope): McpServer {
     context: resolver(scope, tool, need, notes, clientName(extra, scope)),
   });
 
-  for (const { def, input, output } of compiled) {
+  const tools = surface.kind === "all" ? compiled : surface.kind === "tool" ? [compiledByName.get(surface.name) as Compiled] : [];
+  for (const { def, input, output } of tools) {
     if (!scope.toolsets.has(def.toolset)) continue;
     const need: Need = def.annotations.readOnlyHint ? "read" : "write";
     server.registerTool(
@@ -179,7 +212,7 @@ export function buildServer(scope: RequestScope): McpServer {
     );
   }
 
-  if (scope.toolsets.has("graph")) {
+  if (surface.kind === "all" && scope.toolsets.has("graph")) {
     server.registerResource(
       "knowledge-graph",
       "memory://knowledge-graph",
