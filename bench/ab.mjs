@@ -11,7 +11,10 @@
  * generated graph into both (entity batches alternating A, B, each timed), then runs the fixed
  * searches, open_nodes sets and a trivial tool call alternately A, B, A, B...
  * and prints p50 / mean end to end and engine (the object's RPC time, 1 ms
- * resolution) per side. Both servers are stopped at the end, also on error.
+ * resolution) per side. `--only http,ping,trivial` compares the MCP layer:
+ * GET /health, an MCP ping and the trivial call (the layer is trivial minus
+ * http, as `npm run bench` reports it). Both servers are stopped at the end,
+ * also on error.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,6 +50,20 @@ const stopAll = async () => Promise.all(Object.values(sides).map((s) => s.server
 process.on("exit", () => {
   for (const s of Object.values(sides)) s.server.kill();
 });
+
+/** The floors: a plain GET /health and an MCP ping, timed like a tool call. */
+const floors = {
+  http: async (side) => {
+    const t0 = performance.now();
+    await side.server.health();
+    return { ms: performance.now() - t0 };
+  },
+  ping: async (side) => {
+    const t0 = performance.now();
+    await side.client.ping();
+    return { ms: performance.now() - t0 };
+  },
+};
 
 async function call(client, name, args) {
   const t0 = performance.now();
@@ -96,18 +113,19 @@ try {
     trivial: () => ["read_graph", { limit: 1, mode: "summary" }],
   };
   for (const kind of opts.only.split(",")) {
+    if (!floors[kind] && !kinds[kind]) throw new Error(`--only: unknown kind "${kind}" (search, open, trivial, http, ping)`);
     const out = { A: { e2e: [], engine: [] }, B: { e2e: [], engine: [] } };
     for (let i = 0; i < calls + 3; i++) {
       for (const label of i % 2 ? ["B", "A"] : ["A", "B"]) {
-        const [name, args] = kinds[kind](i);
-        const r = await call(sides[label].client, name, args);
+        const r = floors[kind] ? await floors[kind](sides[label]) : await call(sides[label].client, ...kinds[kind](i));
         if (i < 3) continue; // warm-up
         out[label].e2e.push(r.ms);
         if (typeof r.engine === "number") out[label].engine.push(r.engine);
       }
     }
     for (const label of ["A", "B"]) {
-      console.log(`${kind} ${label}: e2e ${stats(out[label].e2e)} | engine ${stats(out[label].engine)}`);
+      const engine = out[label].engine.length > 0 ? ` | engine ${stats(out[label].engine)}` : "";
+      console.log(`${kind} ${label}: e2e ${stats(out[label].e2e)}${engine}`);
     }
   }
 } finally {
