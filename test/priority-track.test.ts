@@ -204,6 +204,18 @@ describe("promotion to long term", () => {
     });
   });
 
+  it("leaves search hits pending across read_graph, whose answer uses no statistics", async () => {
+    await inObject((instance, db) => {
+      unwrap(instance.createEntities([thing("axolotl", ["salamander"])], meta));
+      unwrap(instance.searchNodes("axolotl", {}, meta));
+      expect(unwrap(instance.readGraph({ limit: 5 }, meta)).entities.map((e) => e.name)).toEqual(["axolotl"]);
+      expect(entity(db, "axolotl")).toMatchObject({ access_count: 0 });
+      // The next call that reads statistics still sees the hit.
+      unwrap(instance.memoryStats(meta));
+      expect(entity(db, "axolotl")).toMatchObject({ access_count: 1, uses: 0.25 });
+    });
+  });
+
   it("promotes a marked item at once", async () => {
     await inObject((instance, db) => {
       unwrap(instance.createEntities([thing("marked")], meta));

@@ -119,7 +119,7 @@ export class MemoryContext extends DurableObject<Env> {
   /**
    * Runs a read as one transaction; domain failures roll back and return as values.
    * The search indexes catch up with any rows written before it commits.
-   * Pending search hits are written first unless `writePending` is false (searches: ./pending.ts).
+   * Pending search hits are written first unless `writePending` is false (searches and read_graph: ./pending.ts).
    */
   private tx<T>(fn: (db: Db, now: number) => T, writePending = true): Outcome<T> {
     if (writePending) this.pending.flush();
@@ -318,7 +318,7 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   readGraph(opts: ReadGraphOptions, _meta: CallMeta): Outcome<GraphPage> {
-    return this.tx((db) => readGraph(db, opts));
+    return this.tx((db) => readGraph(db, opts), false);
   }
 
   /** Every entity a search returns counts as a (light) retrieval of it: see src/priority/track.ts. */

@@ -6,9 +6,12 @@
  * itself; see Cost).
  *
  * ## Guarantees
- * - Every call other than a search, and the alarm, writes what is pending
- *   first: memory_stats, the evaluation, history, a restore and every direct
- *   retrieval see every earlier hit.
+ * - Every call other than a search or read_graph, and the alarm, writes what
+ *   is pending first: memory_stats, the evaluation, history, a restore and
+ *   every direct retrieval see every earlier hit. read_graph answers with no
+ *   statistics, so it leaves them pending rather than wait for their commit
+ *   (a read_graph right after a search: 13.3 -> 12.3 ms p50 under wrangler
+ *   dev, 300 alternating pairs at 2,000 entities).
  * - A search does not: it ranks with the statistics committed so far, which
  *   lack the hits of about the last WRITE_DELAY_MS (each worth a quarter of
  *   a use, src/priority/model.ts).
