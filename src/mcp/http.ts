@@ -10,10 +10,13 @@
  *   and the SDK answers 2026-07-28 requests the same way unless one does.
  * - The server and transport are closed once the exchange has settled (the
  *   next macrotask), not while the SDK's request handler is still finishing:
- *   closing earlier aborts that handler's AbortController with an error,
- *   which measured about 2 ms of wall time per request inside workerd
- *   (`npm run bench:mcp`). In JSON mode nothing stays open (no stream, no
- *   keep-alive timer), so a close that never runs leaves only garbage.
+ *   closing earlier aborts that handler's AbortController with an error.
+ *   Under `wrangler dev` that cost ~0.2 ms a call (400 alternating calls);
+ *   in the test pool's workerd (`npm run bench:mcp`) about 2 ms, which is
+ *   also what the SDK's 2026-07-28 path loses there, closing in a microtask,
+ *   but not under `wrangler dev`. In JSON mode nothing stays open (no
+ *   stream, no keep-alive timer), so a close that never runs leaves only
+ *   garbage.
  *
  * Each server registers only what its request can reach (`surfaceOf`).
  *
