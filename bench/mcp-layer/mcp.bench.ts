@@ -27,9 +27,12 @@
  * between them) for a prototype that switches on that header, so two
  * variants compare in one run; MCPB_ONLY=2025 keeps the kinds whose label
  * contains it. Confirm a gain under `wrangler dev` (bench/ab.mjs,
- * bench/cpu-ab.mjs): wall time here includes workerd's scheduling of the
- * response stream, which differs from a socket's (answering 2025-era calls
- * with JSON instead of SSE measured about 2 ms slower here).
+ * bench/cpu-ab.mjs): this pool's workerd does not cost everything as
+ * `wrangler dev` does. Aborting a finished request handler's AbortController
+ * with an error, which the SDK does when it closes a server in a microtask
+ * after a 2026-07-28 answer, costs about 2 ms of wall time per request here
+ * and nothing measurable under `wrangler dev`; so the 2026 rows here read
+ * ~2 ms high (src/mcp/http.ts).
  */
 import { env, SELF } from "cloudflare:test";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
