@@ -162,7 +162,10 @@ try {
     if (!row.engram.load.aborted) {
       // Resident memory just before and after the query phase: a query that read the whole graph would grow it with the size.
       row.engram.memoryBeforeQueries = engram.memory();
-      row.engram.queries = await queries({ client, health: engram.health }, { ...plan, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } });
+      row.engram.queries = await queries(
+        { client, health: engram.health, postFloor: engram.postFloor },
+        { ...plan, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } },
+      );
       log(`engram: search p50 ${ms(row.engram.queries.search.e2e?.p50)} ms end to end, ${ms(row.engram.queries.search.engine?.p50)} ms engine`);
     }
     row.engram.memory = engram.memory();

@@ -131,6 +131,22 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
       await response.arrayBuffer();
       if (!response.ok) throw new Error(`/health answered ${response.status}`);
     },
+    /**
+     * The same POST an MCP tool call makes (headers and the trivial call's
+     * JSON-RPC body), sent to /health, which the Worker answers with its JSON
+     * 404 (it serves GET only there) without reading the body: a plain HTTP
+     * POST, so the trivial call minus this is the MCP layer without the cost
+     * of carrying a request body (through wrangler dev's proxy, ~1 ms here).
+     */
+    async postFloor() {
+      const response = await fetch(`${base}/health`, {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "read_graph", arguments: { limit: 1, mode: "summary" } } }),
+      });
+      await response.arrayBuffer();
+      if (response.status !== 404) throw new Error(`POST /health answered ${response.status}, expected the Worker's 404`);
+    },
     async stats(context) {
       const response = await fetch(`${base}/api/contexts/${context}/stats`, { headers });
       if (!response.ok) throw new Error(`/api/contexts/${context}/stats answered ${response.status}: ${await response.text()}`);

@@ -30,6 +30,7 @@ function engramRow(r) {
   const e = r.engram;
   const q = e.queries ?? {};
   const mcpLayer = q.trivial?.e2e && q.http?.e2e ? q.trivial.e2e.p50 - q.http.e2e.p50 : null;
+  const overPost = q.trivial?.e2e && q.httpPost?.e2e ? q.trivial.e2e.p50 - q.httpPost.e2e.p50 : null;
   return [
     num(r.size),
     `${num(e.load.entitiesPerSec)} (${ms((e.load.entityEngineMs ?? e.load.batchEngineMs)?.p50)})`,
@@ -42,6 +43,8 @@ function engramRow(r) {
     q.trivial ? `${ms(q.trivial.e2e?.p50)} (${ms(q.trivial.engine?.p50)})` : "–",
     ms(q.http?.e2e?.p50),
     ms(mcpLayer),
+    ms(q.httpPost?.e2e?.p50),
+    ms(overPost),
     mib(e.stats?.databaseSize),
     mem(e.memory) + queryGrowth(e.memoryBeforeQueries, e.memory),
     r.loadAverage ?? "–",
@@ -109,7 +112,7 @@ export function renderTables(results) {
     table(
       [
         "entities", "load entities/s (RPC p50 per batch)", "load relations/s (RPC p50 per batch)", "search e2e", "search engine", "search in the object", "open_nodes e2e",
-        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "database", "workerd RSS (growth during the queries)", "machine load",
+        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "HTTP POST p50", "MCP layer over POST p50", "database", "workerd RSS (growth during the queries)", "machine load",
       ],
       results.sizes.map(engramRow),
     ),

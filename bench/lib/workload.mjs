@@ -122,7 +122,7 @@ const toolCall = (client, name, args, timeoutMs) => async () => {
 
 /**
  * Floors and queries against one loaded server. `target` has `client`, and
- * for engram `health()`; `trivial` names a cheap tool call, if the server has one.
+ * for engram `health()` and `postFloor()`; `trivial` names a cheap tool call, if the server has one.
  */
 export async function queries(target, { searches, openSets, floorCalls, budgetMs, timeoutMs, trivial }) {
   const { client } = target;
@@ -132,6 +132,13 @@ export async function queries(target, { searches, openSets, floorCalls, budgetMs
     kinds.http = repeat(floorCalls, async () => {
       const t0 = performance.now();
       await target.health();
+      return { ms: performance.now() - t0 };
+    });
+  }
+  if (target.postFloor) {
+    kinds.httpPost = repeat(floorCalls, async () => {
+      const t0 = performance.now();
+      await target.postFloor();
       return { ms: performance.now() - t0 };
     });
   }
