@@ -9,10 +9,11 @@
  *
  * Registering every tool (about 30) took 0.19 ms per request in Node, about
  * two fifths of a 2025-era ping through serveMcpHttp, plus the garbage it
- * left for the collector. The request's scope stays in closures, so two requests in flight in one isolate cannot
- * see each other's caller or context; caching whole servers would need a pool
- * and a reset of the per-request protocol state (negotiated version, client
- * capabilities), which the SDK does not promise.
+ * left for the collector. The request's scope stays in closures, so two
+ * requests in flight in one isolate cannot see each other's caller or
+ * context; caching whole servers would need a pool and a reset of the
+ * per-request protocol state (negotiated version, client capabilities),
+ * which the SDK does not promise.
  */
 import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
 import { z } from "zod";
