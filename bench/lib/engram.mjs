@@ -132,17 +132,17 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
       if (!response.ok) throw new Error(`/health answered ${response.status}`);
     },
     /**
-     * The same POST an MCP tool call makes (headers and the trivial call's
+     * The same POST the tool call `{name, args}` makes (its headers and
      * JSON-RPC body), sent to /health, which the Worker answers with its JSON
      * 404 (it serves GET only there) without reading the body: a plain HTTP
-     * POST, so the trivial call minus this is the MCP layer without the cost
-     * of carrying a request body (through wrangler dev's proxy, ~1 ms here).
+     * POST, so that call minus this is the MCP layer without the cost of
+     * carrying a request body (through wrangler dev's proxy, 0.5-1 ms here).
      */
-    async postFloor() {
+    async postFloor({ name, args }) {
       const response = await fetch(`${base}/health`, {
         method: "POST",
         headers: { ...headers, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "read_graph", arguments: { limit: 1, mode: "summary" } } }),
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
       });
       await response.arrayBuffer();
       if (response.status !== 404) throw new Error(`POST /health answered ${response.status}, expected the Worker's 404`);

@@ -120,33 +120,32 @@ const toolCall = (client, name, args, timeoutMs) => async () => {
   return { ms, engineMs: typeof engineMs === "number" ? engineMs : undefined, entities: result.structuredContent?.entities?.length };
 };
 
+/** A call timed end to end, for the floors that are not tool calls. */
+const timed = (f) => async () => {
+  const t0 = performance.now();
+  await f();
+  return { ms: performance.now() - t0 };
+};
+
 /**
  * Floors and queries against one loaded server. `target` has `client`, and
- * for engram `health()` and `postFloor()`; `trivial` names a cheap tool call, if the server has one.
+ * for engram `health()` and `postFloor(call)` (the trivial call's own POST);
+ * `trivial` names a cheap tool call, if the server has one.
  */
 export async function queries(target, { searches, openSets, floorCalls, budgetMs, timeoutMs, trivial }) {
   const { client } = target;
   const kinds = {};
   const repeat = (n, f) => Array.from({ length: n }, () => f);
-  if (target.health) {
-    kinds.http = repeat(floorCalls, async () => {
-      const t0 = performance.now();
-      await target.health();
-      return { ms: performance.now() - t0 };
-    });
-  }
-  if (target.postFloor) {
-    kinds.httpPost = repeat(floorCalls, async () => {
-      const t0 = performance.now();
-      await target.postFloor();
-      return { ms: performance.now() - t0 };
-    });
-  }
-  kinds.ping = repeat(floorCalls, async () => {
-    const t0 = performance.now();
-    await client.ping({ timeout: timeoutMs });
-    return { ms: performance.now() - t0 };
-  });
+  if (target.health) kinds.http = repeat(floorCalls, timed(target.health));
+  if (target.postFloor && trivial)
+    kinds.httpPost = repeat(
+      floorCalls,
+      timed(() => target.postFloor(trivial)),
+    );
+  kinds.ping = repeat(
+    floorCalls,
+    timed(() => client.ping({ timeout: timeoutMs })),
+  );
   if (trivial) kinds.trivial = repeat(floorCalls, toolCall(client, trivial.name, trivial.args, timeoutMs));
   kinds.search = searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs));
   kinds.open = openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs));
