@@ -23,7 +23,7 @@ import { generateGraph, openNodeSets, prefix, searchQueries } from "./lib/genera
 import { startOfficial } from "./lib/official.mjs";
 import { load as loadAverage, machine } from "./lib/proc.mjs";
 import { ms, renderMachine, renderTables } from "./lib/report.mjs";
-import { load, queries } from "./lib/workload.mjs";
+import { load, queries, warmFloors } from "./lib/workload.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = path.join(root, "bench", "out");
@@ -32,6 +32,7 @@ const { values: opts } = parseArgs({
   options: {
     sizes: { type: "string", default: "1000,10000,100000" },
     queries: { type: "string", default: "200" },
+    "floor-warmup": { type: "string", default: "300" },
     seed: { type: "string", default: "1" },
     batch: { type: "string", default: "1000" },
     "no-official": { type: "boolean", default: false },
@@ -47,9 +48,11 @@ const { values: opts } = parseArgs({
 });
 
 if (opts.help) {
-  console.log(`npm run bench -- [--sizes 1000,10000,100000] [--queries 200] [--seed 1] [--batch 1000] [--no-official]
+  console.log(`npm run bench -- [--sizes 1000,10000,100000] [--queries 200] [--floor-warmup 300] [--seed 1] [--batch 1000] [--no-official]
   [--load-budget 600] [--query-budget 180] [--slow-search 10] [--timeout 300] [--render file.json]
   [--keep-state dir] [--no-engine]
+--floor-warmup runs the floors (GET /health, its POST, ping, the trivial call) this many untimed rounds before each
+size's timed calls, so they measure a warmed-up server; searches and open_nodes get 3 warm-up calls either way.
 --no-engine skips the search timed inside the object (npm run bench:engine, run for the same sizes after the rest).
 --keep-state keeps wrangler's state (each size's SQLite file) in dir instead of deleting it, for profiling.
 Budgets are seconds per server and size. A load past --load-budget stops (engram then skips that size's queries;
@@ -68,12 +71,18 @@ const positive = (name) => {
   if (!Number.isFinite(v) || v <= 0) throw new Error(`--${name} must be a positive number, got "${opts[name]}"`);
   return v;
 };
+const nonNegative = (name) => {
+  const v = Number(opts[name]);
+  if (!Number.isSafeInteger(v) || v < 0) throw new Error(`--${name} must be a whole number, 0 or more, got "${opts[name]}"`);
+  return v;
+};
 const sizes = opts.sizes.split(",").map((s) => Number(s.trim()));
 if (sizes.some((s) => !Number.isSafeInteger(s) || s < 1)) throw new Error(`--sizes must be positive integers, got "${opts.sizes}"`);
 sizes.sort((a, b) => a - b);
 const config = {
   sizes,
   queries: positive("queries"),
+  floorWarmup: nonNegative("floor-warmup"),
   seed: positive("seed"),
   batch: positive("batch"),
   official: !opts["no-official"],
@@ -147,7 +156,7 @@ try {
     );
     const row = { size, loadAverage: loadAverage(), observations: quantity(data), relations: data.relations.length, engram: {}, official: undefined };
     log(`\n== ${size} entities, ${row.observations} observations, ${row.relations} relations`);
-    const plan = { searches, openSets, floorCalls: config.queries, budgetMs: config.queryBudgetMs, timeoutMs: config.timeoutMs };
+    const plan = { searches, openSets, floorCalls: config.queries, floorWarmup: config.floorWarmup, budgetMs: config.queryBudgetMs, timeoutMs: config.timeoutMs };
 
     const context = `bench-${size}`;
     const client = await engram.connect(context);
@@ -160,12 +169,12 @@ try {
     );
     row.engram.stats = await engram.stats(context);
     if (!row.engram.load.aborted) {
+      const target = { client, health: engram.health, postFloor: engram.postFloor };
+      const engramPlan = { ...plan, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } };
+      await warmFloors(target, engramPlan);
       // Resident memory just before and after the query phase: a query that read the whole graph would grow it with the size.
       row.engram.memoryBeforeQueries = engram.memory();
-      row.engram.queries = await queries(
-        { client, health: engram.health, postFloor: engram.postFloor },
-        { ...plan, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } },
-      );
+      row.engram.queries = await queries(target, engramPlan);
       log(`engram: search p50 ${ms(row.engram.queries.search.e2e?.p50)} ms end to end, ${ms(row.engram.queries.search.engine?.p50)} ms engine`);
     }
     row.engram.memory = engram.memory();
@@ -187,6 +196,7 @@ try {
           officialSkip = `skipped: its load passed the ${config.loadBudgetMs / 1000} s budget at ${size} entities`;
           log("official: load budget spent; wrote the rest of the graph into its memory.jsonl directly");
         }
+        await warmFloors({ client: official.client }, plan);
         row.official.queries = await queries({ client: official.client }, plan);
         const p50 = row.official.queries.search.e2e?.p50;
         log(`official: search p50 ${ms(p50)} ms end to end`);

@@ -128,25 +128,40 @@ const timed = (f) => async () => {
 };
 
 /**
- * Floors and queries against one loaded server. `target` has `client`, and
- * for engram `health()` and `postFloor(call)` (the trivial call's own POST);
- * `trivial` names a cheap tool call, if the server has one.
+ * The floors' calls against one server, each kind `floorCalls` times: a GET
+ * of /health and the trivial call's own POST (engram's `health()` and
+ * `postFloor(call)`), an MCP ping, and `trivial`, a cheap tool call, if the
+ * server has one.
  */
-export async function queries(target, { searches, openSets, floorCalls, budgetMs, timeoutMs, trivial }) {
+function floors(target, { floorCalls, timeoutMs, trivial }) {
   const { client } = target;
   const kinds = {};
-  const repeat = (n, f) => Array.from({ length: n }, () => f);
-  if (target.health) kinds.http = repeat(floorCalls, timed(target.health));
-  if (target.postFloor && trivial)
-    kinds.httpPost = repeat(
-      floorCalls,
-      timed(() => target.postFloor(trivial)),
-    );
-  kinds.ping = repeat(
-    floorCalls,
-    timed(() => client.ping({ timeout: timeoutMs })),
-  );
-  if (trivial) kinds.trivial = repeat(floorCalls, toolCall(client, trivial.name, trivial.args, timeoutMs));
+  const repeat = (f) => Array.from({ length: floorCalls }, () => f);
+  if (target.health) kinds.http = repeat(timed(target.health));
+  if (target.postFloor && trivial) kinds.httpPost = repeat(timed(() => target.postFloor(trivial)));
+  kinds.ping = repeat(timed(() => client.ping({ timeout: timeoutMs })));
+  if (trivial) kinds.trivial = repeat(toolCall(client, trivial.name, trivial.args, timeoutMs));
+  return kinds;
+}
+
+/**
+ * Runs every floor `floorWarmup` rounds untimed, so the floors measure a
+ * server past its JIT warm-up, as a busy team's is, and not the first
+ * seconds of a process that has only just loaded a graph (the smallest
+ * size's load is three requests). Searches and open_nodes are not run here:
+ * that would warm their own caches for the timed run; they get
+ * measureInterleaved's few warm-up calls.
+ */
+export async function warmFloors(target, plan) {
+  const calls = Object.values(floors(target, plan)).map((kind) => kind[0]);
+  for (let i = 0; i < (plan.floorWarmup ?? 0); i++) for (const call of calls) await call();
+}
+
+/** The floors and the queries against one loaded server, interleaved (see `floors`). */
+export async function queries(target, plan) {
+  const { client } = target;
+  const { searches, openSets, budgetMs, timeoutMs } = plan;
+  const kinds = floors(target, plan);
   kinds.search = searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs));
   kinds.open = openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs));
   return measureInterleaved(kinds, { budgetMs });
