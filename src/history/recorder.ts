@@ -164,8 +164,11 @@ export class ChangeRecorder implements Recorder {
     if (this.seqValue === undefined && this.buffer.length === 0) return undefined;
     this.flush();
     const seq = this.seq();
+    // OR IGNORE, not ON CONFLICT: no row here can fail (the seq is new, the items distinct strings), and a statement
+    // that cannot abort needs no statement journal, which for these scattered inserts copied every page they touched:
+    // 1,000 items into 386,000 took 17 -> 10 ms in node:sqlite (bench/profile-write.mjs, 100k entities).
     for (const batch of jsonBatches([...this.items])) {
-      this.db.run("INSERT INTO change_items (item, seq) SELECT value, ?2 FROM json_each(?1) WHERE true ON CONFLICT DO NOTHING", batch, seq);
+      this.db.run("INSERT OR IGNORE INTO change_items (item, seq) SELECT value, ?2 FROM json_each(?1)", batch, seq);
     }
     this.db.run("UPDATE changes SET summary = ? WHERE seq = ?", this.summary(), seq);
     return seq;
