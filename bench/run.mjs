@@ -153,9 +153,9 @@ const quantity = (data) => data.entities.reduce((n, e) => n + e.observations.len
  * Engram's first load in the fresh process, into a context no size uses: a
  * `wrangler dev` started seconds before runs its first 1,000-entity call at
  * 3,600-3,900 entities/s and every later one into a new context at
- * 5,200-6,800 (README, Performance: Load), so without it the smallest size's row would
- * time the process's JIT warm-up rather than a load. Its numbers are kept
- * and printed as a note.
+ * 5,200-6,800 (README, Performance: Load), so without it the smallest
+ * size's row would time the process's JIT warm-up rather than a load. Its
+ * numbers are kept and printed as a note.
  */
 async function warmLoad(size) {
   const client = await engram.connect("bench-warmup");
