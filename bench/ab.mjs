@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startEngram } from "./lib/engram.mjs";
 import { generateGraph, openNodeSets, searchQueries } from "./lib/generate.mjs";
-import { RPC_MS_META } from "./lib/workload.mjs";
+import { RPC_MS_META, timed } from "./lib/workload.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const { values: opts } = parseArgs({
@@ -53,16 +53,8 @@ process.on("exit", () => {
 
 /** The floors: a plain GET /health and an MCP ping, timed like a tool call. */
 const floors = {
-  http: async (side) => {
-    const t0 = performance.now();
-    await side.server.health();
-    return { ms: performance.now() - t0 };
-  },
-  ping: async (side) => {
-    const t0 = performance.now();
-    await side.client.ping();
-    return { ms: performance.now() - t0 };
-  },
+  http: (side) => timed(side.server.health)(),
+  ping: (side) => timed(() => side.client.ping())(),
 };
 
 async function call(client, name, args) {

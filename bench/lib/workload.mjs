@@ -121,7 +121,7 @@ const toolCall = (client, name, args, timeoutMs) => async () => {
 };
 
 /** A call timed end to end, for the floors that are not tool calls. */
-const timed = (f) => async () => {
+export const timed = (f) => async () => {
   const t0 = performance.now();
   await f();
   return { ms: performance.now() - t0 };
