@@ -18,7 +18,7 @@ Exit code 0 when every line was imported, 3 when some were rejected (listed in t
 1 when the file or the server failed, 2 on a usage error.`;
 
 const PART_BYTES = 3 * 1024 * 1024;
-const COUNTS = ["entitiesCreated", "entitiesMerged", "observationsAdded", "relationsCreated", "duplicates"];
+const COUNTS = ["entitiesCreated", "entitiesMerged", "observationsAdded", "relationsCreated", "archivedAdded", "duplicates"];
 
 /** Adds one answer's counts and rejected lines to `total`; false when it is not an import report. */
 function merge(total, body) {
