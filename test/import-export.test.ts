@@ -226,6 +226,26 @@ describe("archived items in export and import", () => {
     await c.close();
   });
 
+  it("records archived lines with the import, so undo takes them out of the archive", async () => {
+    const ctx = freshContext("io");
+    const line = {
+      type: "archived_entity",
+      name: "A",
+      entityType: "t",
+      observations: ["o"],
+      relations: [],
+      priority: 0.1,
+      reason: "pruned",
+      archivedAt: "2026-01-31T12:00:00.000Z",
+    };
+    expect((await importText(ctx, JSON.stringify(line))).report).toMatchObject({ archivedAdded: 1 });
+    expect(await rows(stubOf(ctx), "SELECT item FROM archive")).toEqual([{ item: "entity:A" }]);
+    const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });
+    await ok(c, "undo", {});
+    expect(await rows(stubOf(ctx), "SELECT item FROM archive")).toEqual([]);
+    await c.close();
+  });
+
   it("pages the archive by lines and by payload size, every row once", async () => {
     const ctx = freshContext("io");
     const lines = Array.from({ length: 7 }, (_, i) =>
