@@ -5,16 +5,44 @@
  */
 import { z } from "zod";
 import type { ImportItem } from "../graph/import";
-import { EntitySchema, RelationSchema } from "../mcp/schemas";
+import { categoryField, EntitySchema, entityName, observationText, RelationSchema, typeName } from "../mcp/schemas";
+import { ARCHIVE_MAX_ROWS } from "../priority/archive";
+import type { ArchivedImport } from "../priority/transfer";
 
 // category and important are engram's optional extras (written by its export); the official server ignores them.
 const EntityLine = EntitySchema.extend({ type: z.literal("entity"), important: z.boolean().optional() });
 const RelationLine = RelationSchema.extend({ type: z.literal("relation") });
-const Line = z.discriminatedUnion("type", [EntityLine, RelationLine]);
+// Archived rows (src/priority/transfer.ts): each relation has the line's entity at one end, as the archive keeps them.
+const archivedRelations = z.array(RelationSchema).max(ARCHIVE_MAX_ROWS, `at most ${ARCHIVE_MAX_ROWS} relations`);
+const archivedRow = {
+  name: entityName,
+  relations: archivedRelations,
+  priority: z.number().min(0, "priority must not be negative"),
+  reason: z.string().min(1, "reason must not be empty").max(2000, "reason must be at most 2000 characters"),
+  archivedAt: z.iso.datetime({ error: "archivedAt must be an ISO time such as 2026-01-31T12:00:00.000Z" }),
+};
+const endsAtName = (v: { name: string; relations: { from: string; to: string }[] }) => v.relations.every((r) => r.from === v.name || r.to === v.name);
+const endsMessage = { message: "every relation must start or end at the entity named by `name`", path: ["relations"] };
+const ArchivedEntityLine = z
+  .object({
+    type: z.literal("archived_entity"),
+    entityType: typeName("entityType"),
+    observations: z.array(observationText).max(ARCHIVE_MAX_ROWS, `at most ${ARCHIVE_MAX_ROWS} observations`),
+    category: categoryField.optional(),
+    ...archivedRow,
+  })
+  .refine((v) => v.observations.length + v.relations.length <= ARCHIVE_MAX_ROWS, `at most ${ARCHIVE_MAX_ROWS} observations and relations together`)
+  .refine(endsAtName, endsMessage);
+const ArchivedRelationsLine = z
+  .object({ type: z.literal("archived_relations"), ...archivedRow })
+  .refine((v) => v.relations.length > 0, { message: "relations must not be empty", path: ["relations"] })
+  .refine(endsAtName, endsMessage);
+const Line = z.discriminatedUnion("type", [EntityLine, RelationLine, ArchivedEntityLine, ArchivedRelationsLine]);
 
 export interface ParsedJsonl {
   entities: ImportItem[];
   relations: ImportItem[];
+  archived: ArchivedImport[];
   rejected: { line: number; error: string }[];
 }
 
@@ -22,7 +50,7 @@ const describe = (error: z.ZodError) => error.issues.map((i) => (i.path.length ?
 
 /** `firstLine` numbers the lines of a file sent in several parts. */
 export function parseJsonl(text: string, firstLine = 1): ParsedJsonl {
-  const out: ParsedJsonl = { entities: [], relations: [], rejected: [] };
+  const out: ParsedJsonl = { entities: [], relations: [], archived: [], rejected: [] };
   const lines = text.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const raw = (lines[i] ?? "").trim();
@@ -46,8 +74,10 @@ export function parseJsonl(text: string, firstLine = 1): ParsedJsonl {
       if (v.category !== undefined) entity.entity.category = v.category;
       if (v.important === true) entity.entity.important = true;
       out.entities.push(entity);
-    } else {
+    } else if (v.type === "relation") {
       out.relations.push({ line, type: "relation", relation: { from: v.from, to: v.to, relationType: v.relationType } });
+    } else {
+      out.archived.push({ ...v, line, archivedAt: Date.parse(v.archivedAt) });
     }
   }
   return out;

@@ -15,6 +15,7 @@ import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
 import { audit } from "./audit";
 import { contexts } from "./contexts";
 import { requireAdmin, requireContext } from "./http";
+import type { ArchivedImport } from "../priority/transfer";
 import { parseJsonl } from "./jsonl";
 import { restore } from "./restore";
 import { stats } from "./stats";
@@ -23,7 +24,7 @@ import { tokens } from "./tokens";
 export const api = new Hono<AppEnv>();
 
 const EXPORT_PAGE_LINES = 500;
-/** History lines carry inverse ops, so their pages are cut by size. */
+/** History lines carry inverse ops, and archived items whole payloads, so their pages are cut by size. */
 const EXPORT_HISTORY_PAGE_CHARS = 1024 * 1024;
 
 api.use("/contexts/:name/*", async (c, next) => {
@@ -37,9 +38,11 @@ api.get("/contexts/:name/export", requireContext("read"), (c) => {
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
   const withHistory = ["1", "true"].includes(c.req.query("history") ?? "");
   const encoder = new TextEncoder();
-  // The graph in the official format first; then, on request, the change history (`type: "change"` lines).
+  // The graph in the official format first, then archived graph items (lines the official reader skips:
+  // src/priority/transfer.ts); then, on request, the change history (`type: "change"` lines).
   let cursor: string | undefined;
   let graphDone = false;
+  let archiveAfter: number | undefined = 0;
   let historyAfter = 0;
   let done = false;
   const nextPage = async (): Promise<string[]> => {
@@ -48,7 +51,13 @@ api.get("/contexts/:name/export", requireContext("read"), (c) => {
       if (!page.ok) throw new Error(page.message);
       cursor = page.value.next;
       graphDone = cursor === undefined;
-      done = graphDone && !withHistory;
+      return page.value.lines;
+    }
+    if (archiveAfter !== undefined) {
+      const page = await stub.exportArchive(archiveAfter, EXPORT_PAGE_LINES, EXPORT_HISTORY_PAGE_CHARS);
+      if (!page.ok) throw new Error(page.message);
+      archiveAfter = page.value.next;
+      done = archiveAfter === undefined && !withHistory;
       return page.value.lines;
     }
     const page = await stub.exportHistory(historyAfter, EXPORT_HISTORY_PAGE_CHARS);
@@ -94,6 +103,7 @@ function merge(into: ImportReport, from: ImportReport) {
   into.observationsAdded += from.observationsAdded;
   into.relationsCreated += from.relationsCreated;
   into.duplicates += from.duplicates;
+  into.archivedAdded += from.archivedAdded;
   into.rejected.push(...from.rejected);
 }
 
@@ -106,8 +116,8 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
   const report = emptyImportReport();
   report.rejected.push(...parsed.rejected);
-  // Entities first, so relations may refer to entities anywhere in the file.
-  const items: ImportItem[] = [...parsed.entities, ...parsed.relations];
+  // Entities first, so relations may refer to entities anywhere in the file; archived items go to the archive.
+  const items: (ImportItem | ArchivedImport)[] = [...parsed.entities, ...parsed.relations, ...parsed.archived];
   for (let i = 0; i < items.length; i += LIMITS.batchItems) {
     const outcome = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), { caller: c.get("caller").id, tool: "api:import" });
     if (!outcome.ok) return c.json({ error: outcome.kind, message: outcome.message, partial: report }, 400);

@@ -40,6 +40,7 @@ import { capture, type Outcome } from "../errors";
 import * as graph from "../graph/store";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { importItems, type ImportItem, type ImportReport } from "../graph/import";
+import { exportArchivePage, importArchived, type ArchivedImport } from "../priority/transfer";
 import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { flushSearchIndex } from "../search/indexer";
@@ -386,8 +387,27 @@ export class MemoryContext extends DurableObject<Env> {
     return this.tx((db) => exportPage(db, cursor, maxLines));
   }
 
-  importBatch(items: ImportItem[], meta: CallMeta): Outcome<ImportReport> {
-    return this.write(meta, (w) => importItems(w, items));
+  /** The archive's graph rows as export lines, after the entity and relation lines (src/priority/transfer.ts). */
+  exportArchive(after: number, maxLines: number, maxChars: number): Outcome<{ lines: string[]; next?: number }> {
+    return this.tx((db) => exportArchivePage(db, after, maxLines, maxChars));
+  }
+
+  /** One batch of import lines in one recorded write: graph items, then archived ones. */
+  importBatch(items: (ImportItem | ArchivedImport)[], meta: CallMeta): Outcome<ImportReport> {
+    return this.write(meta, (w) => {
+      const report = importItems(
+        w,
+        items.filter((i): i is ImportItem => i.type === "entity" || i.type === "relation"),
+      );
+      const archived = importArchived(
+        w,
+        items.filter((i): i is ArchivedImport => i.type === "archived_entity" || i.type === "archived_relations"),
+      );
+      report.archivedAdded += archived.archivedAdded;
+      report.duplicates += archived.duplicates;
+      report.rejected.push(...archived.rejected);
+      return report;
+    });
   }
 
   /** memory_history: changes newest first, filtered. */

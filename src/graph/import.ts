@@ -21,6 +21,8 @@ export interface ImportReport {
   observationsAdded: number;
   relationsCreated: number;
   duplicates: number;
+  /** Archived items written back to the archive (src/priority/transfer.ts); counted here so one report covers a file. */
+  archivedAdded: number;
   rejected: { line: number; error: string }[];
 }
 
@@ -30,6 +32,7 @@ export const emptyImportReport = (): ImportReport => ({
   observationsAdded: 0,
   relationsCreated: 0,
   duplicates: 0,
+  archivedAdded: 0,
   rejected: [],
 });
 

@@ -1,6 +1,7 @@
 /**
- * What the web page's end-to-end test needs around it: a real `wrangler dev`
- * on a free loopback port with a throwaway persist directory, and Debian's
+ * What the end-to-end tests need around them: a real `wrangler dev`, started
+ * as `npm start` starts it (scripts/start.mjs, the port passed as a user
+ * would), on a free loopback port with a throwaway persist and cache directory, and Debian's
  * Chromium driven by playwright-core with a fresh profile. Everything
  * started here is stopped by the returned `stop`/`close`, which the test
  * calls in `afterAll` whatever happened.
@@ -18,7 +19,7 @@ import { chromium, type BrowserContext } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
-const WRANGLER = join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+const START = join(ROOT, "scripts/start.mjs");
 /** Bound on wrangler's start (build, bundle, workerd); a cold CI machine takes ~10 s. */
 const START_TIMEOUT_MS = 90_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -44,6 +45,8 @@ export function freePort(): Promise<number> {
 
 export interface Dev {
   url: string;
+  /** Miniflare's cache directory for this server (MINIFLARE_CACHE_DIR), where a fetched `Request.cf` would be kept. */
+  cacheDir: string;
   stop(): Promise<void>;
   output(): string;
 }
@@ -69,22 +72,26 @@ async function killGroup(child: ChildProcess): Promise<void> {
   }
 }
 
-/** Starts `wrangler dev` on 127.0.0.1 with `vars` (e.g. ADMIN_TOKEN) and waits until /health answers. */
+/** Starts `npm start -- --port <free port> ...` with `vars` (e.g. ADMIN_TOKEN) and waits until /health answers. */
 export async function startDev(vars: Record<string, string> = {}): Promise<Dev> {
   const [port, inspector] = [await freePort(), await freePort()];
   const dir = await mkdtemp(join(tmpdir(), "engram-e2e-"));
   // An empty env file: wrangler then reads neither a developer's .dev.vars nor .env, so only `vars` apply.
   const envFile = join(dir, "empty.env");
   await writeFile(envFile, "");
-  const args = [WRANGLER, "dev", "--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector)];
+  const cacheDir = join(dir, "cache");
+  const args = [START, "--port", String(port), "--inspector-port", String(inspector)];
   args.push("--persist-to", join(dir, "state"), "--env-file", envFile);
   for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  // As a user's shell would: start.mjs decides whether wrangler fetches `Request.cf`, not a developer's
+  // own setting nor vitest's NODE_ENV=test (with which miniflare never fetches it).
+  const { CLOUDFLARE_CF_FETCH_ENABLED: _cf, NODE_ENV: _mode, ...env } = process.env;
   const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // Its own process group, so stop() ends wrangler and the workerd it starts together.
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, CI: "true", NO_COLOR: "1", WRANGLER_SEND_METRICS: "false", WRANGLER_LOG: "info" },
+    env: { ...env, CI: "true", NO_COLOR: "1", WRANGLER_SEND_METRICS: "false", WRANGLER_LOG: "info", MINIFLARE_CACHE_DIR: cacheDir },
   });
   let log = "";
   child.stdout?.on("data", (d: Buffer) => (log += d.toString()));
@@ -99,7 +106,7 @@ export async function startDev(vars: Record<string, string> = {}): Promise<Dev> 
     if (exited(child)) break;
     try {
       const r = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      if (r.ok) return { url, stop, output: () => log };
+      if (r.ok) return { url, cacheDir, stop, output: () => log };
     } catch {
       // Not listening yet.
     }
