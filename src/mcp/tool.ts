@@ -12,7 +12,8 @@ import type { DomainFailure, Outcome } from "../errors";
 import type { CallMeta, MemoryContext } from "../context/MemoryContext";
 import type { Caller } from "../auth/caller";
 
-export const TOOLSETS = ["graph", "search", "files", "documents", "priority", "contexts", "history"] as const;
+/** The toolsets, each holding at least one tool (`?tools=` and MEMORY_TOOLSETS name them). */
+export const TOOLSETS = ["graph", "files", "documents", "priority", "contexts", "history"] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
 export interface ResolvedContext {
