@@ -38,6 +38,31 @@ export interface ToolContext {
   context(argument: string | undefined): Promise<ResolvedContext | DomainFailure>;
 }
 
+/**
+ * What a tool tells clients about its effects (MCP tool annotations). Every
+ * tool takes one of the presets below rather than spelling out four flags.
+ * All four hints are stated, because the protocol's defaults for missing
+ * ones (destructive, open-world) are the opposite of what these tools do:
+ * none reaches outside its memory context.
+ */
+export interface Annotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: false;
+}
+
+/** Reads only; the same call answers the same while nothing else writes. */
+export const READ: Annotations = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+/** Adds (or moves) without losing anything; repeating it is an error or adds again. */
+export const ADDITIVE: Annotations = Object.freeze({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+/** Sets a state without losing anything; repeating it changes nothing more (a mark, the active context, a restore). */
+export const SETS: Annotations = Object.freeze({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+/** May delete or overwrite; repeating it with the same arguments changes nothing more. */
+export const DESTRUCTIVE: Annotations = Object.freeze({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+/** May delete or overwrite, and repeating it does more (the next undo, a second edit). */
+export const DESTRUCTIVE_REPEATABLE: Annotations = Object.freeze({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+
 export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   toolset: Toolset;
@@ -45,7 +70,15 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
   description: string;
   input: I;
   output: O;
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: Annotations;
+  /**
+   * True for the official server's nine graph tools: tools/list shows their
+   * output schema, which clients written for that server may validate. The
+   * others' output schemas are checked by the server on every result but not
+   * listed: a tools/list lands in every conversation's context, and their
+   * answers are read as text (docs/ and the README describe them).
+   */
+  listOutputSchema?: true;
   /**
    * True for the tools that manage contexts themselves (toolset "contexts"):
    * they take no `context` argument and authorize against the caller's grants.
