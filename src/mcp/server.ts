@@ -39,6 +39,8 @@ export interface RequestScope {
   session?: string;
   /** The User-Agent header: the client's name when the request does not carry MCP clientInfo. */
   userAgent?: string;
+  /** The request asked for each result's RPC time in `_meta` (a benchmark; see TIMING_HEADER). */
+  timing?: boolean;
 }
 
 const CLIENT_NAME_MAX = 128;
@@ -277,6 +279,7 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
     caller: scope.caller,
     tool,
     ...(scope.pinned !== undefined ? { pinned: scope.pinned } : {}),
+    ...(scope.timing ? { timing: true } : {}),
     context: resolver(scope, tool, need, notes, attempt, clientName(extra, scope)),
   });
 

@@ -24,6 +24,8 @@ export interface ResolvedContext {
 
 export interface ToolContext {
   env: Env;
+  /** Whether the request asked for the RPC time in each result's `_meta` (the `Engram-Timing: 1` header). */
+  timing?: boolean;
   caller: Caller;
   /** The tool being called, recorded in CallMeta. */
   tool: string;
@@ -122,8 +124,12 @@ export function failure(f: DomainFailure, context?: string): CallToolResult {
  * the object (the engine's own time plus the RPC hop), for `npm run bench`.
  * It is measured here because inside the object the clock does not advance
  * during synchronous code; in the Worker performance.now() advances across I/O.
+ * Only a request carrying TIMING_HEADER: 1 gets it: it is a benchmark's
+ * field, not part of an answer.
  */
 export const RPC_MS_META = "engram/rpcMs";
+/** The request header a benchmark sends (value "1") to get RPC_MS_META in each result. */
+export const TIMING_HEADER = "Engram-Timing";
 
 /**
  * The usual shape of a tool body: resolve the context, call the object,
@@ -143,5 +149,5 @@ export async function callContext<T>(
   const outcome = await call(c);
   const rpcMs = performance.now() - started;
   const result = outcome.ok ? answer(outcome.value, c) : fail(outcome, c.name);
-  return { ...result, _meta: { ...result._meta, [RPC_MS_META]: rpcMs } };
+  return ctx.timing ? { ...result, _meta: { ...result._meta, [RPC_MS_META]: rpcMs } } : result;
 }
