@@ -6,7 +6,8 @@ export default defineTool({
   name: "mark_important",
   toolset: "priority",
   title: "Mark Important",
-  description: "Mark items (entity:<name>, file:<path>, doc:<id>) important or not: ranked higher, kept long-term, never pruned. A missing item rejects the call.",
+  description:
+    "Mark items (entity:<name>, file:<path>, doc:<id>) important or not: they rank higher in search_nodes, stay long-term, are never pruned. A missing item rejects the call.",
   input: {
     items: z
       .array(
