@@ -1,21 +1,35 @@
 import { describe, expect, it } from "vitest";
-import { measureInterleaved, type Sample } from "../bench/lib/workload.mjs";
+import { measureInterleaved, RPC_MS_META as BENCH_RPC_MS_META, TIMING_HEADERS, type Sample } from "../bench/lib/workload.mjs";
+import { RPC_MS_META, TIMING_HEADER } from "../src/mcp/tool";
 import { CLIENTS, freshContext, workerFetch, type ToolResult } from "./helpers/clients";
+
+type Timed = ToolResult & { _meta?: Record<string, unknown> };
 
 /** What `npm run bench` reads from the server: the per-call RPC time and the stats route. */
 describe.each(CLIENTS)("benchmark support with %s client", (_label, connect) => {
-  it("reports the time of the call to the object in _meta engram/rpcMs, on success and on failure", async () => {
-    const c = await connect({ url: `http://localhost/mcp/${freshContext("rpc")}` });
-    const ok = (await c.call("read_graph", { limit: 1, mode: "summary" })) as ToolResult & { _meta?: Record<string, unknown> };
+  it(`reports the time of the call to the object in _meta ${RPC_MS_META} when asked by ${TIMING_HEADER}: 1, on success and on failure`, async () => {
+    const c = await connect({ url: `http://localhost/mcp/${freshContext("rpc")}`, headers: { [TIMING_HEADER]: "1" } });
+    const ok = (await c.call("read_graph", { limit: 1, mode: "summary" })) as Timed;
     expect(ok.isError).toBeFalsy();
-    expect(typeof ok._meta?.["engram/rpcMs"]).toBe("number");
-    expect(ok._meta?.["engram/rpcMs"]).toBeGreaterThanOrEqual(0);
-    const failed = (await c.call("add_observations", { observations: [{ entityName: "missing", contents: ["x"] }] })) as ToolResult & {
-      _meta?: Record<string, unknown>;
-    };
+    expect(typeof ok._meta?.[RPC_MS_META]).toBe("number");
+    expect(ok._meta?.[RPC_MS_META]).toBeGreaterThanOrEqual(0);
+    const failed = (await c.call("add_observations", { observations: [{ entityName: "missing", contents: ["x"] }] })) as Timed;
     expect(failed.isError).toBe(true);
-    expect(typeof failed._meta?.["engram/rpcMs"]).toBe("number");
+    expect(typeof failed._meta?.[RPC_MS_META]).toBe("number");
     await c.close();
+  });
+
+  it("keeps the RPC time out of answers nobody asked to time", async () => {
+    for (const headers of [{}, { [TIMING_HEADER]: "0" }] as Record<string, string>[]) {
+      const c = await connect({ url: `http://localhost/mcp/${freshContext("rpc")}`, headers });
+      const ok = (await c.call("read_graph", { limit: 1, mode: "summary" })) as Timed;
+      expect(ok.isError).toBeFalsy();
+      expect(ok._meta?.[RPC_MS_META]).toBeUndefined();
+      const failed = (await c.call("add_observations", { observations: [{ entityName: "missing", contents: ["x"] }] })) as Timed;
+      expect(failed.isError).toBe(true);
+      expect(failed._meta?.[RPC_MS_META]).toBeUndefined();
+      await c.close();
+    }
   });
 });
 
@@ -42,6 +56,13 @@ describe("GET /api/contexts/:name/stats", () => {
   it("rejects an invalid context name", async () => {
     const res = await workerFetch()("http://localhost/api/contexts/Not_Valid!/stats");
     expect(res.status).toBe(400);
+  });
+});
+
+describe("the bench's request headers", () => {
+  it("ask for the RPC time under the server's names", () => {
+    expect(TIMING_HEADERS).toEqual({ [TIMING_HEADER]: "1" });
+    expect(BENCH_RPC_MS_META).toBe(RPC_MS_META);
   });
 });
 

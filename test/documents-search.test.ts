@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ftsQuery } from "../src/documents/search";
+import { LIMITS } from "../src/limits";
 import { CLIENTS, freshContext, json, text, type TestClient } from "./helpers/clients";
 import { update } from "./helpers/documents";
 
@@ -91,9 +92,16 @@ describe.each(CLIENTS)("search_documents (%s)", (_label, connect) => {
     await c.close();
   });
 
-  it("rejects an empty or over-long query and a limit over 100", async () => {
+  it(`answers a query over ${LIMITS.queryChars} characters by its first ${LIMITS.queryChars}`, async () => {
+    // "deploy" is in ops and tasks, "sqlite" only in design: the cut leaves "sqlite" out.
+    const pasted = `deploy ${" ".repeat(LIMITS.queryChars)} sqlite`;
+    expect(ids(await search(shared, pasted))).toEqual(["ops", "tasks"]);
+    expect(ids(await search(shared, "deploy sqlite"))).toEqual([]);
+  });
+
+  it("rejects an empty query and a limit over 100", async () => {
     const c = await notebook(connect);
-    for (const args of [{ query: "" }, { query: "q".repeat(2001) }, { query: "deploy", limit: 101 }]) {
+    for (const args of [{ query: "" }, { query: "deploy", limit: 101 }]) {
       const r = await c.call("search_documents", args);
       expect(r.isError).toBe(true);
       expect(text(r)).toMatch(/query|limit/);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { TOOLSETS } from "../src/mcp/tool";
 import { connectV1, connectV2, workerFetch } from "./helpers/clients";
 
 const init = (headers: Record<string, string> = {}) => ({
@@ -59,6 +60,33 @@ describe("HTTP edge", () => {
     const res = await workerFetch()("http://localhost/mcp?tools=graph,nope", init());
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message).toContain("nope");
+  });
+
+  it("refuses an empty or unknown toolset with a 400 naming the valid ones, never an empty tools/list", async () => {
+    const valid = `valid toolsets: ${TOOLSETS.join(", ")}, or all`;
+    // Env types MEMORY_TOOLSETS as the wrangler.toml value; a deployment may set any string.
+    const toolsets = (value: string) => ({ MEMORY_TOOLSETS: value }) as unknown as Partial<Env>;
+    const refusals: [string, Partial<Env> | undefined, string][] = [
+      ["http://localhost/mcp?tools=search", undefined, 'tools: unknown toolset "search"'],
+      ["http://localhost/mcp?tools=", undefined, "tools names no toolset"],
+      ["http://localhost/mcp?tools=,", undefined, "tools names no toolset"],
+      ["http://localhost/mcp", toolsets("search"), 'MEMORY_TOOLSETS: unknown toolset "search"'],
+      ["http://localhost/mcp", toolsets(" , "), "MEMORY_TOOLSETS names no toolset"],
+    ];
+    for (const [url, env, message] of refusals) {
+      const res = await workerFetch(env)(url, init());
+      expect(res.status, url).toBe(400);
+      const body = (await res.json()) as { error: string; message: string };
+      expect(body.error).toBe("invalid_toolsets");
+      expect(body.message).toContain(message);
+      expect(body.message).toContain(valid);
+    }
+    // A toolset the deployment does not serve would list nothing: refused, naming what it serves.
+    const narrow = await workerFetch(toolsets("graph,history"))("http://localhost/mcp?tools=files", init());
+    expect(narrow.status).toBe(400);
+    expect(((await narrow.json()) as { message: string }).message).toBe(
+      "tools: files not served by this deployment (MEMORY_TOOLSETS); valid toolsets: graph, history, or all.",
+    );
   });
 
   it("answers malformed JSON-RPC with a protocol error and keeps serving", async () => {

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { LIMITS } from "../src/limits";
+import { cutQuery } from "../src/mcp/schemas";
 import { surfaceOf } from "../src/mcp/server";
-import { TOOLSETS, type Toolset } from "../src/mcp/tool";
+import { ADDITIVE, DESTRUCTIVE, DESTRUCTIVE_REPEATABLE, READ, SETS, TOOLSETS, type Toolset } from "../src/mcp/tool";
+import { TOOLS } from "../src/mcp/tools";
+import { CLIENTS } from "./helpers/clients";
 
 const all = new Set<Toolset>(TOOLSETS);
 const rpc = (message: Record<string, unknown>) => ({ jsonrpc: "2.0", ...message });
@@ -35,5 +39,55 @@ describe("surfaceOf: what the server built for one request registers", () => {
 
   it("registers everything for a call of a tool whose toolset the connection left out", () => {
     expect(surfaceOf(rpc({ id: 1, method: "tools/call", params: { name: "create_entities" } }), new Set<Toolset>(["history"]))).toEqual({ kind: "all" });
+  });
+});
+
+describe("tool declarations", () => {
+  it("takes every tool's annotations from a preset", () => {
+    const presets = [READ, ADDITIVE, SETS, DESTRUCTIVE, DESTRUCTIVE_REPEATABLE];
+    for (const def of TOOLS) expect(presets, def.name).toContain(def.annotations);
+  });
+
+  it.each(CLIENTS)("lists all four hints, honestly, for every tool (%s client)", async (_label, connect) => {
+    const c = await connect();
+    for (const tool of await c.listTools()) {
+      const a = tool.annotations ?? {};
+      expect(Object.keys(a).sort(), tool.name).toEqual(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint"]);
+      expect(a.openWorldHint, tool.name).toBe(false);
+      if (a.readOnlyHint) expect([a.destructiveHint, a.idempotentHint], tool.name).toEqual([false, true]);
+      if (/^(delete|remove_context$|undo$|update_document$|str_replace$)/.test(tool.name)) expect(a.destructiveHint, tool.name).toBe(true);
+      if (/^(create_|add_|insert$|rename$|mark_important$|restore$|set_active)/.test(tool.name)) expect(a.destructiveHint, tool.name).toBe(false);
+    }
+    await c.close();
+  });
+
+  it.each(CLIENTS)("states no default value in a description; limits come from src/limits.ts (%s client)", async (_label, connect) => {
+    const c = await connect();
+    const tools = await c.listTools();
+    await c.close();
+    const descriptions = (node: unknown): string[] =>
+      !node || typeof node !== "object" ? [] : Object.entries(node).flatMap(([k, v]) => (k === "description" && typeof v === "string" ? [v] : descriptions(v)));
+    for (const tool of tools) {
+      for (const text of descriptions(tool)) expect(text, tool.name).not.toMatch(/default\W+\d|\(default\b/i);
+    }
+    const described = (name: string) => (tools.find((t) => t.name === name) as { description?: string } | undefined)?.description ?? "";
+    expect(described("read_graph")).toContain(`${LIMITS.readGraphPageEntities} entities`);
+    expect(described("search_nodes")).toContain(`${LIMITS.queryChars} characters`);
+    expect(described("search_documents")).toContain(`${LIMITS.queryChars} characters`);
+  });
+});
+
+describe("cutQuery", () => {
+  it("keeps a query within the limit and cuts a longer one to it", () => {
+    expect(cutQuery("short")).toBe("short");
+    const exact = "q".repeat(LIMITS.queryChars);
+    expect(cutQuery(exact)).toBe(exact);
+    expect(cutQuery(`${exact}tail`)).toBe(exact);
+  });
+
+  it("drops the first half of a surrogate pair the cut would split", () => {
+    const cut = cutQuery(`${"q".repeat(LIMITS.queryChars - 1)}🔍rest`);
+    expect(cut).toBe("q".repeat(LIMITS.queryChars - 1));
+    expect(cut.length).toBe(LIMITS.queryChars - 1);
   });
 });

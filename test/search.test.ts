@@ -160,6 +160,16 @@ describe.each(CLIENTS)("search_nodes with %s client", (_label, connect) => {
     await client.close();
   });
 
+  it(`answers a query over ${LIMITS.queryChars} characters by its first ${LIMITS.queryChars}`, async () => {
+    const client = await seeded(SEED);
+    const head = "oauth ";
+    // "coffee" lies past the cut, so only the head of the pasted text is searched.
+    const pasted = head + " ".repeat(LIMITS.queryChars - head.length) + "coffee ".repeat(1000);
+    expect(pasted.length).toBeGreaterThan(3 * LIMITS.queryChars);
+    expect(entries(await search(client, { query: pasted }))).toEqual(["oauth-token-handling"]);
+    await client.close();
+  });
+
   it("never treats FTS5 syntax in a query as operators or fails on it", async () => {
     const client = await seeded(SEED);
     const queries = [

@@ -1,26 +1,44 @@
 /**
  * Every byte of tools/list lands in a model's context window. These budgets
- * keep descriptions short; the README quotes the measured sizes.
+ * keep descriptions and schemas short; `npm test` prints the measured sizes.
  */
 import { describe, expect, it } from "vitest";
 import { TOOLSETS } from "../src/mcp/tool";
-import { connectV2 } from "./helpers/clients";
+import { TOOLS } from "../src/mcp/tools";
+import { CLIENTS, connectV2 } from "./helpers/clients";
+
+/** The default tools/list (every toolset) must stay within this many bytes of JSON. */
+const DEFAULT_LIST_BUDGET = 20_000;
+
+const bytesOf = (tools: unknown) => new TextEncoder().encode(JSON.stringify({ tools })).length;
 
 async function toolsListBytes(tools: string) {
   const c = await connectV2({ url: `http://localhost/mcp?tools=${tools}` });
   const list = await c.listTools();
   await c.close();
-  return { bytes: new TextEncoder().encode(JSON.stringify({ tools: list })).length, count: list.length };
+  return { bytes: bytesOf(list), count: list.length };
 }
 
 describe("token economy", () => {
-  it("keeps tools/list within budget per toolset", async () => {
+  it("keeps tools/list within budget per toolset, and no toolset is empty", async () => {
     const sizes: Record<string, { bytes: number; count: number }> = {};
     for (const set of [...TOOLSETS, "all"]) sizes[set] = await toolsListBytes(set);
     console.log(`tools/list bytes per toolset: ${JSON.stringify(sizes)}`);
     expect(sizes.graph?.count).toBe(9);
     for (const [set, { bytes, count }] of Object.entries(sizes)) {
-      expect(bytes, set).toBeLessThanOrEqual(Math.max(count, 1) * 1800);
+      expect(count, set).toBeGreaterThan(0);
+      expect(bytes, set).toBeLessThanOrEqual(count * 1800);
     }
+  });
+
+  it.each(CLIENTS)(`lists every tool in at most ${DEFAULT_LIST_BUDGET} bytes by default (%s client)`, async (_label, connect) => {
+    const c = await connect();
+    const list = await c.listTools();
+    await c.close();
+    expect(list.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
+    expect(list).toHaveLength(29);
+    const bytes = bytesOf(list);
+    console.log(`default tools/list: ${bytes} bytes of JSON for ${list.length} tools`);
+    expect(bytes).toBeLessThanOrEqual(DEFAULT_LIST_BUDGET);
   });
 });

@@ -14,6 +14,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { freePort, memoryOf } from "./proc.mjs";
+import { TIMING_HEADERS } from "./workload.mjs";
 
 const READY_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 10_000;
@@ -115,6 +116,8 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
   log(`engram: wrangler dev ready at ${base} (pid ${child.pid})`);
 
   const headers = process.env.ENGRAM_TOKEN ? { Authorization: `Bearer ${process.env.ENGRAM_TOKEN}` } : {};
+  // MCP requests ask for each result's RPC time, which engram adds only when asked.
+  const mcpHeaders = { ...headers, ...TIMING_HEADERS };
   return {
     base,
     /** wrangler's DevTools inspector for the Worker (bench/cpu-profile.mjs). */
@@ -141,7 +144,7 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
     async postFloor({ name, args }) {
       const response = await fetch(`${base}/health`, {
         method: "POST",
-        headers: { ...headers, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18" },
+        headers: { ...mcpHeaders, "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
       });
       await response.arrayBuffer();
@@ -155,7 +158,7 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
       return { ...counts, databaseSize: counts.bytes };
     },
     async connect(context) {
-      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${context}`), { requestInit: { headers } });
+      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${context}`), { requestInit: { headers: mcpHeaders } });
       const client = new Client({ name: "engram-bench", version: "1.0.0" });
       await client.connect(transport);
       return client;

@@ -1,6 +1,11 @@
 /** Types for workload.mjs, for the test of its interleaving (test/bench-support.test.ts). */
 import type { Summary } from "./stats.mjs";
 
+/** The `_meta` key engram's tools use for the time spent in the RPC to the object. */
+export const RPC_MS_META: string;
+/** The request headers that ask engram to put RPC_MS_META in each result. */
+export const TIMING_HEADERS: Readonly<Record<string, string>>;
+
 export interface Sample {
   ms: number;
   engineMs?: number;

@@ -17,6 +17,8 @@ import { resolution, summarize } from "./stats.mjs";
 
 /** The `_meta` key engram's tools use for the time spent in the RPC to the object. */
 export const RPC_MS_META = "engram/rpcMs";
+/** The request headers that ask engram to put RPC_MS_META in each result (src/mcp/tool.ts, TIMING_HEADER). */
+export const TIMING_HEADERS = Object.freeze({ "Engram-Timing": "1" });
 
 async function callTool(client, name, args, timeoutMs) {
   const started = performance.now();

@@ -20,7 +20,8 @@
  * step divided by N is one round's time per request. The table shows the
  * median and minimum over the rounds (a warm-up round is dropped). For the
  * trivial call it also shows that time minus the RPC the tool reports in its
- * result's `_meta` (`engram/rpcMs`). The last line, MCPB_RESULT, is the
+ * result's `_meta` (`engram/rpcMs`, sent when the request carries
+ * `Engram-Timing: 1`, as the recorded ones do). The last line, MCPB_RESULT, is the
  * medians as JSON for scripts that compare two builds.
  *
  * MCPB_VARIANTS=a,b sends `x-mcpb-variant: a` or `b` (rounds alternate
@@ -39,7 +40,7 @@ import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client";
 import { expect, it } from "vitest";
-import { RPC_MS_META } from "../../src/mcp/tool";
+import { RPC_MS_META, TIMING_HEADER } from "../../src/mcp/tool";
 
 const vars = env as unknown as Record<string, string | undefined>;
 const ROUNDS = Number(vars.MCPB_ROUNDS ?? 7);
@@ -79,7 +80,8 @@ const TRIVIAL = { limit: 1, mode: "summary" };
 
 async function record(era: "v1" | "v2"): Promise<Map<string, Recorded>> {
   const r = recorder();
-  const headers = { Authorization: `Bearer ${TOKEN}` };
+  // As `npm run bench` does: ask for the RPC time each result reports.
+  const headers = { Authorization: `Bearer ${TOKEN}`, [TIMING_HEADER]: "1" };
   const client =
     era === "v1"
       ? new ClientV1({ name: "engram-bench", version: "1.0.0" })

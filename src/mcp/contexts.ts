@@ -13,7 +13,7 @@ import { registryOf } from "../registry/Registry";
 import type { ContextInfo } from "../registry/types";
 import type { ToolContext } from "./tool";
 
-export const contextName = z.string().regex(CONTEXT_NAME_PATTERN, "name must match [a-z0-9][a-z0-9._-]{0,63}").describe("Context name: [a-z0-9][a-z0-9._-]{0,63}");
+export const contextName = z.string().regex(CONTEXT_NAME_PATTERN, "name must match [a-z0-9][a-z0-9._-]{0,63}");
 
 export const description = z.string().max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`);
 
@@ -21,7 +21,7 @@ export const ContextOut = z.object({
   name: z.string(),
   description: z.string(),
   readOnly: z.boolean(),
-  role: z.enum(ROLES).describe("Your access: read, write or admin"),
+  role: z.enum(ROLES),
 });
 export type ContextOut = z.infer<typeof ContextOut>;
 

@@ -14,13 +14,13 @@ export const documentId = z
   .string()
   .regex(DOCUMENT_ID_PATTERN, `id must be 1-${LIMITS.documentId} characters of letters, digits, '_' and '-'`)
   .optional()
-  .describe("Document id (default: root)");
+  .describe("Document id; omitted: root");
 
 export const documentContent = z
   .string()
   .refine((s) => utf8Bytes(s) <= LIMITS.documentBytes, `content must be at most ${LIMITS.documentBytes} bytes (256 KB, UTF-8)`)
   .refine((s) => !CONTROL_EXCEPT_WHITESPACE.test(s), "content must not contain control characters other than tab and line breaks")
-  .describe("The document's whole new markdown");
+  .describe("Whole new markdown");
 
 /** A failure as a tool error; a missing document reads `Error: <id>: not found`. */
 export function documentFailure(f: DomainFailure, context: string): CallToolResult {

@@ -37,6 +37,7 @@ import {
   type AuthInfo,
 } from "@modelcontextprotocol/server";
 import { buildServer, surfaceOf, type RequestScope, type Surface } from "./server";
+import { TIMING_HEADER } from "./tool";
 
 /** What serveMcpHttp passes to the server factory through the SDK (AuthInfo.extra). */
 interface Extra {
@@ -116,7 +117,8 @@ export async function serveMcpHttp(request: Request, scope: RequestScope, client
   const rejected = hostRejection(request);
   if (rejected) return withCors(rejected);
   if (request.method === "OPTIONS") return new Response(null, { headers: CORS.map(([name, value]) => [name, value]) });
-  const extra: Extra = { scope, surface: surfaceOf(parsedBody, scope.toolsets) };
+  const timed: RequestScope = request.headers.get(TIMING_HEADER) === "1" ? { ...scope, timing: true } : scope;
+  const extra: Extra = { scope: timed, surface: surfaceOf(parsedBody, scope.toolsets) };
   const authInfo: AuthInfo = { token: "", clientId, scopes: [], extra: extra as unknown as Record<string, unknown> };
   if (await isLegacyRequest(request, parsedBody)) return withCors(await serveLegacy(request, authInfo, parsedBody));
   return withCors(await modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }));

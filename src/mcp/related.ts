@@ -9,9 +9,7 @@ import { z } from "zod";
 import { itemLabel, type RelatedItem } from "../covisit";
 import { reply } from "./tool";
 
-export const RelatedOut = z
-  .array(z.object({ item: z.string(), count: z.number().int() }))
-  .describe("Items often used together with this one (file:<path>, entity:<name>, doc:<id>), strongest first");
+export const RelatedOut = z.array(z.object({ item: z.string(), count: z.number().int() })).describe("Item keys often used with this one, strongest first");
 
 /** The text block, or undefined when nothing is related. */
 export function relatedText(related: readonly RelatedItem[]): string | undefined {

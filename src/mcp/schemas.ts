@@ -38,16 +38,16 @@ export const batch = <T extends z.ZodType>(item: T) => z.array(item).max(LIMITS.
 export const categoryField = z.enum(CATEGORIES, { error: () => `category must be one of ${CATEGORIES.join(", ")}` });
 
 export const EntitySchema = z.object({
-  name: entityName.describe("The name of the entity"),
-  entityType: typeName("entityType").describe("The type of the entity"),
-  observations: batch(observationText).describe("An array of observation contents associated with the entity"),
-  category: categoryField.optional().describe(`Priority category (${CATEGORIES.join(", ")}); omitted: assigned from keywords in the name, type and observations`),
+  name: entityName,
+  entityType: typeName("entityType"),
+  observations: batch(observationText),
+  category: categoryField.optional().describe("Priority category; omitted: guessed from the text"),
 });
 
 export const RelationSchema = z.object({
-  from: entityName.describe("The name of the entity where the relation starts"),
-  to: entityName.describe("The name of the entity where the relation ends"),
-  relationType: typeName("relationType").describe("The type of the relation"),
+  from: entityName,
+  to: entityName,
+  relationType: typeName("relationType"),
 });
 
 /** Output shapes are looser than inputs: they describe what is stored. */
@@ -55,11 +55,30 @@ export const EntityOut = z.object({ name: z.string(), entityType: z.string(), ob
 export const RelationOut = z.object({ from: z.string(), to: z.string(), relationType: z.string() });
 export const DeleteOut = { success: z.boolean(), message: z.string() };
 
-export const contextArg = z
-  .string()
-  .regex(CONTEXT_NAME_PATTERN, "context must match [a-z0-9][a-z0-9._-]{0,63}")
-  .optional()
-  .describe("Memory context to act on (default: the URL's, else the active one)");
+/** Every tool but the contexts tools takes it; the server's instructions say where a call without it goes. */
+export const contextArg = z.string().regex(CONTEXT_NAME_PATTERN, "context must match [a-z0-9][a-z0-9._-]{0,63}").optional();
+/**
+ * How tools/list shows `contextArg`: a string, without the name pattern. The
+ * argument names a context that exists (list_contexts shows them), the
+ * server checks the pattern and its error quotes it, and 24 copies of the
+ * pattern were 1 KB of every tools/list. add_context, which makes up a name,
+ * lists it.
+ */
+export const contextArgListed = z.string().optional();
+
+/**
+ * A search query cut to LIMITS.queryChars: agents paste long text, and the
+ * first part of it is a better answer than a refusal. A surrogate pair split
+ * by the cut loses its first half too.
+ */
+export function cutQuery(query: string): string {
+  if (query.length <= LIMITS.queryChars) return query;
+  const cut = query.slice(0, LIMITS.queryChars);
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
+/** What the search tools say about it. */
+export const cutNote = `Queries over ${LIMITS.queryChars} characters are cut.`;
 
 /** A file or directory path; src/files/path.ts normalises it and names any problem. */
 export const filePath = (what: string) =>

@@ -15,15 +15,16 @@
  * per-request protocol state (negotiated version, client capabilities),
  * which the SDK does not promise.
  */
-import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext } from "@modelcontextprotocol/server";
+import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { callerKey, type Caller } from "../auth/caller";
 import { fail } from "../errors";
+import { CONTEXT_NAME_PATTERN } from "../limits";
 import { registryOf } from "../registry/Registry";
-import { contextArg } from "./schemas";
+import { contextArg, contextArgListed } from "./schemas";
 import { TOOLS } from "./tools";
-import type { ResolvedContext, ToolContext, ToolDef, Toolset } from "./tool";
+import { contextLine, failure, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
 
 export const SERVER_INFO = { name: "engram", version: "0.1.0" } as const;
 
@@ -38,6 +39,8 @@ export interface RequestScope {
   session?: string;
   /** The User-Agent header: the client's name when the request does not carry MCP clientInfo. */
   userAgent?: string;
+  /** The request asked for each result's RPC time in `_meta` (a benchmark; see TIMING_HEADER). */
+  timing?: boolean;
 }
 
 const CLIENT_NAME_MAX = 128;
@@ -60,49 +63,91 @@ function clientName(extra: ServerContext | undefined, scope: RequestScope): stri
 
 interface Compiled {
   def: ToolDef;
+  /** Validates a call's arguments; the handler runs it, so a refusal carries the context line like any result. */
   input: z.ZodObject;
+  /** What the SDK lists: `input`'s JSON Schema, and a validator that passes everything on to the handler. */
+  listedInput: StandardSchemaWithJSON<Record<string, unknown>>;
+  /** Each result's structuredContent must match it; listed only for the tools that say so (`ToolDef.listOutputSchema`). */
   output: z.ZodObject;
+  listedOutput?: StandardSchemaWithJSON;
 }
 
 type JsonSchemaOf = (options: { target: string }) => Record<string, unknown>;
+type Json = Record<string, unknown>;
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === "object" && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
+/**
+ * A listed JSON Schema without what carries no information for a client, so
+ * every conversation's tools/list stays small: the `$schema` dialect (MCP
+ * schemas default to 2020-12), zod's bounds of a whole number at the safe
+ * integers, `propertyNames: {type: string}` (every JSON key is a string) and,
+ * in output schemas, `additionalProperties: false` (an output schema says what
+ * a result holds; the server makes the results, so no client needs it
+ * closed). Frozen, so no caller can alter the next one's.
+ */
+function compact(node: unknown, output: boolean): unknown {
+  if (Array.isArray(node)) return Object.freeze(node.map((n) => compact(n, output)));
+  if (!node || typeof node !== "object") return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node as Json)) {
+    if (key === "$schema") continue;
+    if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
+    if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
+    if (key === "propertyNames" && JSON.stringify(value) === '{"type":"string"}') continue;
+    if (key === "additionalProperties" && value === false && output) continue;
+    // "properties" maps names to schemas: a property may be called "minimum" or "$schema".
+    out[key] = key === "properties" ? mapValues(value as Json, (v) => compact(v, output)) : compact(value, output);
   }
-  return value;
+  return Object.freeze(out);
 }
+
+const mapValues = (o: Json, f: (v: unknown) => unknown) => Object.freeze(Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)])));
 
 /**
  * Converts a schema to JSON Schema once per isolate. The SDK converts every
  * tool's input and output schema through `~standard.jsonSchema` on every
  * tools/list (and the input schema on every 2026-era tools/call): about a
  * third of a tools/list's server time in Node (4.0 -> 2.7 ms with this). The
- * schemas never change, so the first answer per target is kept, frozen so no
- * caller can alter the next one's. New tools in tools/index.ts get it too.
+ * schemas never change, so the first answer per target is kept.
  */
-function memoizeJsonSchema<T extends z.ZodObject>(schema: T): T {
-  const standard = schema["~standard"];
-  const convert = standard.jsonSchema as unknown as Record<"input" | "output", JsonSchemaOf>;
-  const memo = (io: "input" | "output"): JsonSchemaOf => {
-    const cache = new Map<string, Record<string, unknown>>();
+function listedJsonSchema(schema: z.ZodObject, io: "input" | "output"): StandardSchemaWithJSON["~standard"]["jsonSchema"] {
+  const convert = schema["~standard"].jsonSchema as unknown as Record<"input" | "output", JsonSchemaOf>;
+  const memo = (): JsonSchemaOf => {
+    const cache = new Map<string, Json>();
     return (options) => {
       const key = JSON.stringify(options ?? null);
       let hit = cache.get(key);
-      if (!hit) cache.set(key, (hit = deepFreeze(convert[io](options))));
+      if (!hit) cache.set(key, (hit = compact(convert[io](options), io === "output") as Json));
       return hit;
     };
   };
-  schema["~standard"] = { ...standard, jsonSchema: { input: memo("input"), output: memo("output") } } as typeof standard;
-  return schema;
+  // The SDK asks for the input side of an input schema and the output side of an output schema.
+  const side = memo();
+  return { input: side, output: side };
 }
 
-const compiled: Compiled[] = TOOLS.map((def) => ({
-  def,
-  input: memoizeJsonSchema(z.object(def.managesContexts ? def.input : { ...def.input, context: contextArg })),
-  output: memoizeJsonSchema(z.object(def.output)),
-}));
+/** The input schema the SDK sees: the tool's JSON Schema (see `contextArgListed`), and no validation (the handler validates, see `Compiled.input`). */
+function listedInput(schema: z.ZodObject): StandardSchemaWithJSON<Record<string, unknown>> {
+  return {
+    "~standard": {
+      version: 1,
+      vendor: "engram",
+      validate: (value) => ({ value: (value ?? {}) as Record<string, unknown> }),
+      jsonSchema: listedJsonSchema(schema, "input"),
+    },
+  };
+}
+
+/** The output schema the SDK sees: zod's validation of each result, and the compact JSON Schema. */
+function listedOutput(schema: z.ZodObject): StandardSchemaWithJSON {
+  return { "~standard": { ...schema["~standard"], jsonSchema: listedJsonSchema(schema, "output") } } as StandardSchemaWithJSON;
+}
+
+const compiled: Compiled[] = TOOLS.map((def) => {
+  const input = z.object(def.managesContexts ? def.input : { ...def.input, context: contextArg });
+  const listed = def.managesContexts ? input : z.object({ ...def.input, context: contextArgListed });
+  const output = z.object(def.output);
+  return { def, input, listedInput: listedInput(listed), output, ...(def.listOutputSchema ? { listedOutput: listedOutput(output) } : {}) };
+});
 const compiledByName = new Map(compiled.map((c) => [c.def.name, c]));
 
 /**
@@ -132,13 +177,18 @@ export function surfaceOf(body: unknown, toolsets: ReadonlySet<Toolset>): Surfac
   return tool && toolsets.has(tool.def.toolset) ? { kind: "tool", name: tool.def.name } : ALL;
 }
 
+/** The context one call aimed at, once its resolver has chosen it (for the context line of a refusal). */
+interface Attempt {
+  name?: string;
+}
+
 /**
  * The context resolver for one call. `need` comes from the tool's
  * annotations (readOnlyHint false means it writes); `notes` collects what the
  * reply must tell the user, such as a fallback from a removed active context;
  * `client` names the client for co-visitation sessions.
  */
-function resolver(scope: RequestScope, tool: string, need: Need, notes: string[], client?: string): ToolContext["context"] {
+function resolver(scope: RequestScope, tool: string, need: Need, notes: string[], attempt: Attempt, client?: string): ToolContext["context"] {
   return async (argument) => {
     if (scope.pinned !== undefined && argument !== undefined && argument !== scope.pinned) {
       return fail("Invalid", `This endpoint is pinned to context "${scope.pinned}"; drop the context argument or connect to /mcp/${argument}.`);
@@ -152,6 +202,7 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
         notes.push(`Note: your active context "${active.value.fellBackFrom}" was removed, so this call used "${name}". Pick another with set_active_context.`);
       }
     }
+    attempt.name = name;
     const opened = await openContext(scope.env, scope.caller, name, need);
     if (!opened.ok) return opened;
     const resolved: ResolvedContext = {
@@ -174,6 +225,40 @@ function withNotes(result: CallToolResult, notes: readonly string[]): CallToolRe
   return { ...result, content: [...result.content, ...notes.map((text) => ({ type: "text" as const, text }))] };
 }
 
+const CONTEXT_LINE = /^\[context: [^\]]*\]$/;
+
+/**
+ * The context a call that never reached one would have acted on: the URL's,
+ * else a valid `context` argument, else the caller's active context.
+ */
+async function intendedContext(scope: RequestScope, args: unknown): Promise<string> {
+  if (scope.pinned !== undefined) return scope.pinned;
+  const argument = (args as { context?: unknown } | undefined)?.context;
+  if (typeof argument === "string" && CONTEXT_NAME_PATTERN.test(argument)) return argument;
+  try {
+    const active = await registryOf(scope.env).activeContext(callerKey(scope.caller));
+    if (active.ok) return active.value.name;
+  } catch {
+    // The line then says so; the result itself carries the failure.
+  }
+  return "(unresolved)";
+}
+
+/**
+ * Every result names its context, a refusal too: a tool's own answers carry
+ * the line (`reply`, `failure` given a context); one that does not (bad
+ * arguments, a context that could not be opened, an internal error) gets the
+ * context the call aimed at. It goes before the resolver's notes.
+ */
+async function withContextLine(result: CallToolResult, attempt: Attempt, scope: RequestScope, args: unknown): Promise<CallToolResult> {
+  if (result.content.some((c) => c.type === "text" && CONTEXT_LINE.test(c.text))) return result;
+  const name = attempt.name ?? (await intendedContext(scope, args));
+  return { ...result, content: [...result.content, { type: "text", text: contextLine(name) }] };
+}
+
+/** zod's issues in the SDK's words: "path: message", comma-separated. */
+const issues = (error: z.ZodError) => error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)).join(", ");
+
 function internalError(tool: string, error: unknown): CallToolResult {
   const ref = crypto.randomUUID().slice(0, 8);
   console.error(JSON.stringify({ event: "tool_error", tool, ref, error: String(error), stack: (error as Error)?.stack }));
@@ -185,30 +270,47 @@ function internalError(tool: string, error: unknown): CallToolResult {
 
 export function buildServer(scope: RequestScope, surface: Surface = ALL): McpServer {
   const server = new McpServer(SERVER_INFO, {
-    instructions: "Engram is a shared team memory. Search before creating; every result names the memory context it acted on.",
+    instructions:
+      "Engram is a shared team memory. Search before creating; every result names the memory context it acted on. " +
+      "A tool's optional `context` argument picks the context (list_contexts shows yours); without it a call uses the URL's context, else your active one.",
   });
-  const toolContext = (tool: string, need: Need, notes: string[] = [], extra?: ServerContext): ToolContext => ({
+  const toolContext = (tool: string, need: Need, notes: string[] = [], attempt: Attempt = {}, extra?: ServerContext): ToolContext => ({
     env: scope.env,
     caller: scope.caller,
     tool,
     ...(scope.pinned !== undefined ? { pinned: scope.pinned } : {}),
-    context: resolver(scope, tool, need, notes, clientName(extra, scope)),
+    ...(scope.timing ? { timing: true } : {}),
+    context: resolver(scope, tool, need, notes, attempt, clientName(extra, scope)),
   });
 
   const tools = surface.kind === "all" ? compiled : surface.kind === "tool" ? [compiledByName.get(surface.name) as Compiled] : [];
-  for (const { def, input, output } of tools) {
+  for (const { def, input, listedInput, output, listedOutput } of tools) {
     if (!scope.toolsets.has(def.toolset)) continue;
     const need: Need = def.annotations.readOnlyHint ? "read" : "write";
     server.registerTool(
       def.name,
-      { title: def.title, description: def.description, inputSchema: input, outputSchema: output, annotations: def.annotations },
+      {
+        title: def.title,
+        description: def.description,
+        inputSchema: listedInput,
+        ...(listedOutput ? { outputSchema: listedOutput } : {}),
+        annotations: def.annotations,
+      },
       async (args: Record<string, unknown>, extra: ServerContext) => {
+        const notes: string[] = [];
+        const attempt: Attempt = {};
+        let result: CallToolResult;
         try {
-          const notes: string[] = [];
-          return withNotes(await def.run(args as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, extra)), notes);
+          const parsed = await input.safeParseAsync(args);
+          result = parsed.success
+            ? await def.run(parsed.data as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, attempt, extra))
+            : failure(fail("Invalid", `arguments for ${def.name}: ${issues(parsed.error)}`));
+          // The SDK checks a listed output schema itself; the unlisted ones are checked here, as strictly.
+          if (!listedOutput && !result.isError) output.parse(result.structuredContent);
         } catch (error) {
-          return internalError(def.name, error);
+          result = internalError(def.name, error);
         }
+        return withNotes(await withContextLine(result, attempt, scope, args), notes);
       },
     );
   }

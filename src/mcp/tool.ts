@@ -12,7 +12,8 @@ import type { DomainFailure, Outcome } from "../errors";
 import type { CallMeta, MemoryContext } from "../context/MemoryContext";
 import type { Caller } from "../auth/caller";
 
-export const TOOLSETS = ["graph", "search", "files", "documents", "priority", "contexts", "history"] as const;
+/** The toolsets, each holding at least one tool (`?tools=` and MEMORY_TOOLSETS name them). */
+export const TOOLSETS = ["graph", "files", "documents", "priority", "contexts", "history"] as const;
 export type Toolset = (typeof TOOLSETS)[number];
 
 export interface ResolvedContext {
@@ -23,6 +24,8 @@ export interface ResolvedContext {
 
 export interface ToolContext {
   env: Env;
+  /** Whether the request asked for the RPC time in each result's `_meta` (the `Engram-Timing: 1` header). */
+  timing?: boolean;
   caller: Caller;
   /** The tool being called, recorded in CallMeta. */
   tool: string;
@@ -37,6 +40,31 @@ export interface ToolContext {
   context(argument: string | undefined): Promise<ResolvedContext | DomainFailure>;
 }
 
+/**
+ * What a tool tells clients about its effects (MCP tool annotations). Every
+ * tool takes one of the presets below rather than spelling out four flags.
+ * All four hints are stated, because the protocol's defaults for missing
+ * ones (destructive, open-world) are the opposite of what these tools do:
+ * none reaches outside its memory context.
+ */
+export interface Annotations {
+  readonly readOnlyHint: boolean;
+  readonly destructiveHint: boolean;
+  readonly idempotentHint: boolean;
+  readonly openWorldHint: false;
+}
+
+/** Reads only; the same call answers the same while nothing else writes. */
+export const READ: Annotations = Object.freeze({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+/** Adds (or moves) without losing anything; repeating it is an error or adds again. */
+export const ADDITIVE: Annotations = Object.freeze({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false });
+/** Sets a state without losing anything; repeating it changes nothing more (a mark, the active context, a restore). */
+export const SETS: Annotations = Object.freeze({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+/** May delete or overwrite; repeating it with the same arguments changes nothing more. */
+export const DESTRUCTIVE: Annotations = Object.freeze({ readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false });
+/** May delete or overwrite, and repeating it does more (the next undo, a second edit). */
+export const DESTRUCTIVE_REPEATABLE: Annotations = Object.freeze({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false });
+
 export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   toolset: Toolset;
@@ -44,7 +72,15 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
   description: string;
   input: I;
   output: O;
-  annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  annotations: Annotations;
+  /**
+   * True for the official server's nine graph tools: tools/list shows their
+   * output schema, which clients written for that server may validate. The
+   * others' output schemas are checked by the server on every result but not
+   * listed: a tools/list lands in every conversation's context, and their
+   * answers are read as text (docs/ and the README describe them).
+   */
+  listOutputSchema?: true;
   /**
    * True for the tools that manage contexts themselves (toolset "contexts"):
    * they take no `context` argument and authorize against the caller's grants.
@@ -88,8 +124,12 @@ export function failure(f: DomainFailure, context?: string): CallToolResult {
  * the object (the engine's own time plus the RPC hop), for `npm run bench`.
  * It is measured here because inside the object the clock does not advance
  * during synchronous code; in the Worker performance.now() advances across I/O.
+ * Only a request carrying TIMING_HEADER: 1 gets it: it is a benchmark's
+ * field, not part of an answer.
  */
 export const RPC_MS_META = "engram/rpcMs";
+/** The request header a benchmark sends (value "1") to get RPC_MS_META in each result. */
+export const TIMING_HEADER = "Engram-Timing";
 
 /**
  * The usual shape of a tool body: resolve the context, call the object,
@@ -109,5 +149,5 @@ export async function callContext<T>(
   const outcome = await call(c);
   const rpcMs = performance.now() - started;
   const result = outcome.ok ? answer(outcome.value, c) : fail(outcome, c.name);
-  return { ...result, _meta: { ...result._meta, [RPC_MS_META]: rpcMs } };
+  return ctx.timing ? { ...result, _meta: { ...result._meta, [RPC_MS_META]: rpcMs } } : result;
 }

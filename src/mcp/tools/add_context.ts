@@ -3,21 +3,20 @@ import { mayCreate } from "../../auth/grants";
 import { fail } from "../../errors";
 import { registryOf } from "../../registry/Registry";
 import { ContextOut, contextName, contextOut, description } from "../contexts";
-import { defineTool, failure, reply } from "../tool";
+import { ADDITIVE, defineTool, failure, reply } from "../tool";
 
 export default defineTool({
   name: "add_context",
   toolset: "contexts",
   title: "Add Context",
-  description:
-    "Create a memory context. Needs an admin grant, or a grant with create=true, matching the name. A read_only context refuses every write tool. Adding a removed context's name brings its data back.",
+  description: "Create a memory context (needs an admin or create=true grant for it); read_only refuses writes. Reusing a removed name revives its data.",
   input: {
     name: contextName,
-    description: description.optional().describe("What the context holds"),
-    read_only: z.boolean().optional().describe("Refuse writes to this context (default false)"),
+    description: description.optional(),
+    read_only: z.boolean().optional(),
   },
-  output: { context: ContextOut, revived: z.boolean().describe("True when a removed context and its data came back") },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  output: { context: ContextOut, revived: z.boolean() },
+  annotations: ADDITIVE,
   managesContexts: true,
   run: async ({ name, description, read_only }, ctx) => {
     if (!mayCreate(ctx.caller.grants, name)) {

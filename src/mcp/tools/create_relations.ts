@@ -1,16 +1,16 @@
 import { z } from "zod";
 import { RelationOut, RelationSchema, batch } from "../schemas";
-import { callContext, defineTool, reply } from "../tool";
+import { ADDITIVE, callContext, defineTool, reply } from "../tool";
 
 export default defineTool({
   name: "create_relations",
   toolset: "graph",
   title: "Create Relations",
-  description:
-    "Create multiple new relations between existing entities. Relations should be in active voice. Both ends must exist, or nothing is written; existing relations are skipped.",
-  input: { relations: batch(RelationSchema).describe("Relations to create") },
+  description: "Create relations (active voice) between existing entities; a missing end rejects the call, existing ones are skipped.",
+  input: { relations: batch(RelationSchema) },
   output: { relations: z.array(RelationOut) },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
+  listOutputSchema: true,
   run: ({ relations, context }, ctx) =>
     callContext(
       ctx,

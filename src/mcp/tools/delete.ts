@@ -1,20 +1,20 @@
 import { z } from "zod";
 import { filePath } from "../schemas";
 import { plural } from "../format";
-import { callContext, defineTool, reply } from "../tool";
+import { callContext, defineTool, DESTRUCTIVE, reply } from "../tool";
 
 export default defineTool({
   name: "delete",
   toolset: "files",
   title: "Delete File or Directory",
-  description: "Delete a memory file, or a directory and everything in it.",
-  input: { path: filePath("path").describe("File or directory relative to the memory root") },
+  description: "Delete a memory file, or a directory with everything in it.",
+  input: { path: filePath("path") },
   output: {
     path: z.string(),
     type: z.enum(["file", "directory"]),
     filesDeleted: z.number(),
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   run: ({ path, context }, ctx) =>
     callContext(
       ctx,

@@ -1,14 +1,15 @@
 import { batch, DeleteOut, entityName } from "../schemas";
-import { callContext, defineTool, reply } from "../tool";
+import { callContext, defineTool, DESTRUCTIVE, reply } from "../tool";
 
 export default defineTool({
   name: "delete_entities",
   toolset: "graph",
   title: "Delete Entities",
-  description: "Delete multiple entities and their relations from the knowledge graph. Names that do not exist are reported in the message.",
-  input: { entityNames: batch(entityName).describe("An array of entity names to delete") },
+  description: "Delete entities and their relations; missing names are reported.",
+  input: { entityNames: batch(entityName) },
   output: DeleteOut,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTRUCTIVE,
+  listOutputSchema: true,
   run: ({ entityNames, context }, ctx) =>
     callContext(
       ctx,

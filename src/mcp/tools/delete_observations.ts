@@ -1,22 +1,23 @@
 import { z } from "zod";
 import { batch, DeleteOut, entityName, observationText } from "../schemas";
-import { callContext, defineTool, reply } from "../tool";
+import { callContext, defineTool, DESTRUCTIVE, reply } from "../tool";
 
 export default defineTool({
   name: "delete_observations",
   toolset: "graph",
   title: "Delete Observations",
-  description: "Delete specific observations from entities. Entities or observations not found are reported in the message.",
+  description: "Delete observations from entities; missing ones are reported.",
   input: {
     deletions: batch(
       z.object({
-        entityName: entityName.describe("The name of the entity containing the observations"),
-        observations: batch(observationText).describe("An array of observations to delete"),
+        entityName: entityName,
+        observations: batch(observationText),
       }),
     ),
   },
   output: DeleteOut,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTRUCTIVE,
+  listOutputSchema: true,
   run: ({ deletions, context }, ctx) =>
     callContext(
       ctx,

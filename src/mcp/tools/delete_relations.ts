@@ -1,14 +1,15 @@
 import { batch, DeleteOut, RelationSchema } from "../schemas";
-import { callContext, defineTool, reply } from "../tool";
+import { callContext, defineTool, DESTRUCTIVE, reply } from "../tool";
 
 export default defineTool({
   name: "delete_relations",
   toolset: "graph",
   title: "Delete Relations",
-  description: "Delete multiple relations from the knowledge graph. Relations not found are reported in the message.",
-  input: { relations: batch(RelationSchema).describe("An array of relations to delete") },
+  description: "Delete relations; missing ones are reported.",
+  input: { relations: batch(RelationSchema) },
   output: DeleteOut,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTRUCTIVE,
+  listOutputSchema: true,
   run: ({ relations, context }, ctx) =>
     callContext(
       ctx,

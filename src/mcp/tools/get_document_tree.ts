@@ -1,16 +1,16 @@
 import { z } from "zod";
 import { renderTree } from "../../documents/yaml";
 import { callDocuments } from "../documents";
-import { defineTool, reply } from "../tool";
+import { defineTool, READ, reply } from "../tool";
 
 export default defineTool({
   name: "get_document_tree",
   toolset: "documents",
   title: "Get Document Tree",
-  description: "The working-memory hierarchy from root as YAML: nested ids in link order; with titles, each title line as a comment.",
-  input: { titles: z.boolean().optional().describe("Add each document's title line (default false)") },
-  output: { yaml: z.string(), documents: z.number().int().describe("How many documents the tree holds") },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  description: "The document tree from root as YAML, ids in link order; titles adds each title line as a comment.",
+  input: { titles: z.boolean().optional() },
+  output: { yaml: z.string(), documents: z.number().int() },
+  annotations: READ,
   run: ({ titles, context }, ctx) =>
     callDocuments(
       ctx,

@@ -1,25 +1,25 @@
 import { z } from "zod";
 import { filePath, fileText } from "../schemas";
 import { plural } from "../format";
-import { callContext, defineTool, reply } from "../tool";
+import { ADDITIVE, callContext, defineTool, reply } from "../tool";
 
 export default defineTool({
   name: "insert",
   toolset: "files",
   title: "Insert Text into File",
-  description: "Insert text into a memory file after line insert_line (0 = at the top).",
+  description: "Insert insert_text into a memory file after line insert_line (0: at the top).",
   input: {
-    path: filePath("path").describe("File path relative to the memory root"),
-    insert_line: z.number().int().min(0, "insert_line must be 0 (top) or a line number").describe("Insert after this line; 0 = at the top"),
-    insert_text: fileText("insert_text").min(1, "insert_text must not be empty").describe("Text to insert"),
+    path: filePath("path"),
+    insert_line: z.number().int().min(0, "insert_line must be 0 (top) or a line number"),
+    insert_text: fileText("insert_text").min(1, "insert_text must not be empty"),
   },
   output: {
     path: z.string(),
     insert_line: z.number(),
     linesInserted: z.number(),
-    lines: z.number().describe("Lines in the file now"),
+    lines: z.number(),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
   run: ({ path, insert_line, insert_text, context }, ctx) =>
     callContext(
       ctx,

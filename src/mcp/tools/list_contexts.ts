@@ -2,21 +2,20 @@ import { z } from "zod";
 import { roleFor, ROLES } from "../../auth/grants";
 import { registryOf } from "../../registry/Registry";
 import { ContextOut, contextOut, currentContext } from "../contexts";
-import { defineTool, failure, reply } from "../tool";
+import { defineTool, failure, READ, reply } from "../tool";
 
 export default defineTool({
   name: "list_contexts",
   toolset: "contexts",
   title: "List Contexts",
-  description:
-    "List the memory contexts you can use (name, description, readOnly, your role), the one calls use when no context is named, and your grants (globs with create=true let you create matching contexts).",
+  description: "Contexts you can use with your role, where calls naming none go (current), and your grants.",
   input: {},
   output: {
     contexts: z.array(ContextOut),
-    current: z.string().describe("Where calls without a context argument go"),
+    current: z.string(),
     grants: z.array(z.object({ context: z.string(), role: z.enum(ROLES), create: z.boolean().optional() })),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
   managesContexts: true,
   run: async (_args, ctx) => {
     const [all, current] = await Promise.all([registryOf(ctx.env).listContexts(false), currentContext(ctx)]);

@@ -1,14 +1,13 @@
 import { z } from "zod";
 import { LIMITS } from "../../limits";
-import { callContext, defineTool, reply } from "../tool";
+import { callContext, defineTool, reply, SETS } from "../tool";
 
 export default defineTool({
   name: "mark_important",
   toolset: "priority",
   title: "Mark Important",
   description:
-    "Mark memory items important (or not). Marked items rank higher in search_nodes, go to long-term memory and are never pruned. " +
-    "Items are keys: entity:<name>, file:<path>, doc:<id>. A malformed key or a missing item rejects the whole call, naming them. Undo reverts it.",
+    "Mark items (entity:<name>, file:<path>, doc:<id>) important or not: they rank higher in search_nodes, stay long-term, are never pruned. A missing item rejects the call.",
   input: {
     items: z
       .array(
@@ -18,16 +17,15 @@ export default defineTool({
           .max(LIMITS.filePath + 5, `an item key must be at most ${LIMITS.filePath + 5} characters`),
       )
       .min(1, "items must name at least one item")
-      .max(LIMITS.batchItems, `at most ${LIMITS.batchItems} items per call`)
-      .describe("Item keys: entity:<name>, file:<path> or doc:<id>"),
-    important: z.boolean().describe("true marks the items important, false removes the mark"),
+      .max(LIMITS.batchItems, `at most ${LIMITS.batchItems} items per call`),
+    important: z.boolean(),
   },
   output: {
     important: z.boolean(),
-    changed: z.array(z.string()).describe("Items whose mark changed"),
-    unchanged: z.array(z.string()).describe("Items that already had this mark"),
+    changed: z.array(z.string()),
+    unchanged: z.array(z.string()),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: SETS,
   run: ({ items, important, context }, ctx) =>
     callContext(
       ctx,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "../../limits";
 import type { ChangeInfo } from "../../history";
-import { callContext, defineTool, reply } from "../tool";
+import { callContext, defineTool, READ, reply } from "../tool";
 
 const ChangeOut = z.object({
   seq: z.number(),
@@ -21,36 +21,38 @@ export function changeLine(c: ChangeInfo): string {
   return `#${c.seq} ${at} ${c.caller} ${c.tool}: ${c.summary}${flag}`;
 }
 
+/** Changes one call lists when it gives no limit. */
+const HISTORY_PAGE = 20;
+
 export default defineTool({
   name: "memory_history",
   toolset: "history",
   title: "Memory History",
-  description:
-    "Who changed what in this memory context, newest first, one line per change (#seq time caller tool: summary). Filter by item, caller or time; page with before.",
+  description: "Changes here, newest first (#seq time caller tool: summary); filter by item, caller, since; page with before.",
   input: {
     item: z
       .string()
       .max(LIMITS.filePath + 16)
       .regex(/^[a-z]+:./, 'item must be a key like "entity:Alice", "file:notes/a.md" or "doc:root"')
       .optional()
-      .describe('Only changes to this item: "entity:<name>", "file:<path>" or "doc:<id>"'),
-    caller: z.string().min(1).max(128).optional().describe("Only changes by this caller"),
+      .describe("entity:<name>, file:<path> or doc:<id>"),
+    caller: z.string().min(1).max(128).optional(),
     since: z
       .string()
       .max(40)
       .refine((s) => !Number.isNaN(Date.parse(s)), "since must be an ISO 8601 time such as 2026-11-22T10:00:00Z")
       .optional()
-      .describe("Only changes at or after this ISO 8601 time"),
-    before: z.number().int().min(1).optional().describe("Only changes older than this #seq (to page back)"),
-    limit: z.number().int().min(1).max(200).optional().describe("Most changes to list (default 20)"),
+      .describe("ISO 8601 time"),
+    before: z.number().int().min(1).optional().describe("Older than this #seq"),
+    limit: z.number().int().min(1).max(200).optional(),
   },
   output: { changes: z.array(ChangeOut), more: z.boolean() },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
   run: ({ item, caller, since, before, limit, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.history({ item, caller, since: since === undefined ? undefined : Date.parse(since), before, limit: limit ?? 20 }, c.meta),
+      (c) => c.stub.history({ item, caller, since: since === undefined ? undefined : Date.parse(since), before, limit: limit ?? HISTORY_PAGE }, c.meta),
       ({ changes, more }, c) => {
         const lines = changes.map(changeLine);
         if (lines.length === 0) lines.push("No changes match.");

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import type { MemoryStats } from "../../priority/stats";
-import { callContext, defineTool, reply } from "../tool";
+import { TOP_ITEMS, type MemoryStats } from "../../priority/stats";
+import { callContext, defineTool, READ, reply } from "../tool";
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
 const counts = z.record(z.string(), z.number());
@@ -58,19 +58,18 @@ export default defineTool({
   name: "memory_stats",
   toolset: "priority",
   title: "Memory Stats",
-  description:
-    "Items by tier, category and kind; capacity limits and their use; the archive of pruned items; the last capacity evaluation; the top 10 items by priority.",
+  description: `Items by tier, category and kind; capacity and use; archived items; the last evaluation; the top ${TOP_ITEMS} by priority.`,
   input: {},
   output: {
     total: z.number(),
-    counts: z.record(z.string(), counts).describe("tier, category, kind"),
-    limits: z.array(LimitOut).describe("Capacity and use; near: the evaluation prunes"),
+    counts: z.record(z.string(), counts),
+    limits: z.array(LimitOut),
     archived: z.number(),
     lastEvaluation: z.object({ at: z.string(), outcome: z.string(), pruned: z.number(), reason: z.string() }).nullable(),
     nextEvaluation: z.string().nullable(),
     top: z.array(z.object({ item: z.string(), priority: z.number() })),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
   run: ({ context }, ctx) =>
     callContext(
       ctx,

@@ -1,15 +1,14 @@
 import { z } from "zod";
 import { RelatedOut, replyWithRelated } from "../related";
 import { EntityOut, RelationOut, batch, entityName } from "../schemas";
-import { callContext, defineTool } from "../tool";
+import { callContext, defineTool, READ } from "../tool";
 
 export default defineTool({
   name: "open_nodes",
   toolset: "graph",
   title: "Open Nodes",
-  description:
-    "Open specific nodes in the knowledge graph by their names, with every relation touching them. Names not found are listed in notFound; items often used with them in related.",
-  input: { names: batch(entityName).describe("An array of entity names to retrieve") },
+  description: "Open entities by name with all their relations; notFound lists missing names, related what is often used with them.",
+  input: { names: batch(entityName) },
   output: {
     entities: z.array(EntityOut),
     relations: z.array(RelationOut),
@@ -17,7 +16,8 @@ export default defineTool({
     note: z.string().optional(),
     related: RelatedOut.optional(),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
+  listOutputSchema: true,
   run: ({ names, context }, ctx) =>
     callContext(
       ctx,

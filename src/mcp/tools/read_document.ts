@@ -2,16 +2,16 @@ import { z } from "zod";
 import { ROOT_ID } from "../../documents/links";
 import { callDocuments, documentId } from "../documents";
 import { RelatedOut, replyWithRelated } from "../related";
-import { defineTool } from "../tool";
+import { defineTool, READ } from "../tool";
 
 export default defineTool({
   name: "read_document",
   toolset: "documents",
   title: "Read Document",
-  description: "Read a working-memory document's markdown (default: root). Its [[id]] links are its child documents. Related items follow.",
+  description: "Read a working-memory document (markdown). Its [[id]] links are its children; related items follow.",
   input: { id: documentId },
   output: { id: z.string(), content: z.string(), related: RelatedOut },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
   run: ({ id, context }, ctx) =>
     callDocuments(
       ctx,

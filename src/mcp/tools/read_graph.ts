@@ -1,17 +1,17 @@
 import { z } from "zod";
 import { LIMITS } from "../../limits";
 import { EntityOut, RelationOut } from "../schemas";
-import { callContext, defineTool, reply } from "../tool";
+import { callContext, defineTool, READ, reply } from "../tool";
 
 export default defineTool({
   name: "read_graph",
   toolset: "graph",
   title: "Read Graph",
-  description: `Read the knowledge graph. Large graphs come in pages (at most ${LIMITS.readGraphPageEntities} entities or ~${LIMITS.readGraphPageBytes / 1024} KB): pass nextCursor back as cursor. mode "summary" returns names and types only.`,
+  description: `Read the knowledge graph in pages of at most ${LIMITS.readGraphPageEntities} entities or ~${LIMITS.readGraphPageBytes / 1024} KB; pass nextCursor back as cursor. mode "summary": names and types only.`,
   input: {
-    limit: z.number().int().min(1).max(LIMITS.readGraphPageEntities).optional().describe("Entities per page"),
-    cursor: z.string().max(200).optional().describe("nextCursor from the previous page"),
-    mode: z.enum(["full", "summary"]).optional().describe('"summary": names and types only'),
+    limit: z.number().int().min(1).max(LIMITS.readGraphPageEntities).optional(),
+    cursor: z.string().max(200).optional(),
+    mode: z.enum(["full", "summary"]).optional(),
   },
   output: {
     entities: z.array(EntityOut.partial({ observations: true })),
@@ -19,7 +19,8 @@ export default defineTool({
     nextCursor: z.string().optional(),
     note: z.string().optional(),
   },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
+  listOutputSchema: true,
   run: ({ limit, cursor, mode, context }, ctx) =>
     callContext(
       ctx,

@@ -4,17 +4,16 @@ import { fail } from "../../errors";
 import { contextCache } from "../../auth/cache";
 import { registryOf } from "../../registry/Registry";
 import { contextName } from "../contexts";
-import { defineTool, failure, reply } from "../tool";
+import { defineTool, DESTRUCTIVE, failure, reply } from "../tool";
 
 export default defineTool({
   name: "remove_context",
   toolset: "contexts",
   title: "Remove Context",
-  description:
-    'Unregister a context (needs an admin grant on it). Its data is kept, and add_context with the same name brings it back; only an administrator can purge the data. "default" cannot be removed.',
+  description: 'Unregister a context (admin grant); its data is kept and add_context revives it. Not "default".',
   input: { name: contextName },
   output: { name: z.string(), removed: z.boolean(), dataKept: z.boolean() },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   managesContexts: true,
   run: async ({ name }, ctx) => {
     if (roleFor(ctx.caller.grants, name) !== "admin") {

@@ -1,16 +1,16 @@
 import { z } from "zod";
 import { filePath } from "../schemas";
 import { plural } from "../format";
-import { callContext, defineTool, reply } from "../tool";
+import { ADDITIVE, callContext, defineTool, reply } from "../tool";
 
 export default defineTool({
   name: "rename",
   toolset: "files",
   title: "Rename or Move File or Directory",
-  description: "Rename or move a memory file or directory. new_path must not exist yet. Associations move with it.",
+  description: "Rename or move a memory file or directory; new_path must not exist. Associations follow.",
   input: {
-    old_path: filePath("old_path").describe("Existing file or directory"),
-    new_path: filePath("new_path").describe("Where it goes; must not exist"),
+    old_path: filePath("old_path"),
+    new_path: filePath("new_path"),
   },
   output: {
     old_path: z.string(),
@@ -18,7 +18,7 @@ export default defineTool({
     type: z.enum(["file", "directory"]),
     filesMoved: z.number(),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  annotations: ADDITIVE,
   run: ({ old_path, new_path, context }, ctx) =>
     callContext(
       ctx,

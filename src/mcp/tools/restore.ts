@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { fail } from "../../errors";
 import { LIMITS } from "../../limits";
-import { callContext, defineTool, failure, reply } from "../tool";
+import { callContext, defineTool, failure, reply, SETS } from "../tool";
 
 const MAX_SELECTED = 100;
 const LIST_PAGE = 20;
@@ -19,10 +19,10 @@ export default defineTool({
   toolset: "priority",
   title: "Restore Archived Items",
   description:
-    "Bring back pruned items (by key or archive id) with content, stats, relations. A relation whose other end is missing stays archived (relationsDeferred: restore its archiveId later). No items or ids: lists the archive. Undoable.",
+    "Bring back pruned items (key or archive id) with their relations; one missing its other end waits (relationsDeferred). No items or ids: lists the archive.",
   input: {
-    items: z.array(itemKey).max(MAX_SELECTED).optional().describe("Item keys (newest archived copy of each)"),
-    ids: z.array(z.number().int().min(1)).max(MAX_SELECTED).optional().describe("Archive ids"),
+    items: z.array(itemKey).max(MAX_SELECTED).optional().describe("Newest archived copy of each"),
+    ids: z.array(z.number().int().min(1)).max(MAX_SELECTED).optional(),
     before: z.number().int().min(1).optional().describe("Listing: older than this id"),
     kind: z.enum(["entity", "file", "doc"]).optional().describe("Listing: only this kind"),
   },
@@ -37,7 +37,7 @@ export default defineTool({
     archived: z.array(z.object({ id: z.number(), item: z.string(), reason: z.string() })).optional(),
     next: z.number().optional(),
   },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: SETS,
   run: async ({ items, ids, before, kind, context }, ctx) => {
     const selecting = (items?.length ?? 0) + (ids?.length ?? 0) > 0;
     if (selecting && (before !== undefined || kind !== undefined)) {

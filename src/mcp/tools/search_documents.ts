@@ -1,32 +1,28 @@
 import { z } from "zod";
 import { LIMITS } from "../../limits";
 import { callDocuments } from "../documents";
-import { defineTool, reply } from "../tool";
+import { cutNote, cutQuery } from "../schemas";
+import { defineTool, READ, reply } from "../tool";
 
+/** Results one call returns when it gives no limit. */
 const DEFAULT_LIMIT = 20;
 
 export default defineTool({
   name: "search_documents",
   toolset: "documents",
   title: "Search Documents",
-  description: "Full-text search of working-memory documents: every word must match (stemmed; CJK text anywhere). Plain words only, no operators. Best first.",
+  description: `Full-text search of working-memory documents, best first; every word must match (stemmed), no operators. ${cutNote}`,
   input: {
-    query: z.string().min(1, "query must not be empty").max(LIMITS.queryChars, `query must be at most ${LIMITS.queryChars} characters`).describe("Words to find"),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(LIMITS.documentSearchResults, `limit must be at most ${LIMITS.documentSearchResults}`)
-      .optional()
-      .describe(`Most results to return (default ${DEFAULT_LIMIT})`),
+    query: z.string().min(1, "query must not be empty"),
+    limit: z.number().int().min(1).max(LIMITS.documentSearchResults, `limit must be at most ${LIMITS.documentSearchResults}`).optional(),
   },
   output: { results: z.array(z.object({ id: z.string(), title: z.string(), snippet: z.string() })) },
-  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: READ,
   run: ({ query, limit, context }, ctx) =>
     callDocuments(
       ctx,
       context,
-      (c) => c.stub.searchDocuments(query, limit ?? DEFAULT_LIMIT, c.meta),
+      (c) => c.stub.searchDocuments(cutQuery(query), limit ?? DEFAULT_LIMIT, c.meta),
       (results, c) => reply(c.name, { results }),
     ),
 });

@@ -5,17 +5,16 @@ import { roleFor } from "../../auth/grants";
 import { fail } from "../../errors";
 import { registryOf } from "../../registry/Registry";
 import { ContextOut, contextName, contextOut } from "../contexts";
-import { defineTool, failure, reply } from "../tool";
+import { defineTool, failure, reply, SETS } from "../tool";
 
 export default defineTool({
   name: "set_active_context",
   toolset: "contexts",
   title: "Set Active Context",
-  description:
-    "Make an existing context your active one: calls on /mcp that name no context then act on it. It is yours alone (other callers keep theirs) and persists.",
+  description: "Set your own active context, used by calls on /mcp that name none. It persists.",
   input: { name: contextName },
   output: { context: ContextOut, note: z.string().optional() },
-  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  annotations: SETS,
   managesContexts: true,
   run: async ({ name }, ctx) => {
     if (roleFor(ctx.caller.grants, name) === undefined) return failure(fail("Forbidden", noGrant(name)));

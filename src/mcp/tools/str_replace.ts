@@ -1,25 +1,24 @@
 import { z } from "zod";
 import { filePath, fileText } from "../schemas";
 import { plural } from "../format";
-import { callContext, defineTool, reply } from "../tool";
+import { callContext, defineTool, DESTRUCTIVE_REPEATABLE, reply } from "../tool";
 
 export default defineTool({
   name: "str_replace",
   toolset: "files",
   title: "Replace Text in File",
-  description:
-    "Replace old_str with new_str in a memory file. old_str must occur exactly once; otherwise nothing changes and the error says how many times and on which lines.",
+  description: "Replace old_str, which must occur exactly once, with new_str in a memory file.",
   input: {
-    path: filePath("path").describe("File path relative to the memory root"),
-    old_str: fileText("old_str").min(1, "old_str must not be empty").describe("Exact text to replace, whitespace included"),
-    new_str: fileText("new_str").describe("Replacement text (may be empty)"),
+    path: filePath("path"),
+    old_str: fileText("old_str").min(1, "old_str must not be empty"),
+    new_str: fileText("new_str"),
   },
   output: {
     path: z.string(),
-    line: z.number().describe("Line where the replaced text started"),
-    lines: z.number().describe("Lines in the file now"),
+    line: z.number(),
+    lines: z.number(),
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE_REPEATABLE,
   run: ({ path, old_str, new_str, context }, ctx) =>
     callContext(
       ctx,

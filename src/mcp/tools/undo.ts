@@ -1,22 +1,20 @@
 import { z } from "zod";
-import { callContext, defineTool, failure, reply } from "../tool";
+import { callContext, defineTool, DESTRUCTIVE_REPEATABLE, failure, reply } from "../tool";
 
 export default defineTool({
   name: "undo",
   toolset: "history",
   title: "Undo",
-  description:
-    "Undo your last change in this memory context (or your last `count`, or change #`change` with the later changes to the same items). " +
-    "Recorded as a change, so it can be undone too. Fails, writing nothing, if someone else changed those items since.",
+  description: "Undo your last change (or last count, or #change and later changes to its items). Fails, writing nothing, if others changed them since.",
   input: {
-    change: z.number().int().min(1).optional().describe("The #seq to undo (see memory_history); default: your last change"),
-    count: z.number().int().min(1).max(50).optional().describe("How many of your last changes to undo (default 1)"),
+    change: z.number().int().min(1).optional().describe("#seq from memory_history"),
+    count: z.number().int().min(1).max(50).optional(),
   },
   output: {
-    change: z.number().describe("The #seq recording this undo"),
+    change: z.number(),
     undone: z.array(z.object({ seq: z.number(), caller: z.string(), tool: z.string(), summary: z.string() })),
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  annotations: DESTRUCTIVE_REPEATABLE,
   run: async ({ change, count, context }, ctx) => {
     if (change !== undefined && count !== undefined) {
       return failure({ ok: false, kind: "Invalid", message: "give either change or count, not both." });

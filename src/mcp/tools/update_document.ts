@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ROOT_ID } from "../../documents/links";
 import { callDocuments, documentContent, documentId } from "../documents";
-import { defineTool, reply } from "../tool";
+import { defineTool, DESTRUCTIVE, reply } from "../tool";
 
 // Enough names for the agent to see what happened; structuredContent has them all.
 const SHOWN = 50;
@@ -11,16 +11,13 @@ export default defineTool({
   name: "update_document",
   toolset: "documents",
   title: "Update Document",
-  description:
-    "Replace a working-memory document's markdown (default: root). A new [[id]] link (id: letters, digits, _ -) creates that child; " +
-    "removing a link deletes the child and its subtree. Link only the document's own children: never itself, a sibling, " +
-    "an ancestor or another document's child (rejected, nothing written).",
+  description: "Replace a working-memory document. A new [[id]] link creates that child, a removed one deletes its subtree; link only its own children.",
   input: { id: documentId, content: documentContent },
   output: {
-    created: z.array(z.string()).describe("Child documents created by new links"),
-    removed: z.array(z.string()).describe("Documents deleted because their link was removed, with their subtrees"),
+    created: z.array(z.string()),
+    removed: z.array(z.string()),
   },
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+  annotations: DESTRUCTIVE,
   run: ({ id, content, context }, ctx) =>
     callDocuments(
       ctx,
