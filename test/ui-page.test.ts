@@ -59,7 +59,7 @@ describe("web page shell at /", () => {
     for (const [f, url] of [
       [secured, "http://127.0.0.1:8787/"],
       [secured, "https://memory.example.com/"],
-      // No ADMIN_TOKEN off loopback: the page loads, and its calls are answered 503 with the fix.
+      // No ADMIN_TOKEN off loopback: the page loads, and its calls are refused (403) with the fix.
       [open, "https://memory.example.com/"],
     ] as const) {
       const { res, html } = await page(f, url);
