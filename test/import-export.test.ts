@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { connectV2, freshContext, json, workerFetch } from "./helpers/clients";
+import { registered } from "./helpers/context";
 
 const f = workerFetch();
 const base = "http://localhost/api/contexts";
@@ -91,7 +92,7 @@ describe("import and export", () => {
 
 describe("isolation", () => {
   it("keeps two contexts fully apart", async () => {
-    const [x, y] = [freshContext("iso"), freshContext("iso")];
+    const [x, y] = [freshContext("iso"), await registered(freshContext("iso"))];
     const cx = await connectV2({ url: `http://localhost/mcp/${x}` });
     const cy = await connectV2({ url: "http://localhost/mcp" });
     await cx.call("create_entities", { entities: [{ name: "secret", entityType: "t", observations: ["only in x"] }] });
