@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { measureInterleaved, type Sample } from "../bench/lib/workload.mjs";
 import { CLIENTS, freshContext, workerFetch, type ToolResult } from "./helpers/clients";
+import { registered } from "./helpers/context";
 
 /** What `npm run bench` reads from the server: the per-call RPC time and the stats route. */
 describe.each(CLIENTS)("benchmark support with %s client", (_label, connect) => {
   it("reports the time of the call to the object in _meta engram/rpcMs, on success and on failure", async () => {
-    const c = await connect({ url: `http://localhost/mcp/${freshContext("rpc")}` });
+    const c = await connect({ url: `http://localhost/mcp/${await registered(freshContext("rpc"))}` });
     const ok = (await c.call("read_graph", { limit: 1, mode: "summary" })) as ToolResult & { _meta?: Record<string, unknown> };
     expect(ok.isError).toBeFalsy();
     expect(typeof ok._meta?.["engram/rpcMs"]).toBe("number");
