@@ -55,7 +55,7 @@ const SignInHelp: FC<{ openMode: boolean; adminToken: boolean }> = ({ openMode, 
     <h2 id="signin-help-h">Signing in</h2>
     {adminToken ? (
       <p>
-        This server has an administrator token (<code>ADMIN_TOKEN</code>), so the page shows the memory to the holder of a token. Paste yours into <em>API token</em>{" "}
+        This server has an administrator token (<code>ADMIN_TOKEN</code>), so you sign in with an API token to see the memory. Paste yours into <em>API token</em>{" "}
         above; it is kept in this tab only and sent with every call the page makes.
       </p>
     ) : (
