@@ -12,7 +12,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { Caller } from "./auth/caller";
-import { authenticate, originAllowed } from "./auth";
+import { authenticate, hostRefusal, originAllowed } from "./auth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "./limits";
@@ -40,6 +40,9 @@ app.notFound((c) => c.json({ error: "not_found", message: "Try /mcp, /mcp/<conte
 app.get("/health", (c) => c.json({ ok: true }));
 
 const guard = createMiddleware<AppEnv>(async (c, next) => {
+  // DNS rebinding first: in open local mode no other answer (not even "set ADMIN_TOKEN") may come before it.
+  const refused = hostRefusal(c.req.raw, c.env);
+  if (refused) return refused;
   try {
     settings(c.env);
   } catch (error) {

@@ -185,6 +185,11 @@ describe.each(CLIENTS)("authorization with %s client", (_label, connect) => {
       ]);
       const proj = freshContext("proj");
       const client = await connectAs(connect, t.token, `/mcp/${proj}`);
+      // A read does not create it, even under a create grant.
+      const read = await client.call("read_graph");
+      expect(read.isError).toBe(true);
+      expect(text(read)).toContain(`Context "${proj}" does not exist`);
+      expect((json(await client.call("list_contexts")) as { contexts: { name: string }[] }).contexts.map((c) => c.name)).not.toContain(proj);
       expect((await client.call("create_entities", entity("first"))).isError).toBeFalsy();
       const list = json(await client.call("list_contexts")) as { contexts: { name: string }[] };
       expect(list.contexts.map((c) => c.name)).toContain(proj);
@@ -195,7 +200,10 @@ describe.each(CLIENTS)("authorization with %s client", (_label, connect) => {
       const r = await other.call("read_graph", { context: team });
       expect(r.isError).toBe(true);
       expect(text(r)).toContain("NotFound");
-      expect(text(r)).toContain("do not allow creating it");
+      expect(text(r)).toContain(`Context "${team}" does not exist`);
+      const w = await other.call("create_entities", { ...entity("x"), context: team });
+      expect(w.isError).toBe(true);
+      expect(text(w)).toContain(`Context "${team}" does not exist`);
       await other.close();
     });
   });

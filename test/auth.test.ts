@@ -98,27 +98,70 @@ describe("without ADMIN_TOKEN", () => {
     }
   });
 
-  it("refuses every other host with 503 saying to set ADMIN_TOKEN, even with a token", async () => {
+  it("refuses every other host with 403 saying to set ADMIN_TOKEN, even with a token", async () => {
     for (const headers of [{}, bearer("anything")]) {
       const res = await initialize("/mcp", headers, open, "https://memory.example.com");
-      expect(res.status).toBe(503);
-      expect(await res.text()).toContain("ADMIN_TOKEN");
+      expect(res.status).toBe(403);
+      const body = (await res.json()) as { error: string; message: string };
+      expect(body.error).toBe("forbidden_host");
+      expect(body.message).toContain('"memory.example.com"');
+      expect(body.message).toContain("ADMIN_TOKEN");
     }
-    expect((await open("https://memory.example.com/api/tokens")).status).toBe(503);
+    expect((await open("https://memory.example.com/api/tokens")).status).toBe(403);
   });
 
   it("does not accept API tokens on a non-loopback host", async () => {
     const t = await mint([{ context: "*", role: "admin" }]);
-    expect((await initialize("/mcp", bearer(t.token), open, "https://memory.example.com")).status).toBe(503);
+    expect((await initialize("/mcp", bearer(t.token), open, "https://memory.example.com")).status).toBe(403);
+  });
+});
+
+describe("DNS-rebinding protection (Host)", () => {
+  const open = workerFetch({ ADMIN_TOKEN: "" });
+  // What the MCP conformance suite's dns-rebinding-protection scenario sends to a local server.
+  const rebound = { Host: "evil.example.com", Origin: "http://evil.example.com" };
+
+  it("refuses a foreign Host with 403 before anything else, with and without ADMIN_TOKEN", async () => {
+    for (const [mode, f] of [
+      ["open", open],
+      ["secured", secured],
+    ] as const) {
+      for (const path of ["/mcp", "/mcp/default", "/api/contexts/default/export"]) {
+        for (const headers of [{ Host: "evil.example.com" }, rebound]) {
+          const res = path.startsWith("/mcp") ? await initialize(path, headers, f, "http://127.0.0.1:8787") : await f(`http://127.0.0.1:8787${path}`, { headers });
+          expect(res.status, `${mode} ${path} ${JSON.stringify(headers)}`).toBe(403);
+          expect(((await res.json()) as { error: string }).error).toBe("forbidden_host");
+        }
+      }
+    }
+  });
+
+  it("refuses the name an attacker's page resolves to 127.0.0.1 in open local mode (the URL carries the Host, as under wrangler dev)", async () => {
+    for (const headers of [{}, { Origin: "http://evil.example.com" }] as Record<string, string>[]) {
+      const res = await initialize("/mcp", headers, open, "http://evil.example.com:8787");
+      expect(res.status).toBe(403);
+      expect(((await res.json()) as { message: string }).message).toContain("DNS-rebinding");
+    }
+  });
+
+  it("accepts any loopback name in Host for a loopback URL, and a workers.dev URL asked for by its name", async () => {
+    for (const host of ["localhost:8787", "127.0.0.1:8787", "[::1]:8787", "LOCALHOST"]) {
+      expect((await initialize("/mcp", { Host: host, Origin: `http://${host}` }, open, "http://127.0.0.1:8787")).status, host).toBe(200);
+    }
+    const dev = "https://engram.team.workers.dev";
+    expect((await initialize("/mcp", { ...bearer(ADMIN), Host: "engram.team.workers.dev" }, secured, dev)).status).toBe(200);
+    expect((await initialize("/mcp", { ...bearer(ADMIN), Host: "evil.example.com" }, secured, dev)).status).toBe(403);
   });
 });
 
 describe("Origin", () => {
-  it("refuses a browser request from a foreign Origin with 403, even with a valid token", async () => {
+  it("refuses a browser request from a foreign Origin with 403, even with a valid token, and before asking for one", async () => {
     const res = await initialize("/mcp", { ...bearer(ADMIN), Origin: "https://evil.example" });
     expect(res.status).toBe(403);
+    expect((await initialize("/mcp", { Origin: "https://evil.example" })).status).toBe(403);
     const local = await initialize("/mcp", { Origin: "https://evil.example" }, workerFetch({ ADMIN_TOKEN: "" }));
     expect(local.status).toBe(403);
+    expect(((await local.json()) as { error: string }).error).toBe("forbidden_origin");
   });
 
   it("lets same-origin requests, listed origins and clients without Origin through", async () => {

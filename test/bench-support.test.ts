@@ -2,13 +2,14 @@ import { describe, expect, it } from "vitest";
 import { measureInterleaved, RPC_MS_META as BENCH_RPC_MS_META, TIMING_HEADERS, type Sample } from "../bench/lib/workload.mjs";
 import { RPC_MS_META, TIMING_HEADER } from "../src/mcp/tool";
 import { CLIENTS, freshContext, workerFetch, type ToolResult } from "./helpers/clients";
+import { registered } from "./helpers/context";
 
 type Timed = ToolResult & { _meta?: Record<string, unknown> };
 
 /** What `npm run bench` reads from the server: the per-call RPC time and the stats route. */
 describe.each(CLIENTS)("benchmark support with %s client", (_label, connect) => {
   it(`reports the time of the call to the object in _meta ${RPC_MS_META} when asked by ${TIMING_HEADER}: 1, on success and on failure`, async () => {
-    const c = await connect({ url: `http://localhost/mcp/${freshContext("rpc")}`, headers: { [TIMING_HEADER]: "1" } });
+    const c = await connect({ url: `http://localhost/mcp/${await registered(freshContext("rpc"))}`, headers: { [TIMING_HEADER]: "1" } });
     const ok = (await c.call("read_graph", { limit: 1, mode: "summary" })) as Timed;
     expect(ok.isError).toBeFalsy();
     expect(typeof ok._meta?.[RPC_MS_META]).toBe("number");
@@ -21,7 +22,7 @@ describe.each(CLIENTS)("benchmark support with %s client", (_label, connect) => 
 
   it("keeps the RPC time out of answers nobody asked to time", async () => {
     for (const headers of [{}, { [TIMING_HEADER]: "0" }] as Record<string, string>[]) {
-      const c = await connect({ url: `http://localhost/mcp/${freshContext("rpc")}`, headers });
+      const c = await connect({ url: `http://localhost/mcp/${await registered(freshContext("rpc"))}`, headers });
       const ok = (await c.call("read_graph", { limit: 1, mode: "summary" })) as Timed;
       expect(ok.isError).toBeFalsy();
       expect(ok._meta?.[RPC_MS_META]).toBeUndefined();

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { CLIENTS, freshContext, json } from "./helpers/clients";
+import { registered } from "./helpers/context";
 
 const alice = { name: "Alice", entityType: "person", observations: ["works at Acme", "likes tea"] };
 const acme = { name: "Acme", entityType: "organization", observations: ["makes anvils"] };
@@ -73,7 +74,7 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
   });
 
   it("declares the official tools with the official annotations", async () => {
-    const c = await connect({ url: `http://localhost/mcp/${freshContext("compat")}` });
+    const c = await connect({ url: `http://localhost/mcp/${await registered(freshContext("compat"))}` });
     const tools = new Map((await c.listTools()).map((t) => [t.name, t]));
     const expected: Record<string, [boolean, boolean, boolean]> = {
       create_entities: [false, false, false],

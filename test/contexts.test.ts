@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CLIENTS, freshContext, json, text } from "./helpers/clients";
 import { ADMIN, api, connectAs, createContext, mint } from "./helpers/teams";
@@ -208,7 +208,7 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     ]);
   });
 
-  it("brings a context from before the Registry (foundation data) into the registry on its first use, data intact", async () => {
+  it("brings a context from before the Registry (foundation data) into the registry by add_context, data intact, and not by a read", async () => {
     const old = freshContext("legacy");
     // Written straight to the MemoryContext, as a foundation deployment did, with no Registry row.
     await env.MEMORY.getByName(old).createEntities([{ name: "kept", entityType: "t", observations: ["from before"] }], { caller: "admin", tool: "test" });
@@ -216,10 +216,79 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     expect(before.contexts.map((c) => c.name)).not.toContain(old);
 
     const admin = await connectAs(connect, ADMIN);
+    const read = await admin.call("open_nodes", { names: ["kept"], context: old });
+    expect(read.isError).toBe(true);
+    expect(text(read)).toContain("add_context");
+    expect((await admin.call("add_context", { name: old })).isError).toBeFalsy();
     const r = await admin.call("open_nodes", { names: ["kept"], context: old });
     expect(json(r)).toEqual({ entities: [{ name: "kept", entityType: "t", observations: ["from before"] }], relations: [] });
     const listed = (json(await admin.call("list_contexts")) as { contexts: { name: string }[] }).contexts.map((c) => c.name);
     expect(listed).toContain(old);
     await admin.close();
+  });
+});
+
+describe.each(CLIENTS)("reads of an unknown context in open local mode, with %s client", (_label, connect) => {
+  const listed = async (client: Awaited<ReturnType<typeof connect>>) =>
+    (json(await client.call("list_contexts")) as { contexts: { name: string }[] }).contexts.map((c) => c.name);
+
+  it("answer NotFound naming the context through /mcp/<name> and the context argument, and register nothing", async () => {
+    const typo = freshContext("typo");
+    const pinned = await connect({ url: `http://127.0.0.1:8787/mcp/${typo}` });
+    for (const [tool, args] of [
+      ["read_graph", {}],
+      ["search_nodes", { query: "anything" }],
+      ["open_nodes", { names: ["x"] }],
+    ] as const) {
+      const r = await pinned.call(tool, args);
+      expect(r.isError, tool).toBe(true);
+      expect(text(r), tool).toContain(`Context "${typo}" does not exist. list_contexts shows the contexts you can use; add_context creates one.`);
+    }
+    const plain = await connect({ url: "http://127.0.0.1:8787/mcp" });
+    const r = await plain.call("read_graph", { context: typo });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toContain(`Context "${typo}" does not exist`);
+    expect(await listed(plain)).not.toContain(typo);
+    const registry = (await (await SELF.fetch("http://127.0.0.1:8787/api/contexts")).json()) as { contexts: { name: string }[] };
+    expect(registry.contexts.map((c) => c.name)).not.toContain(typo);
+
+    // A write is what creates it.
+    expect((await pinned.call("create_entities", entity("first"))).isError).toBeFalsy();
+    expect(await listed(plain)).toContain(typo);
+    await pinned.close();
+    await plain.close();
+  });
+
+  it("export and stats of an unknown context are 404 naming it, and register nothing; import creates it", async () => {
+    const typo = freshContext("typo");
+    const base = `http://127.0.0.1:8787/api/contexts/${typo}`;
+    for (const path of ["/export", "/stats"]) {
+      const res = await SELF.fetch(`${base}${path}`);
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as { message: string }).message, path).toBe(
+        `Context "${typo}" does not exist. list_contexts shows the contexts you can use; add_context creates one.`,
+      );
+    }
+    const client = await connect({ url: "http://127.0.0.1:8787/mcp" });
+    expect(await listed(client)).not.toContain(typo);
+    const line = JSON.stringify({ type: "entity", name: "imported", entityType: "t", observations: ["o"] });
+    const imported = await SELF.fetch(`${base}/import`, { method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body: `${line}\n` });
+    expect(imported.status).toBe(200);
+    expect(await listed(client)).toContain(typo);
+    expect((await SELF.fetch(`${base}/export`)).status).toBe(200);
+    await client.close();
+  });
+});
+
+describe.each(CLIENTS)("the knowledge-graph resource of an unknown context, with %s client", (_label, connect) => {
+  it("is an Invalid Params error naming the context, and registers nothing", async () => {
+    const typo = freshContext("typo");
+    const client = await connect({ url: `http://127.0.0.1:8787/mcp/${typo}` });
+    const error = await client.readResource("memory://knowledge-graph").catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: -32602 });
+    expect(String((error as Error).message)).toContain(`Context "${typo}" does not exist`);
+    const registry = (await (await SELF.fetch("http://127.0.0.1:8787/api/contexts")).json()) as { contexts: { name: string }[] };
+    expect(registry.contexts.map((c) => c.name)).not.toContain(typo);
+    await client.close();
   });
 });

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { CLIENTS, freshContext, json, text } from "./helpers/clients";
+import { registered } from "./helpers/context";
 import { expectTreeIntact, growNaturally, snapshot, update } from "./helpers/documents";
 
 const NATURAL_TREE = `root:
@@ -17,7 +18,7 @@ const NATURAL_TREE = `root:
 
 describe.each(CLIENTS)("working memory documents (%s)", (_label, connect) => {
   it("starts every context with the root template", async () => {
-    const ctx = freshContext("doc");
+    const ctx = await registered(freshContext("doc"));
     const c = await connect({ url: `http://localhost/mcp/${ctx}` });
     const r = await c.call("read_document");
     expect(r.isError).toBeFalsy();

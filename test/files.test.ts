@@ -6,11 +6,12 @@
 import { describe, expect, it } from "vitest";
 import { LIMITS } from "../src/limits";
 import { CLIENTS, freshContext, text, type TestClient } from "./helpers/clients";
+import { registered } from "./helpers/context";
 
 const first = (r: { content: { text?: string }[] }) => r.content[0]?.text ?? "";
 
 describe.each(CLIENTS)("file memory (%s)", (_label, connect) => {
-  const open = () => connect({ url: `http://localhost/mcp/${freshContext("files")}` });
+  const open = async () => connect({ url: `http://localhost/mcp/${await registered(freshContext("files"))}` });
 
   async function tree(c: TestClient) {
     return first(await c.call("view", { path: "/" }));

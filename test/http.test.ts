@@ -15,9 +15,9 @@ describe("HTTP edge", () => {
     await c.close();
   });
 
-  it("refuses non-loopback requests with 503 when no ADMIN_TOKEN is configured", async () => {
+  it("refuses non-loopback requests with 403 when no ADMIN_TOKEN is configured", async () => {
     const res = await workerFetch()("https://memory.example.com/mcp", init());
-    expect(res.status).toBe(503);
+    expect(res.status).toBe(403);
     expect(((await res.json()) as { message: string }).message).toContain("ADMIN_TOKEN");
   });
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Db } from "../src/context/sql";
 import { exportArchivePage } from "../src/priority/transfer";
 import { connectV2, freshContext, json, workerFetch } from "./helpers/clients";
-import { stubOf } from "./helpers/context";
+import { registered, stubOf } from "./helpers/context";
 import { DAY_MS, ok, onlyPrunableByUse, prunableContext, rows, runAlarmAt } from "./helpers/priority";
 
 const f = workerFetch();
@@ -97,7 +97,7 @@ describe("import and export", () => {
 
 describe("isolation", () => {
   it("keeps two contexts fully apart", async () => {
-    const [x, y] = [freshContext("iso"), freshContext("iso")];
+    const [x, y] = [freshContext("iso"), await registered(freshContext("iso"))];
     const cx = await connectV2({ url: `http://localhost/mcp/${x}` });
     const cy = await connectV2({ url: "http://localhost/mcp" });
     await cx.call("create_entities", { entities: [{ name: "secret", entityType: "t", observations: ["only in x"] }] });

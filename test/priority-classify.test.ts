@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { Db } from "../src/context/sql";
 import { classify, classifyDocument, classifyEntity, classifyFile, asciiHits, KEYWORDS, MAX_CLASSIFY_CHARS, unicodeHits } from "../src/priority/classify";
-import { stubOf } from "./helpers/context";
+import { registered, stubOf } from "./helpers/context";
 import { CLIENTS, freshContext, text } from "./helpers/clients";
 
 describe("keyword classifier", () => {
@@ -120,7 +120,7 @@ describe.each(CLIENTS)("categories through the tools with %s client", (_label, c
   });
 
   it("rejects an unknown category naming the allowed ones, and creates nothing", async () => {
-    const ctx = freshContext("cat");
+    const ctx = await registered(freshContext("cat"));
     const c = await connect({ url: `http://localhost/mcp/${ctx}` });
     const r = await c.call("create_entities", {
       entities: [

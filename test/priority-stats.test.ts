@@ -3,9 +3,9 @@
  * contexts API: validated with errors naming the limit, pushed to the
  * context's object, visible in the stats route.
  */
-import { describe, expect, it } from "vitest";
-import { connectV2, freshContext, text } from "./helpers/clients";
-import { as, stubOf, unwrap } from "./helpers/context";
+import { describe, expect, it, vi } from "vitest";
+import { connectV2, freshContext, text, workerFetch } from "./helpers/clients";
+import { as, unwrap } from "./helpers/context";
 import { adminApi, contextWithCapacity, rows, setClock, sql } from "./helpers/priority";
 
 const EVERY = 10 * 60_000;
@@ -131,15 +131,28 @@ describe("capacity on the contexts API", () => {
     const { name, stub } = await contextWithCapacity({ total: 500 }, Date.now(), "cap");
     const registered = async (n: string) =>
       ((await (await adminApi("/contexts?removed=true")).json()) as { contexts: { name: string; capacity: unknown }[] }).contexts.find((x) => x.name === n);
-    // The object's storage fails (as a broken or unreachable object would): the push errors.
-    await sql(stub, "DROP TABLE priority_state");
-    expect((await adminApi(`/contexts/${name}`, "PATCH", { capacity: { total: 5 } })).status).toBe(500);
+    // The context objects are out of reach (a call to one rejects, as a broken or unreachable object's does): the push fails.
+    const unreachable = { getByName: () => ({ setCapacity: () => Promise.reject(new Error("object unreachable")) }) } as unknown as Env["MEMORY"];
+    const f = workerFetch({ MEMORY: unreachable });
+    const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+    // The Worker answers 500 without details and logs the failure with its path: that log is part of what is checked here.
+    const logged = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const patched = await f(`http://localhost/api/contexts/${name}`, { method: "PATCH", ...json({ capacity: { total: 5 } }) });
+      expect(patched.status).toBe(500);
+      expect(await patched.json()).toEqual({ error: "internal_error", message: "Internal server error." });
+      const fresh = freshContext("cap");
+      expect((await f("http://localhost/api/contexts", { method: "POST", ...json({ name: fresh, capacity: { total: 5 } }) })).status).toBe(500);
+      expect(logged.mock.calls.map((args) => JSON.parse(String(args[0])) as Record<string, unknown>)).toEqual([
+        expect.objectContaining({ event: "unhandled", path: `/api/contexts/${name}`, error: "Error: object unreachable" }),
+        expect.objectContaining({ event: "unhandled", path: "/api/contexts", error: "Error: object unreachable" }),
+      ]);
+      expect(await registered(fresh)).toBeUndefined();
+    } finally {
+      logged.mockRestore();
+    }
     expect((await registered(name))?.capacity).toEqual({ total: 500 });
-
-    const fresh = freshContext("cap");
-    await sql(stubOf(fresh), "DROP TABLE priority_state");
-    expect((await adminApi("/contexts", "POST", { name: fresh, capacity: { total: 5 } })).status).toBe(500);
-    expect(await registered(fresh)).toBeUndefined();
+    expect(await rows(stub, "SELECT value FROM priority_state WHERE key = 'capacity'")).toEqual([{ value: JSON.stringify({ total: 500 }) }]);
   });
 
   it("does not touch a registered context's object when creating it again is a conflict", async () => {

@@ -7,7 +7,7 @@ import { searchGraph, searchParams } from "../src/search";
 import { COMPACT_MIN_PAGES, compacting, compactionStep, indexShape, SEARCH_INDEXES } from "../src/search/compact";
 import { settings } from "../src/settings";
 import { freshContext, workerFetch } from "./helpers/clients";
-import { as, stubOf, unwrap } from "./helpers/context";
+import { as, registered, stubOf, unwrap } from "./helpers/context";
 
 type Stub = DurableObjectStub<MemoryContext>;
 
@@ -97,7 +97,7 @@ describe("search index compaction", () => {
     expect(await results(stub, t)).toEqual(found);
 
     // The stats route reports it, for people and the benchmark.
-    const res = await workerFetch()(`http://localhost/api/contexts/${context}/stats`);
+    const res = await workerFetch()(`http://localhost/api/contexts/${await registered(context)}/stats`);
     expect(res.status).toBe(200);
     const body = (await res.json()) as { counts: { searchIndex: unknown } };
     expect(body.counts.searchIndex).toEqual({ segments: 2, compacting: false });

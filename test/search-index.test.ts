@@ -7,6 +7,7 @@ import { searchGraph } from "../src/search";
 import { flushSearchIndex } from "../src/search/indexer";
 import { DAY_MS } from "../src/search/score";
 import { CLIENTS, freshContext, json } from "./helpers/clients";
+import { registered } from "./helpers/context";
 
 const meta = { caller: "test", tool: "test" };
 const params = { minRelativeScore: 0.3, topPerToken: 1, maxPathLength: 5, maxTotalNodes: 50 };
@@ -341,7 +342,7 @@ describe("search ranking", () => {
 
 describe.each(CLIENTS)("search index through tools with %s client", (_label, connect) => {
   it("writes nothing to the index when a create_entities batch is rejected", async () => {
-    const client = await connect({ url: `http://localhost/mcp/${freshContext("index")}` });
+    const client = await connect({ url: `http://localhost/mcp/${await registered(freshContext("index"))}` });
     const r = await client.call("create_entities", {
       entities: [
         { name: "capybara", entityType: "animal", observations: ["very calm"] },

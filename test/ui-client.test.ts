@@ -7,6 +7,7 @@ import { type Change, ownChangeToUndo } from "../src/ui/client/changes";
 import { CallError, EngramClient, PROTOCOL_VERSION } from "../src/ui/client/mcp";
 import { parseDocTree, parseFileTree } from "../src/ui/client/trees";
 import { freshContext, workerFetch } from "./helpers/clients";
+import { registered } from "./helpers/context";
 import { BASE, mint, secured } from "./helpers/teams";
 
 const client = (session?: string) => new EngramClient({ base: "http://127.0.0.1:8787", fetch: workerFetch(), ...(session ? { session } : {}) });
@@ -47,7 +48,7 @@ describe("the page's MCP client", () => {
   });
 
   it("sends the token as a bearer header: 401 is kind auth, a context without a grant is kind forbidden", async () => {
-    const ctx = freshContext("ui-client");
+    const ctx = await registered(freshContext("ui-client"));
     const alice = await mint([{ context: ctx, role: "write", create: true }]);
     const as = (token: string | undefined) => new EngramClient({ base: BASE, fetch: secured, token: () => token });
     expect((await as(alice.token).call<{ entities: unknown[] }>(ctx, "search_nodes", { query: "x" })).entities).toEqual([]);
@@ -106,7 +107,7 @@ describe("reading tool output into trees", () => {
     const flat = (nodes: ReturnType<typeof parseFileTree>): string[] => nodes.flatMap((n) => (n.dir ? flat(n.children) : [n.path]));
     expect(flat(tree).sort()).toEqual([...paths].sort());
     expect(tree.map((n) => `${n.name}${n.dir ? "/" : ""}`)).toEqual(["a.md", "notes/", "z/", "zz.md"]);
-    const empty = await c.call<{ text: string; files: number }>(ctx.replace("ui-client", "ui-empty"), "view", { path: "/" });
+    const empty = await c.call<{ text: string; files: number }>(await registered(ctx.replace("ui-client", "ui-empty")), "view", { path: "/" });
     expect(parseFileTree(empty.text, empty.files)).toEqual([]);
   });
 

@@ -59,7 +59,7 @@ describe("web page shell at /", () => {
     for (const [f, url] of [
       [secured, "http://127.0.0.1:8787/"],
       [secured, "https://memory.example.com/"],
-      // No ADMIN_TOKEN off loopback: the page loads, and its calls are answered 503 with the fix.
+      // No ADMIN_TOKEN off loopback: the page loads, and its calls are refused (403) with the fix.
       [open, "https://memory.example.com/"],
     ] as const) {
       const { res, html } = await page(f, url);
@@ -67,6 +67,27 @@ describe("web page shell at /", () => {
       expect(html).toContain('data-open-mode="false"');
       expect(html).not.toMatch(/<form id="signin"[^>]*hidden/);
     }
+  });
+
+  it("tells a signed-out visitor where a token comes from, and hides that help in open local mode", async () => {
+    const { html } = await page(secured, "https://memory.example.com/");
+    const help = /<section id="signin-help"[^>]*>([\s\S]*?)<\/section>/.exec(html);
+    expect(help?.[0]).not.toMatch(/<section id="signin-help"[^>]*hidden/);
+    const text = (help?.[1] ?? "")
+      .replace(/<[^>]+>/g, "")
+      .replaceAll("&lt;", "<")
+      .replaceAll("&gt;", ">")
+      .replaceAll("&#39;", "'");
+    expect(text).toContain("npm run admin -- token create <your-name> --grant '<context>=write'");
+    expect(text).toContain("ADMIN_TOKEN");
+    expect(text).toContain("open local mode");
+    expect(text).toContain("This server has an administrator token");
+    // No ADMIN_TOKEN, reached by another name: the help says why the calls are refused and how to fix it.
+    const off = await page(open, "https://memory.example.com/");
+    expect(off.html).toContain("This server has no administrator token");
+    expect(off.html).toContain("wrangler secret put ADMIN_TOKEN");
+    const local = await page(open, "http://127.0.0.1:8787/");
+    expect(local.html).toMatch(/<section id="signin-help"[^>]*hidden/);
   });
 
   it("holds no memory data and needs no token, while the calls it makes do", async () => {

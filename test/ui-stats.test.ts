@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { openedCount } from "../src/context/stats";
 import { EngramClient } from "../src/ui/client/mcp";
 import { freshContext, workerFetch } from "./helpers/clients";
 import { ADMIN, BASE, api, bearer, createContext, mint, secured } from "./helpers/teams";
@@ -10,7 +11,16 @@ const stats = (ctx: string, query = "", f = workerFetch(), headers: Record<strin
 interface Stats {
   context: { name: string; readOnly: boolean; role: string; capacity: unknown; description: string };
   counts: Record<string, number>;
-  entities?: { name: string; entityType: string; accessCount: number; lastAccessedAt: number | null; createdAt: number; updatedAt: number }[];
+  entities?: {
+    name: string;
+    entityType: string;
+    accessCount: number;
+    openedCount: number;
+    searchCount: number;
+    lastAccessedAt: number | null;
+    createdAt: number;
+    updatedAt: number;
+  }[];
   notFound?: string[];
 }
 
@@ -41,7 +51,9 @@ describe("GET /api/contexts/:name/stats (the web page's overview)", () => {
     const ctx = freshContext("ui-stats");
     await local.callTool(ctx, "create_entities", { entities: [{ name: "Alice", entityType: "person", observations: [] }] });
     const before = (await (await stats(ctx, "?entity=Alice&entity=Nobody")).json()) as Stats;
-    expect(before.entities).toEqual([expect.objectContaining({ name: "Alice", entityType: "person", accessCount: 0, lastAccessedAt: null })]);
+    expect(before.entities).toEqual([
+      expect.objectContaining({ name: "Alice", entityType: "person", accessCount: 0, openedCount: 0, searchCount: 0, lastAccessedAt: null }),
+    ]);
     expect(before.notFound).toEqual(["Nobody"]);
     await local.callTool(ctx, "open_nodes", { names: ["Alice"] });
     await local.callTool(ctx, "open_nodes", { names: ["Alice"] });
@@ -50,6 +62,25 @@ describe("GET /api/contexts/:name/stats (the web page's overview)", () => {
     expect(after.entities?.[0]?.accessCount).toBe(2);
     expect(after.entities?.[0]?.lastAccessedAt).toBeTypeOf("number");
     expect(again.entities).toEqual(after.entities);
+  });
+
+  it("tells opening an entity apart from finding it in search results", async () => {
+    const ctx = freshContext("ui-stats");
+    await local.callTool(ctx, "create_entities", { entities: [{ name: "Alice", entityType: "person", observations: ["likes tea"] }] });
+    for (let i = 0; i < 3; i++) await local.callTool(ctx, "search_nodes", { query: "tea" });
+    await local.callTool(ctx, "open_nodes", { names: ["Alice"] });
+    await local.callTool(ctx, "open_nodes", { names: ["Alice"] });
+    const body = (await (await stats(ctx, "?entity=Alice")).json()) as Stats;
+    expect(body.entities?.[0]).toMatchObject({ accessCount: 5, openedCount: 2, searchCount: 3 });
+  });
+
+  it("splits retrievals from the two columns the access hook keeps, within range for rows from before the weights", () => {
+    expect(openedCount(5, 2 + 3 * 0.25)).toBe(2);
+    expect(openedCount(7, 7)).toBe(7);
+    expect(openedCount(4, 1)).toBe(0);
+    // An undo of a row recorded before the priority columns restores its count but no uses.
+    expect(openedCount(3, 0)).toBe(0);
+    expect(openedCount(0, 0)).toBe(0);
   });
 
   it("rejects too many or oversized entity names, naming the limit", async () => {

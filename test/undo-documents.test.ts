@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { CLIENTS, freshContext, text, type TestClient } from "./helpers/clients";
-import { as, changesOf, stubOf, unwrap } from "./helpers/context";
+import { as, changesOf, registered, stubOf, unwrap } from "./helpers/context";
 import { expectTreeIntact, growNaturally, snapshot, update, withDb } from "./helpers/documents";
 
 const NATURAL_TREE = `root:
@@ -33,7 +33,7 @@ const hits = async (c: TestClient, query: string) =>
 
 describe.each(CLIENTS)("undo of documents (%s)", (_label, connect) => {
   it("restores a removed subtree with its search index, and removes the children the update created, as one change", async () => {
-    const ctx = freshContext("udoc");
+    const ctx = await registered(freshContext("udoc"));
     await tickingClock(ctx);
     const c = await connect({ url: `http://localhost/mcp/${ctx}` });
     await growNaturally(c);
@@ -68,7 +68,7 @@ describe.each(CLIENTS)("undo of documents (%s)", (_label, connect) => {
   });
 
   it("undoes updates one by one back to the root template, and lists changes by document", async () => {
-    const ctx = freshContext("udoc");
+    const ctx = await registered(freshContext("udoc"));
     await tickingClock(ctx);
     const c = await connect({ url: `http://localhost/mcp/${ctx}` });
     await c.call("read_document");

@@ -5,7 +5,9 @@
  * 1. the caller needs a grant matching the name (else Forbidden, before
  *    anything reveals whether the context exists);
  * 2. the context must be registered, or be registrable now: the default
- *    always is, others when a grant allows creating them (src/registry/);
+ *    always is, others only by a write whose grant allows creating them
+ *    (src/registry/). A read of an unknown name is NotFound and registers
+ *    nothing, so a typo does not leave a context behind;
  * 3. a write needs a write or admin grant and a context that is not read-only.
  *
  * Step 2 is a Registry round trip. For a read, a registration seen in the
@@ -30,7 +32,7 @@ export async function openContext(env: Env, caller: Caller, name: string, need: 
   if (!role) return fail("Forbidden", noGrant(name));
   const cached = need === "read" ? contextCache.get(name) : undefined;
   if (cached) return ok({ ...cached, role });
-  const used = await registryOf(env).useContext(name, mayCreate(caller.grants, name), caller.id);
+  const used = await registryOf(env).useContext(name, need === "write" && mayCreate(caller.grants, name), caller.id);
   if (!used.ok) return used;
   const { created: _, ...context } = used.value;
   contextCache.set(name, context, settings(env).TOKEN_CACHE_SECONDS * 1000);

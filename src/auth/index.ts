@@ -8,8 +8,10 @@
  *   Registry, cached per isolate for TOKEN_CACHE_SECONDS: src/auth/cache.ts);
  *   anything else is 401 with `WWW-Authenticate: Bearer`.
  * - ADMIN_TOKEN unset: requests to a loopback host are served in open local
- *   mode (caller "local"); every other request is 503, so a deployment is
- *   never accidentally public. API tokens are not accepted in this mode.
+ *   mode (caller "local"); a request to any other host is refused with 403
+ *   (`hostRefusal`), so a deployment is never accidentally public and a
+ *   DNS-rebinding page cannot reach a local server. API tokens are not
+ *   accepted in this mode.
  *
  * Authentication says who; what they may touch is decided per context from
  * `caller.grants` (src/auth/grants.ts) where the context is known.
@@ -39,11 +41,52 @@ export function bearerToken(request: Request): string | undefined {
   return match?.[1];
 }
 
+/** Whether the server runs in open local mode: no ADMIN_TOKEN, so only loopback hosts are served. */
+export const openLocalMode = (env: Env): boolean => !env.ADMIN_TOKEN?.trim();
+
+/**
+ * DNS-rebinding protection, checked before anything else about a request (an
+ * attacker's page whose name resolves to 127.0.0.1 sends its own name as
+ * Host, and no token): the response refusing it with 403, or undefined.
+ *
+ * - Open local mode answers only requests addressed to a loopback name; any
+ *   other Host is refused. (A deployment without ADMIN_TOKEN lands here too,
+ *   and the message says how to serve other names.)
+ * - A request for a loopback or workers.dev URL must carry that name in its
+ *   Host header, whatever the mode.
+ */
+export function hostRefusal(request: Request, env: Env): Response | undefined {
+  const { hostname } = new URL(request.url);
+  const header = request.headers.get("Host");
+  const named = header === null ? hostname : hostOf(header);
+  const loopback = isLoopbackHost(hostname) && named !== undefined && isLoopbackHost(named);
+  if (openLocalMode(env) && !loopback) {
+    const message = `Host ${JSON.stringify(header ?? hostname)} is refused: with no ADMIN_TOKEN this server answers only requests addressed to localhost, 127.0.0.1 or [::1] (DNS-rebinding protection). To serve other names, set ADMIN_TOKEN (\`wrangler secret put ADMIN_TOKEN\`).`;
+    return Response.json({ error: "forbidden_host", message }, { status: 403 });
+  }
+  if ((isLoopbackHost(hostname) || hostname.endsWith(".workers.dev")) && named !== hostname && !loopback) {
+    const message = `Host ${JSON.stringify(header)} is refused: this server answers requests addressed to ${hostname} (DNS-rebinding protection).`;
+    return Response.json({ error: "forbidden_host", message }, { status: 403 });
+  }
+  return undefined;
+}
+
+/** The hostname a Host header names (without the port), or undefined when it is not one. */
+function hostOf(header: string): string | undefined {
+  try {
+    return new URL(`http://${header.trim()}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function authenticate(request: Request, env: Env): Promise<AuthResult> {
   const adminToken = env.ADMIN_TOKEN?.trim();
   if (!adminToken) {
-    if (isLoopbackHost(new URL(request.url).hostname)) return { ok: true, caller: { id: "local", kind: "local", grants: ALL } };
-    return refuse(503, "not_configured", "This server has no ADMIN_TOKEN and only serves loopback requests. Set one with `wrangler secret put ADMIN_TOKEN`.");
+    // hostRefusal has already refused every non-loopback host in this mode; this keeps authenticate safe on its own.
+    const refused = hostRefusal(request, env);
+    if (refused) return { ok: false, response: refused };
+    return { ok: true, caller: { id: "local", kind: "local", grants: ALL } };
   }
   const token = bearerToken(request);
   if (!token) {

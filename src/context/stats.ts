@@ -8,7 +8,7 @@
  * these numbers is not an access: nothing here writes, so looking at an
  * entity's statistics never changes them.
  */
-import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
+import { ACCESS_WEIGHTS, DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import { priorityInputOf } from "../priority/columns";
 import { compacting, indexShape, SEARCH_INDEXES } from "../search/compact";
 import { chunksFor, placeholders, type Db } from "./sql";
@@ -32,8 +32,12 @@ export interface ContextCounts {
 export interface EntityAccessStats {
   name: string;
   entityType: string;
-  /** Times the entity was returned by a retrieval (open_nodes and the like). */
+  /** Times the entity was retrieved: opened plus found in search (`openedCount + searchCount`). */
   accessCount: number;
+  /** Times it was opened: open_nodes (which the web page's detail panel calls too), or restored from the archive. */
+  openedCount: number;
+  /** Times it came back in a search's results without being opened. */
+  searchCount: number;
   lastAccessedAt: number | null;
   createdAt: number;
   updatedAt: number;
@@ -83,6 +87,20 @@ export function contextCounts(db: Db): ContextCounts {
   };
 }
 
+/**
+ * How many of `accessCount` retrievals were direct reads. Each retrieval adds
+ * 1 to access_count and its weight to uses (src/priority/track.ts: direct 1,
+ * search a quarter), so the split follows from the two columns without a
+ * column of its own. Rows from before the weights existed count every
+ * retrieval as direct (their uses were set to access_count), and an undo of
+ * such a row restores no uses at all: the clamp keeps both counts in range.
+ */
+export function openedCount(accessCount: number, uses: number): number {
+  const { direct, search } = ACCESS_WEIGHTS;
+  const opened = Math.round((uses - search * accessCount) / (direct - search));
+  return Math.min(accessCount, Math.max(0, opened));
+}
+
 /** Access statistics of the named entities that exist, in the order asked, each once; `now` dates the priority. */
 export function entityAccessStats(db: Db, names: readonly string[], now: number, model: ModelOptions = DEFAULT_MODEL): EntityAccessStats[] {
   const found = new Map<string, EntityAccessStats>();
@@ -94,10 +112,13 @@ export function entityAccessStats(db: Db, names: readonly string[], now: number,
     );
     for (const r of rows) {
       const p = priority(priorityInputOf(r), now, model);
+      const opened = openedCount(r.access_count, r.uses);
       found.set(r.name, {
         name: r.name,
         entityType: r.entity_type,
         accessCount: r.access_count,
+        openedCount: opened,
+        searchCount: r.access_count - opened,
         lastAccessedAt: r.last_accessed_at,
         createdAt: r.created_at,
         updatedAt: r.updated_at,

@@ -23,19 +23,13 @@
  * classified twice, here and again by the SDK's handler: about 15 µs in Node.
  *
  * agents' createMcpHandler, which this replaced, wrapped the same SDK
- * handler; this keeps what it added that a client can see (Host validation
- * for loopback and workers.dev URLs, its CORS headers on every answer,
- * OPTIONS preflight). The 2025-era lane does not refuse server-to-client
+ * handler; this keeps what it added that a client can see (its CORS headers
+ * on every answer, OPTIONS preflight). Its Host validation for loopback and
+ * workers.dev URLs is done before authentication by the Worker
+ * (`hostRefusal` in src/auth/), for /api as well. The 2025-era lane does not refuse server-to-client
  * requests; no tool sends any (no sampling, elicitation or roots).
  */
-import {
-  createMcpHandler,
-  hostHeaderValidationResponse,
-  isLegacyRequest,
-  localhostAllowedHostnames,
-  WebStandardStreamableHTTPServerTransport,
-  type AuthInfo,
-} from "@modelcontextprotocol/server";
+import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
 import { buildServer, surfaceOf, type RequestScope, type Surface } from "./server";
 import { TIMING_HEADER } from "./tool";
 
@@ -103,19 +97,8 @@ function withCors(response: Response): Response {
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
-/** DNS-rebinding protection: a loopback or workers.dev URL must be asked for by that name. */
-function hostRejection(request: Request): Response | undefined {
-  const { hostname } = new URL(request.url);
-  const loopback = localhostAllowedHostnames();
-  if (loopback.includes(hostname)) return hostHeaderValidationResponse(request, loopback);
-  if (hostname.endsWith(".workers.dev")) return hostHeaderValidationResponse(request, [hostname]);
-  return undefined;
-}
-
-/** Answers one MCP request. Origin and authentication are checked before this (src/index.ts). */
+/** Answers one MCP request. Host, Origin and authentication are checked before this (src/index.ts). */
 export async function serveMcpHttp(request: Request, scope: RequestScope, clientId: string, parsedBody: unknown): Promise<Response> {
-  const rejected = hostRejection(request);
-  if (rejected) return withCors(rejected);
   if (request.method === "OPTIONS") return new Response(null, { headers: CORS.map(([name, value]) => [name, value]) });
   const timed: RequestScope = request.headers.get(TIMING_HEADER) === "1" ? { ...scope, timing: true } : scope;
   const extra: Extra = { scope: timed, surface: surfaceOf(parsedBody, scope.toolsets) };

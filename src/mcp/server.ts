@@ -15,7 +15,15 @@
  * per-request protocol state (negotiated version, client capabilities),
  * which the SDK does not promise.
  */
-import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
+import {
+  CLIENT_INFO_META_KEY,
+  McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type ServerContext,
+  type StandardSchemaWithJSON,
+} from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { callerKey, type Caller } from "../auth/caller";
@@ -325,10 +333,11 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
         mimeType: "application/json",
       },
       async (uri) => {
+        // A domain failure (an unknown or forbidden context) is the caller's to fix: Invalid Params, as the SDK answers a resource miss.
         const c = await toolContext("resource:knowledge-graph", "read").context(undefined);
-        if ("ok" in c) throw new Error(c.message);
+        if ("ok" in c) throw new ProtocolError(ProtocolErrorCode.InvalidParams, c.message);
         const page = await c.stub.readGraph({}, c.meta);
-        if (!page.ok) throw new Error(page.message);
+        if (!page.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, page.message);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };
       },
     );

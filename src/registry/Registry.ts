@@ -83,7 +83,9 @@ export class Registry extends DurableObject<Env> {
   /**
    * The registered context `name`, registering it first when it is missing
    * and `create` allows it (the default context always may be). This is how
-   * contexts of a deployment that predates the Registry appear: on first use.
+   * contexts of a deployment that predates the Registry appear: on first
+   * write. Callers pass `create` only for writes, so a read of a misspelt
+   * name registers nothing.
    */
   useContext(name: string, create: boolean, actor: string): Outcome<ContextInfo & { created: boolean }> {
     return this.tx((db, now) => ensureRegistered(db, now, name, create, actor));
@@ -165,10 +167,7 @@ export class Registry extends DurableObject<Env> {
 function ensureRegistered(db: Db, now: number, name: string, create: boolean, actor: string): ContextInfo & { created: boolean } {
   const found = contexts.findContext(db, name);
   if (found && found.removedAt === null) return { ...found, created: false };
-  if (!create && name !== DEFAULT_CONTEXT) {
-    const what = found ? "was removed" : "does not exist";
-    throw new DomainError("NotFound", `Context ${JSON.stringify(name)} ${what}, and your grants do not allow creating it. list_contexts shows yours.`);
-  }
+  if (!create && name !== DEFAULT_CONTEXT) throw new DomainError("NotFound", contexts.noSuchContext(name, found !== undefined));
   const { revived, ...info } = contexts.registerContext(db, { name }, actor, now);
   record(db, now, actor, "context.create", name, { via: "first use", revived });
   return { ...info, created: true };

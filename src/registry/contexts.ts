@@ -38,12 +38,14 @@ export function findContext(db: Db, name: string): ContextInfo | undefined {
   return row && info(row);
 }
 
+/** The one message for a context that is not registered (never was, or was removed). */
+export const noSuchContext = (name: string, removed = false) =>
+  `Context ${JSON.stringify(name)} ${removed ? "was removed" : "does not exist"}. list_contexts shows the contexts you can use; add_context creates one.`;
+
 /** The registered context `name`, or NotFound. */
 export function registeredContext(db: Db, name: string): ContextInfo {
   const c = findContext(db, name);
-  if (!c || c.removedAt !== null) {
-    throw new DomainError("NotFound", `Context ${JSON.stringify(name)} does not exist. list_contexts shows yours; add_context creates one.`);
-  }
+  if (!c || c.removedAt !== null) throw new DomainError("NotFound", noSuchContext(name, c !== undefined));
   return c;
 }
 

@@ -17,6 +17,8 @@ import type { FC } from "hono/jsx";
 export interface ShellProps {
   /** Open local mode: no ADMIN_TOKEN and a loopback host, so no token is needed. */
   openMode: boolean;
+  /** Whether the deployment has an ADMIN_TOKEN: without one, only loopback names are served (src/auth/). */
+  adminToken: boolean;
   /** Where the client's script and stylesheet are served (Workers static assets, see ./assets.ts). */
   script: string;
   style: string;
@@ -45,6 +47,39 @@ const SignIn: FC<{ openMode: boolean }> = ({ openMode }) => (
       </button>
     </div>
   </div>
+);
+
+/** What a signed-out visitor needs to know: where a token comes from, and that a local server needs none. */
+const SignInHelp: FC<{ openMode: boolean; adminToken: boolean }> = ({ openMode, adminToken }) => (
+  <section id="signin-help" class="signin-help" aria-labelledby="signin-help-h" hidden={openMode}>
+    <h2 id="signin-help-h">Signing in</h2>
+    {adminToken ? (
+      <p>
+        This server has an administrator token (<code>ADMIN_TOKEN</code>), so you sign in with an API token to see the memory. Paste yours into <em>API token</em>{" "}
+        above; it is kept in this tab only and sent with every call the page makes.
+      </p>
+    ) : (
+      <p>
+        This server has no administrator token (<code>ADMIN_TOKEN</code>), so it answers only requests addressed to <code>localhost</code>, <code>127.0.0.1</code> or{" "}
+        <code>[::1]</code> (open local mode), not to this name. Open it at one of those, or set <code>ADMIN_TOKEN</code> (
+        <code>wrangler secret put ADMIN_TOKEN</code>) to serve it here.
+      </p>
+    )}
+    <ul>
+      <li>
+        <strong>Getting a token:</strong> an administrator mints one for you with{" "}
+        <code>npm run admin -- token create &lt;your-name&gt; --grant '&lt;context&gt;=write'</code> (printed once; a grant can be limited to some contexts, or to
+        reading).
+      </li>
+      <li>
+        <strong>Administrators</strong> sign in with the server's <code>ADMIN_TOKEN</code> itself.
+      </li>
+      <li>
+        <strong>On your own machine</strong> no token is needed: without <code>ADMIN_TOKEN</code>, <code>npm start</code> serves <code>http://127.0.0.1:8787</code>{" "}
+        in <em>open local mode</em>, which only this machine can reach.
+      </li>
+    </ul>
+  </section>
 );
 
 const Overview: FC = () => (
@@ -117,7 +152,7 @@ const HistoryPanel: FC = () => (
   </section>
 );
 
-export const Shell: FC<ShellProps> = ({ openMode, script, style }) => (
+export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) => (
   <html lang="en">
     <head>
       <meta charset="utf-8" />
@@ -149,6 +184,7 @@ export const Shell: FC<ShellProps> = ({ openMode, script, style }) => (
           Undo
         </button>
       </div>
+      <SignInHelp openMode={openMode} adminToken={adminToken} />
       <main id="workspace" class="workspace" tabindex={-1} hidden>
         <Overview />
         <div class="center">

@@ -7,7 +7,7 @@
  * token, through the same authentication and Origin checks as any client.
  */
 import { Hono } from "hono";
-import { isLoopbackHost } from "../auth";
+import { isLoopbackHost, openLocalMode } from "../auth";
 import type { AppEnv } from "../index";
 import { Shell } from "./page";
 
@@ -33,10 +33,11 @@ export const ui = new Hono<AppEnv>();
 
 ui.get("/", (c) => {
   // Mirrors authenticate(): with no ADMIN_TOKEN only loopback requests are served, and need no token.
-  const openMode = !c.env.ADMIN_TOKEN?.trim() && isLoopbackHost(new URL(c.req.url).hostname);
+  const adminToken = !openLocalMode(c.env);
+  const openMode = !adminToken && isLoopbackHost(new URL(c.req.url).hostname);
   c.header("Content-Security-Policy", UI_CSP);
   c.header("X-Content-Type-Options", "nosniff");
   c.header("Referrer-Policy", "no-referrer");
   c.header("Cache-Control", "no-store");
-  return c.html(`<!doctype html>${<Shell openMode={openMode} script={UI_ASSETS.script} style={UI_ASSETS.style} />}`);
+  return c.html(`<!doctype html>${<Shell openMode={openMode} adminToken={adminToken} script={UI_ASSETS.script} style={UI_ASSETS.style} />}`);
 });

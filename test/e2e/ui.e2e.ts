@@ -138,15 +138,27 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
 
     await page.goto(`${dev.url}/`);
     expect(await page.locator("#signin").isVisible()).toBe(true);
+    // Signed out, the page says where a token comes from and that a local server needs none.
+    expect(await page.locator("#signin-help").isVisible()).toBe(true);
+    const help = await page.locator("#signin-help").textContent();
+    expect(help).toContain("npm run admin -- token create <your-name> --grant '<context>=write'");
+    expect(help).toContain("open local mode");
     await signIn(page, writer);
+    expect(await page.locator("#signin-help").isVisible()).toBe(false);
     await expect.poll(() => page.locator('#counts [data-count="entities"]').textContent(), WAIT).toBe("3");
 
     // "billing" finds the service with any search engine (substring or ranked); Alice is one relation away.
     await searchAndOpen(page, "billing", "Billing service");
     expect(await observations(page)).toEqual(["charges customers monthly"]);
+    // Found by the search and then opened: the access statistics count each once, said apart.
+    const stat = (term: string) => page.locator("#detail .stats dt", { hasText: term }).locator("xpath=following-sibling::dd[1]").textContent();
+    await expect.poll(() => stat("Found in search"), WAIT).toBe("1 time");
+    expect(await stat("Opened")).toBe("1 time");
     await openRelated(page, "Alice");
     expect(await observations(page)).toEqual(["prefers Go", "owns the billing service"]);
-    expect(await page.locator("#detail .stats").textContent()).toContain("Opened");
+    // Alice was opened once (just now) and not found by the search, which the panel says apart.
+    await expect.poll(() => stat("Opened"), WAIT).toBe("1 time");
+    expect(await stat("Found in search")).toBe("0 times");
     // The server lists mark_important: a writer sees the control, unpressed.
     expect(await page.locator("#important").getAttribute("aria-pressed")).toBe("false");
 
@@ -296,6 +308,8 @@ describe("web page in open local mode (no ADMIN_TOKEN, loopback)", () => {
     await page.goto(`${local.url}/`);
     await page.locator("#workspace").waitFor({ state: "visible", ...WAIT });
     expect(await page.locator("#signin").isVisible()).toBe(false);
+    expect(await page.locator("#signin-help").isVisible()).toBe(false);
+    expect(await page.locator("#who").textContent()).toContain("Open local mode (no ADMIN_TOKEN)");
     expect(await page.locator("#context").inputValue()).toBe("default");
     // "/" jumps to the search box.
     await page.locator("body").press("/");

@@ -6,6 +6,7 @@ import { env } from "cloudflare:test";
 import type { CallMeta, MemoryContext } from "../../src/context/MemoryContext";
 import type { Outcome } from "../../src/errors";
 import type { ChangeInfo, HistoryQuery } from "../../src/history";
+import { registryOf } from "../../src/registry/Registry";
 import { workerFetch } from "./clients";
 
 export const stubOf = (context: string) => env.MEMORY.getByName(context) as DurableObjectStub<MemoryContext>;
@@ -18,8 +19,23 @@ export function unwrap<T>(o: Outcome<T>): T {
   return o.value;
 }
 
-/** GET /api/contexts/<context>/export, optionally with history lines. */
+/**
+ * Registers `context` as add_context would (a no-op when it is registered),
+ * for a test that reads a context before any write through the Worker
+ * registered it: reads never register one.
+ */
+export async function registered(context: string): Promise<string> {
+  unwrap(await registryOf(env).useContext(context, true, "test"));
+  return context;
+}
+
+/**
+ * GET /api/contexts/<context>/export, optionally with history lines. The
+ * context is registered first: tests write to it through its stub, which
+ * the Registry does not see.
+ */
 export async function exportText(context: string, history = false): Promise<string> {
+  await registered(context);
   const res = await workerFetch()(`http://localhost/api/contexts/${context}/export${history ? "?history=1" : ""}`);
   if (res.status !== 200) throw new Error(`export answered ${res.status}`);
   // Decoded by hand: workerd warns when .text() reads an x-ndjson body.

@@ -25,6 +25,9 @@ interface Opened {
 
 interface AccessStats {
   accessCount: number;
+  /** Opened (open_nodes, this panel included) versus found in search results; absent from older servers. */
+  openedCount?: number;
+  searchCount?: number;
   lastAccessedAt: number | null;
   createdAt: number;
   updatedAt: number;
@@ -194,10 +197,9 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
       ? h(
           "dl",
           { class: "stats" },
-          h("dt", {}, "Opened"),
-          h("dd", {}, `${stats.accessCount} ${stats.accessCount === 1 ? "time" : "times"}`),
-          h("dt", {}, "Last opened"),
-          h("dd", {}, formatTime(stats.lastAccessedAt)),
+          ...retrievals(stats),
+          h("dt", {}, "Last used"),
+          h("dd", { title: "Opened or found in search" }, formatTime(stats.lastAccessedAt)),
           h("dt", {}, "Created"),
           h("dd", {}, formatTime(stats.createdAt)),
           h("dt", {}, "Updated"),
@@ -209,6 +211,16 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
     history ? h("ol", { class: "changes" }, ...history.changes.map((c) => changeItem(app, c, true))) : null,
   );
   return item;
+}
+
+const times = (n: number) => `${n} ${n === 1 ? "time" : "times"}`;
+
+/** How often the entity was opened and how often it was found in search results, each said as what it is. */
+export function retrievals(stats: AccessStats): HTMLElement[] {
+  if (stats.openedCount === undefined || stats.searchCount === undefined) {
+    return [h("dt", {}, "Used"), h("dd", {}, `${times(stats.accessCount)} (opened or found in search)`)];
+  }
+  return [h("dt", {}, "Opened"), h("dd", {}, times(stats.openedCount)), h("dt", {}, "Found in search"), h("dd", {}, times(stats.searchCount))];
 }
 
 /** Items used together with this one (co-visitation), as buttons that open them. */

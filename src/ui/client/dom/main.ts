@@ -128,8 +128,11 @@ async function connect(): Promise<void> {
     return;
   }
   byId("signin").hidden = true;
+  byId("signin-help").hidden = true;
   byId("session").hidden = false;
-  byId("who").textContent = openMode ? "Open local mode: no token needed." : "Signed in with an API token (kept in this tab only).";
+  byId("who").textContent = openMode
+    ? "Open local mode (no ADMIN_TOKEN): no token needed, and only this machine can connect."
+    : "Signed in with an API token (kept in this tab only).";
   const { choices, first } = contextChoices(listed, sessionStorage.getItem(CONTEXT_KEY));
   const select = byId<HTMLSelectElement>("context");
   fill(select, ...choices.map((c) => h("option", { value: c.name }, `${c.name}${c.readOnly ? " (read-only)" : ""}${c.role === "read" ? " (read)" : ""}`)));
@@ -159,6 +162,7 @@ function signOut(message?: string): void {
   select.disabled = true;
   if (openMode) return;
   byId("signin").hidden = false;
+  byId("signin-help").hidden = false;
   const input = byId<HTMLInputElement>("token");
   input.value = "";
   input.focus();
