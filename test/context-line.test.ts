@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { CLIENTS, freshContext, json, type TestClient, type ToolResult } from "./helpers/clients";
+import { registered } from "./helpers/context";
 import { connectAs, createContext, mint } from "./helpers/teams";
 
 const lineOf = (r: ToolResult) => r.content.filter((c) => /^\[context: /.test(c.text ?? "")).map((c) => c.text);
@@ -15,7 +16,7 @@ async function active(c: TestClient): Promise<string> {
 
 describe.each(CLIENTS)("the context line on every result (%s client)", (_label, connect) => {
   it("is on a success and on a domain failure alike", async () => {
-    const context = freshContext("line");
+    const context = await registered(freshContext("line"));
     const c = await connect({ url: `http://localhost/mcp/${context}` });
     const ok = await c.call("read_graph");
     expect(ok.isError).toBeFalsy();
