@@ -8,7 +8,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { titleOf } from "../src/documents/links";
 import { deleteDocument, getDocument, putDocument } from "../src/documents/rows";
 import * as documents from "../src/documents/store";

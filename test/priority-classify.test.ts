@@ -8,7 +8,7 @@ import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { classify, classifyDocument, classifyEntity, classifyFile, asciiHits, KEYWORDS, MAX_CLASSIFY_CHARS, unicodeHits } from "../src/priority/classify";
 import { stubOf } from "./helpers/context";
 import { CLIENTS, freshContext, text } from "./helpers/clients";

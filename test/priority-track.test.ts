@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { DEFAULT_ACCESS_OPTIONS } from "../src/context/access";
 import { MAX_PENDING, PendingAccesses, WRITE_DELAY_MS } from "../src/context/pending";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { DAY_MS, RELEVANCE_CAP, RELEVANCE_STEP } from "../src/priority/model";
 import { parseCategoryWeights } from "../src/priority/weights";
 import { settings, SettingsError } from "../src/settings";

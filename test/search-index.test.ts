@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Db } from "../src/context/sql";
-import { migrate, MIGRATIONS } from "../src/context/migrations";
+import { Db } from "../src/storage/sql";
+import { migrate, MIGRATIONS } from "../src/storage/migrations";
 import { addObservations, createEntities, deleteEntities, deleteObservations } from "../src/graph/store";
 import { searchGraph } from "../src/search";
 import { flushSearchIndex } from "../src/search/indexer";

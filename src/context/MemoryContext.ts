@@ -69,10 +69,10 @@ import type { ModelOptions } from "../priority/model";
 import { relationWatch } from "../priority/promote";
 import { settings, type Settings } from "../settings";
 import { accessOptions, itemKey, recordRemoval, reportEffects, type AccessOptions, type ItemEffects, type RelatedItem } from "./access";
-import type { CallMeta } from "./meta";
-import { migrate } from "./migrations";
+import type { CallMeta } from "../storage/meta";
+import { migrate } from "../storage/migrations";
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
-import { Db } from "./sql";
+import { Db } from "../storage/sql";
 import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
 import { Upkeep } from "./upkeep";
 import { PendingAccesses } from "./pending";
@@ -91,7 +91,7 @@ export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInv
 type WithEffects<T> = { value: T; effects: ItemEffects };
 type Related = { related: RelatedItem[] };
 
-export type { CallMeta } from "./meta";
+export type { CallMeta } from "../storage/meta";
 
 export class MemoryContext extends DurableObject<Env> {
   private readonly db: Db;

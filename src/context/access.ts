@@ -18,9 +18,9 @@ import { covisit, covisitForget, covisitRename, type Move, type RelatedItem } fr
 import { DEFAULT_MODEL, type AccessWeightKind, type ModelOptions } from "../priority/model";
 import { trackRetrievals } from "../priority/track";
 import { modelOptions } from "../priority/weights";
-import type { Db } from "./sql";
+import type { Db } from "../storage/sql";
 import type { Settings } from "../settings";
-import type { CallMeta } from "./meta";
+import type { CallMeta } from "../storage/meta";
 
 export type AccessKind = "open" | "search" | "view" | "write";
 

@@ -32,8 +32,8 @@
  * write already ran while the reply travelled.
  */
 import { recordAccess, type Access, type AccessOptions } from "./access";
-import type { CallMeta } from "./meta";
-import type { Db } from "./sql";
+import type { CallMeta } from "../storage/meta";
+import type { Db } from "../storage/sql";
 
 interface Pending {
   accesses: Access[];

@@ -9,7 +9,7 @@
  * A failure in here never fails the call that did the access: it is logged
  * and the call proceeds without recommendations.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { forgetItems, pairWithSession, renameItems, type Move } from "./pairs";
 import { relatedTo, type RelatedItem } from "./recommend";
 import { currentSession, SESSION_MAX_ITEMS, sessionKey, touchItem, trimSession, type SessionIdentity } from "./session";

@@ -6,7 +6,7 @@
  * A new kind of memory adds one line here; until it does, rows naming it
  * are skipped and logged rather than recommended unchecked.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { parentsOf } from "../documents/rows";
 import { existingFiles } from "../files/store";
 import { idsByName } from "../graph/rows";

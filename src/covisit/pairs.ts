@@ -17,7 +17,7 @@
  * - Renaming an item moves its counts to the new key (adding to any the new
  *   key already had); forgetting an item deletes every row naming it.
  */
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 
 /** How many of the session's most recently used items a newly used item pairs with. */
 export const PAIR_WINDOW = 24;

@@ -12,7 +12,7 @@
  * itself) is skipped and logged; a row naming an item that no longer exists
  * is skipped silently (deleting is normal). Neither ever fails the call.
  */
-import { placeholders, type Db } from "../context/sql";
+import { placeholders, type Db } from "../storage/sql";
 import { existing, knownKind, parseKey, type ParsedKey } from "./kinds";
 
 export interface RelatedItem {

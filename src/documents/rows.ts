@@ -21,7 +21,7 @@
  *   does, before the store calls them.
  */
 import { itemKey } from "../context/access";
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyDocument } from "../priority/classify";
 import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";

@@ -17,7 +17,7 @@
  * associations its deletion dropped: they regrow with use.
  */
 import { itemKey, recordRemoval, recordRename } from "../context/access";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
 import type { InverseKind, InverseOp, Phrase } from "../history";
 import { ancestors } from "./path";

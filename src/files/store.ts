@@ -23,7 +23,7 @@
  * and conflicts first.
  */
 import { itemKey } from "../context/access";
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyFile } from "../priority/classify";
 import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";

@@ -19,7 +19,7 @@
  *   rejects the whole batch and names what was missing.
  */
 import { DomainError, listNames } from "../errors";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity } from "../priority/classify";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";

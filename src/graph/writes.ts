@@ -19,7 +19,7 @@
  * undoing the creation deletes the entity and everything it holds.
  */
 import { itemKey } from "../context/access";
-import { jsonBatches, type Db } from "../context/sql";
+import { jsonBatches, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";
 import type { Entity, EntityInput, Relation } from "./types";

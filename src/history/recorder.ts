@@ -17,7 +17,7 @@
  *   An op bigger than that gets a part of its own; a domain keeps each op
  *   well under the 2 MB row limit (src/files/store.ts says how for files).
  */
-import { jsonBatches, type Db } from "../context/sql";
+import { jsonBatches, type Db } from "../storage/sql";
 import type { ModelOptions } from "../priority/model";
 
 export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };

@@ -36,7 +36,7 @@
  * must fit a 2 MB row); an item too large for that is kept and reported.
  */
 import { recordRemoval } from "../context/access";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
 import { utf8Bytes } from "../documents/links";
 import { deleteDocument, getDocument, putDocument } from "../documents/rows";

@@ -33,7 +33,7 @@
  * "memory_evaluation"; the result is kept as priority_state
  * "last_evaluation" for memory_stats.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { RecordingScope } from "../history";
 import type { Settings } from "../settings";
 import type { ItemRef } from "./items";

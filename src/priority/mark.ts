@@ -18,7 +18,7 @@
  * `model`), through the same recorded write, so the undo can be undone too.
  */
 import { DomainError, listNames } from "../errors";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
 import { ITEM_TABLES, byKind, canonicalKey, itemRef, type ItemRef } from "./items";
 import { DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";

@@ -28,7 +28,7 @@
  *   one and last_accessed_at is now, so the next evaluation does not prune
  *   it straight away.
  */
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 import { parseLinks, ROOT_ID, utf8Bytes } from "../documents/links";
 import { getDocument, putDocument } from "../documents/rows";
 import { ancestors } from "../files/path";

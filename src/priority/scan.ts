@@ -5,7 +5,7 @@
  * Rows are read through a cursor, never all at once, so memory stays flat at
  * 100,000 items; the priority itself comes from ./model.ts.
  */
-import type { Db, SqlValue } from "../context/sql";
+import type { Db, SqlValue } from "../storage/sql";
 import { BoundedHeap } from "./heap";
 import { priorityInputOf } from "./columns";
 import { ITEM_KINDS, ITEM_TABLES, type ItemKind } from "./items";

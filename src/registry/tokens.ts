@@ -6,7 +6,7 @@
  */
 import { DomainError } from "../errors";
 import type { Grant } from "../auth/grants";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { TokenInfo, TokenPrincipal } from "./types";
 
 type TokenRow = {
