@@ -17,6 +17,7 @@
  * - Renaming an item moves its counts to the new key (adding to any the new
  *   key already had); forgetting an item deletes every row naming it.
  */
+import type { Move } from "../items";
 import { chunksFor, placeholders, type Db } from "../storage/sql";
 
 /** How many of the session's most recently used items a newly used item pairs with. */
@@ -44,11 +45,6 @@ export function pairWithSession(db: Db, sessionId: number, item: string, now: nu
     now,
     sessionId,
   );
-}
-
-export interface Move {
-  from: string;
-  to: string;
 }
 
 /** Moves every count and session entry of `from` to `to`. */

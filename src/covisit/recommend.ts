@@ -13,7 +13,8 @@
  * is skipped silently (deleting is normal). Neither ever fails the call.
  */
 import { placeholders, type Db } from "../storage/sql";
-import { existing, knownKind, parseKey, type ParsedKey } from "./kinds";
+import { isItemKind, parseKey, type ParsedKey } from "../items";
+import { existing } from "./kinds";
 
 export interface RelatedItem {
   /** The item's key: `file:<path>`, `entity:<name>`, `doc:<id>`. */
@@ -43,7 +44,7 @@ interface CandidateRow extends Record<string, SqlStorageValue> {
 function problems(row: CandidateRow, key: ParsedKey | undefined): string[] {
   const found: string[] = [];
   if (!key) found.push("malformed item key");
-  else if (!knownKind(key.kind)) found.push(`unknown item kind "${key.kind}"`);
+  else if (!isItemKind(key.kind)) found.push(`unknown item kind "${key.kind}"`);
   if (row.nonpositive > 0) found.push("count is not a positive integer");
   if (row.self > 0) found.push("item paired with itself");
   return found;
@@ -74,7 +75,7 @@ export function relatedTo(db: Db, sources: readonly string[], limit: number): Re
       if (bad.length > 0) {
         console.error(JSON.stringify({ event: "covisit_bad_row", item: from.length === 1 ? from[0] : from, other: row.other, reasons: bad }));
       }
-      if (!key || !knownKind(key.kind) || exclude.has(row.other) || row.count < 1) continue;
+      if (!key || !isItemKind(key.kind) || exclude.has(row.other) || row.count < 1) continue;
       candidates.push({ row, key });
     }
     const alive = existing(

@@ -23,7 +23,8 @@
  * it (src/context/access.ts); one it restores comes back without the
  * associations its removal dropped.
  */
-import { itemKey, recordRemoval } from "../context/access";
+import { recordRemoval } from "../context/access";
+import { itemKey } from "../items";
 import { DomainError } from "../errors";
 import type { InverseKind, InverseOp, Phrase } from "../history";
 import { childrenOf, deleteDocument, getDocument, putDocument, type DocumentOp } from "./rows";

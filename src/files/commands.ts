@@ -14,7 +14,7 @@
  */
 import { DomainError } from "../errors";
 import { LIMITS } from "../limits";
-import { itemKey, type ItemEffects } from "../context/access";
+import { itemKey, type ItemEffects } from "../items";
 import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { ancestors, displayPath, normalisePath } from "./path";

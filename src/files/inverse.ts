@@ -16,7 +16,8 @@
  * (src/context/access.ts). A file an undo restores comes back without the
  * associations its deletion dropped: they regrow with use.
  */
-import { itemKey, recordRemoval, recordRename } from "../context/access";
+import { recordRemoval, recordRename } from "../context/access";
+import { itemKey } from "../items";
 import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
 import type { InverseKind, InverseOp, Phrase } from "../history";

@@ -22,11 +22,10 @@
  * validate: callers pass canonical paths (src/files/path.ts) and check sizes
  * and conflicts first.
  */
-import { itemKey } from "../context/access";
 import { chunksFor, placeholders, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyFile } from "../priority/classify";
-import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";
+import { itemKey, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type ItemStats, type StatsRow } from "../items";
 
 export interface FileRow extends StatsRow, Record<string, SqlStorageValue> {
   id: number;
@@ -82,7 +81,7 @@ export function writeFile(w: WriteScope, path: string, content: string, restore?
   const freeId = restore && !w.db.one("SELECT 1 AS taken FROM files WHERE id = ?", restore.id) ? restore.id : null;
   w.db.run(
     `INSERT INTO files (id, path, content, created_at, updated_at, ${STATS_COLUMNS})
-     VALUES (?1, ?2, ?3, ?4, ?5, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+     VALUES (?1, ?2, ?3, ?4, ?5, ${statsPlaceholders(7)})
      ON CONFLICT (path) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at, category = excluded.category,
        created_at = CASE WHEN ?6 THEN excluded.created_at ELSE files.created_at END`,
     freeId,

@@ -7,7 +7,8 @@
  * cannot be applied (restoring an observation on an entity that no longer
  * exists) throws a Conflict, which rolls the whole undo back.
  */
-import { itemKey, recordRemoval } from "../context/access";
+import { recordRemoval } from "../context/access";
+import { itemKey } from "../items";
 import { DomainError } from "../errors";
 import type { InverseKind, InverseOp, Phrase } from "../history";
 import { idsByName } from "./rows";

@@ -17,10 +17,11 @@
  *   An op bigger than that gets a part of its own; a domain keeps each op
  *   well under the 2 MB row limit (src/files/store.ts says how for files).
  */
+import type { Json } from "../storage/json";
 import { jsonBatches, type Db } from "../storage/sql";
 import type { ModelOptions } from "../priority/model";
 
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type { Json };
 
 /** An inverse op: a small JSON object whose `kind` names the domain applier that replays it. */
 export type InverseOp = { kind: string } & { [key: string]: Json };

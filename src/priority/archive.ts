@@ -44,8 +44,7 @@ import { LIMITS } from "../limits";
 import { deleteFile } from "../files/store";
 import { deleteEntityRow } from "../graph/writes";
 import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
-import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "./columns";
-import { ITEM_TABLES, type ItemKind } from "./items";
+import { ITEM_TABLES, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type ItemKind, type ItemStats, type StatsRow } from "../items";
 
 export type { ItemStats };
 
@@ -268,5 +267,5 @@ export function pruneItem(w: WriteScope, kind: ItemKind, name: string, priority:
 /** Writes an item's priority columns (a restored item gets its statistics back). */
 export function writeStats(db: Db, kind: ItemKind, name: string, s: ItemStats): void {
   const t = ITEM_TABLES[kind];
-  db.run(`UPDATE ${t.table} SET (${STATS_COLUMNS}) = (?, ?, ?, ?, ?, ?, ?, ?) WHERE ${t.keyColumn} = ?`, ...statsValues(s, s.category), name);
+  db.run(`UPDATE ${t.table} SET (${STATS_COLUMNS}) = (${statsPlaceholders()}) WHERE ${t.keyColumn} = ?`, ...statsValues(s, s.category), name);
 }

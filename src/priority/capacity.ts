@@ -14,7 +14,7 @@
  */
 import type { Db } from "../storage/sql";
 import { TIERS, type Tier } from "./model";
-import { ITEM_TABLES } from "./items";
+import { ITEM_TABLES } from "../items";
 import { readState, writeState } from "./state";
 
 export const LIMIT_NAMES = ["total", ...TIERS] as const;

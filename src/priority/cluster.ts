@@ -18,7 +18,7 @@
  * exact up to the cap.)
  */
 import type { Db } from "../storage/sql";
-import type { ItemRef } from "./items";
+import type { ItemRef } from "../items";
 
 /** A co-visit pair counts as a relation once seen in this many sessions. */
 export const MIN_COVISITS = 2;

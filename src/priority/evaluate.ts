@@ -36,7 +36,7 @@
 import type { Db } from "../storage/sql";
 import type { RecordingScope } from "../history";
 import type { Settings } from "../settings";
-import type { ItemRef } from "./items";
+import type { ItemRef } from "../items";
 import { excess, hasLimits, limitUse, readCapacity, usage, type CapacityLimits, type LimitName, type LimitUse, type Usage } from "./capacity";
 import { priority, TIERS, type ModelOptions, type Tier } from "./model";
 import { modelOptions } from "./weights";

@@ -20,7 +20,8 @@
 import { DomainError, listNames } from "../errors";
 import type { Db } from "../storage/sql";
 import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
-import { ITEM_TABLES, byKind, canonicalKey, itemRef, type ItemRef } from "./items";
+import { canonicalKey } from "../files/path";
+import { ITEM_TABLES, byKind, itemRef, type ItemRef } from "../items";
 import { DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";
 
 export type MarkOp = { kind: "mark"; item: string; prior: { important: boolean; tier: string } };

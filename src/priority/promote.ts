@@ -19,7 +19,7 @@
 import type { Db } from "../storage/sql";
 import type { InverseOp } from "../history";
 import { clusterSizes } from "./cluster";
-import { ITEM_KINDS, ITEM_TABLES, byKind, type ItemKind, type ItemRef } from "./items";
+import { ITEM_KINDS, ITEM_TABLES, byKind, type ItemKind, type ItemRef } from "../items";
 import { tierFor, type ModelOptions, type Tier } from "./model";
 import { readState, writeState } from "./state";
 

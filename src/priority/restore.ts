@@ -39,7 +39,7 @@ import type { WriteScope } from "../history";
 import type { ArchiveEntry } from "./archive";
 import { LIMITS } from "../limits";
 import { archivedLink, deleteArchive, getArchive, link, relink, writeStats, type ArchivedRelation, type DocPayload, type ItemStats, type Payload } from "./archive";
-import { canonicalKey } from "./items";
+import { canonicalKey } from "../files/path";
 import { keptRowOf, reconnect, retryKept, type DeferredRelation, type PendingRelation } from "./relations";
 import { ACCESS_WEIGHTS, DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";
 

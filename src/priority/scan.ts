@@ -8,7 +8,7 @@
 import type { Db, SqlValue } from "../storage/sql";
 import { BoundedHeap } from "./heap";
 import { priorityInputOf } from "./columns";
-import { ITEM_KINDS, ITEM_TABLES, type ItemKind } from "./items";
+import { ITEM_KINDS, ITEM_TABLES, type ItemKind } from "../items";
 import { DAY_MS, priority, tierFor, type ModelOptions, type PriorityInput, type Tier } from "./model";
 
 /** An item's stored priority columns and its priority now. */

@@ -28,7 +28,7 @@
  */
 import { chunksFor, type Db } from "../storage/sql";
 import { clusterSizes } from "./cluster";
-import { ITEM_TABLES, byKind, itemRef, type ItemRef } from "./items";
+import { ITEM_TABLES, byKind, itemRef, type ItemRef } from "../items";
 import { ACCESS_WEIGHTS, DEFAULT_MODEL, RELEVANCE_CAP, RELEVANCE_STEP, tierFor, type AccessWeightKind, type ModelOptions } from "./model";
 
 export interface Retrieval {
