@@ -11,7 +11,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import type { Caller } from "./auth/caller";
+import type { AppEnv } from "./app";
 import { authenticate, originAllowed } from "./auth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
@@ -25,8 +25,6 @@ import { ui } from "./ui/routes";
 
 export { MemoryContext } from "./context/MemoryContext";
 export { Registry } from "./registry/Registry";
-
-export type AppEnv = { Bindings: Env; Variables: { caller: Caller } };
 
 const app = new Hono<AppEnv>();
 

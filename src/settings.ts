@@ -5,9 +5,8 @@
  * listed in the README's Settings table.
  */
 import { z } from "zod";
-import { SEARCH_RANGES } from "./search/options";
 import { hasLinks, utf8Bytes } from "./documents/links";
-import { LIMITS } from "./limits";
+import { LIMITS, SEARCH_RANGES } from "./limits";
 import { parseCategoryWeights } from "./priority/weights";
 
 /** A numeric var: wrangler vars arrive as strings (or numbers in wrangler.toml). */

@@ -19,7 +19,7 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../index";
+import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
 import { checkLimits, LIMIT_NAMES, MAX_LIMIT } from "../priority/capacity";
 import { contextCache } from "../auth/cache";

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { isAdmin } from "../auth/caller";
 import type { DomainFailure, ErrorKind } from "../errors";
-import type { AppEnv } from "../index";
+import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN } from "../limits";
 
 const STATUS: Record<ErrorKind, ContentfulStatusCode> = {

@@ -9,7 +9,7 @@
  *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../index";
+import type { AppEnv } from "../app";
 import { emptyImportReport, type ImportItem, type ImportReport } from "../graph/import";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
 import { audit } from "./audit";

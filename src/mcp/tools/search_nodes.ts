@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../../limits";
-import { SEARCH_RANGES } from "../../search/options";
+import { SEARCH_RANGES } from "../../limits";
 import { EntityOut, RelationOut } from "../schemas";
 import { callContext, defineTool, reply } from "../tool";
 
