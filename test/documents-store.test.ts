@@ -7,6 +7,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { itemSink } from "../src/context/access";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { Db } from "../src/storage/sql";
 import { titleOf } from "../src/documents/links";
@@ -26,6 +27,7 @@ const scope = (db: Db, now: number, notes: [string | readonly string[], InverseO
   db,
   now,
   rec: { note: (items, op) => void notes.push([items, op]) },
+  items: itemSink(db),
 });
 
 /** Runs `fn` in a fresh context's object, inside one transaction as MemoryContext does. */

@@ -69,7 +69,7 @@ import type { ModelOptions } from "../priority/model";
 import { relationWatch } from "../priority/promote";
 import { settings, type Settings } from "../settings";
 import { itemKey } from "../items";
-import { accessOptions, recordRemoval, reportEffects, type AccessOptions, type ItemEffects, type RelatedItem } from "./access";
+import { accessOptions, itemSink, recordRemoval, reportEffects, type AccessOptions, type ItemEffects, type RelatedItem } from "./access";
 import type { CallMeta } from "../storage/meta";
 import { migrate } from "../storage/migrations";
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
@@ -165,7 +165,7 @@ export class MemoryContext extends DurableObject<Env> {
     return this.ctx.storage.transactionSync(() => {
       const relations = relationWatch();
       const rec = new ChangeRecorder(this.db, meta, now, INVERSES, relations.onNote);
-      const value = fn({ db: this.db, now, rec, model });
+      const value = fn({ db: this.db, now, rec, model, items: itemSink(this.db) });
       // Relating items can put them in a cluster (long term): both ends are re-counted once per call (src/priority/promote.ts).
       relations.refresh(this.db, model);
       // The search indexes commit with the rows they describe.

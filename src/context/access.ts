@@ -13,7 +13,7 @@
  * (`recordRemoval`, `recordRename`), so what hangs off this hook stays true.
  */
 import { covisit, covisitForget, covisitRename, type RelatedItem } from "../covisit";
-import type { Access, AccessKind, ItemEffects, Move } from "../items";
+import type { Access, AccessKind, ItemEffects, ItemSink, Move } from "../items";
 import { DEFAULT_MODEL, type AccessWeightKind, type ModelOptions } from "../priority/model";
 import { trackRetrievals } from "../priority/track";
 import { modelOptions } from "../priority/weights";
@@ -86,6 +86,12 @@ export function recordRemoval(db: Db, items: readonly string[]): void {
 export function recordRename(db: Db, moves: readonly Move[]): void {
   covisitRename(db, moves);
 }
+
+/** The item sink of a write scope: removals and renames reach the hook as the write makes them. */
+export const itemSink = (db: Db): ItemSink => ({
+  removed: (keys) => recordRemoval(db, keys),
+  moved: (moves) => recordRename(db, moves),
+});
 
 /** Reports everything a call did to items, renames and removals first; returns what is related to its retrievals. */
 export function reportEffects(db: Db, effects: ItemEffects, now: number, meta: CallMeta, options?: AccessOptions): RelatedItem[] {

@@ -23,7 +23,6 @@
  * it (src/context/access.ts); one it restores comes back without the
  * associations its removal dropped.
  */
-import { recordRemoval } from "../context/access";
 import { itemKey } from "../items";
 import { DomainError } from "../errors";
 import type { InverseKind, InverseOp, Phrase } from "../history";
@@ -45,7 +44,7 @@ const document: InverseKind = {
         throw conflict(`document "${op.id}" has child documents now (${children.slice(0, 5).join(", ")}), so its creation cannot be undone`);
       }
       deleteDocument(w, op.id);
-      recordRemoval(w.db, [itemKey.doc(op.id)]);
+      w.items.removed([itemKey.doc(op.id)]);
       return;
     }
     const { parent } = op.prior;

@@ -22,7 +22,7 @@
  */
 import { chunksFor, placeholders, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
-import { classifyDocument } from "../priority/classify";
+import { classifyDocument } from "../items";
 import { itemKey, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type ItemStats, type StatsRow } from "../items";
 import { cjkIndexText } from "./cjk";
 import { ROOT_ID, titleOf } from "./links";
@@ -66,7 +66,7 @@ export function getDocument(db: Db, id: string): DocumentRow | undefined {
  * puts a prior row back: its seq when still free, its times instead of now,
  * and for a document it brings back its priority columns (use, category,
  * mark, tier). Every content write sets the category the classifier gives
- * the id, title and new content (src/priority/classify.ts): a child starts
+ * the id, title and new content (src/items/classify.ts): a child starts
  * as `# id`, so its category follows what it is filled with.
  */
 export function putDocument(w: WriteScope, id: string, content: string, parent: string | null, restore?: DocumentPrior): DocumentRow | null {

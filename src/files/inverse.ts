@@ -16,7 +16,6 @@
  * (src/context/access.ts). A file an undo restores comes back without the
  * associations its deletion dropped: they regrow with use.
  */
-import { recordRemoval, recordRename } from "../context/access";
 import { itemKey } from "../items";
 import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
@@ -43,7 +42,7 @@ const file: InverseKind = {
     if (op.prior === null) {
       if (!current) return;
       deleteFile(w, op.path);
-      recordRemoval(w.db, [itemKey.file(op.path)]);
+      w.items.removed([itemKey.file(op.path)]);
       return;
     }
     const why = current ? undefined : blocked(w.db, op.path);
@@ -63,7 +62,7 @@ const fileMove: InverseKind = {
     const why = readFile(w.db, op.from) ? `${op.from} exists again` : blocked(w.db, op.from);
     if (why) throw conflict(`${why}, so ${op.to} cannot be moved back to ${op.from}`);
     moveFile(w, op.to, op.from, op.updatedAt);
-    recordRename(w.db, [{ from: itemKey.file(op.to), to: itemKey.file(op.from) }]);
+    w.items.moved([{ from: itemKey.file(op.to), to: itemKey.file(op.from) }]);
   },
   describe: (raw): Phrase => {
     const op = as<FileMoveOp>(raw);

@@ -24,7 +24,7 @@
  */
 import { chunksFor, placeholders, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
-import { classifyFile } from "../priority/classify";
+import { classifyFile } from "../items";
 import { itemKey, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type ItemStats, type StatsRow } from "../items";
 
 export interface FileRow extends StatsRow, Record<string, SqlStorageValue> {
@@ -74,7 +74,7 @@ export function readFile(db: Db, path: string): FileRow | undefined {
  * its times instead of now; a file it brings back gets its old priority
  * columns too (use, category, mark, tier). Every content write sets the
  * category the classifier gives the path and new content
- * (src/priority/classify.ts); a file's use and mark survive its edits.
+ * (src/items/classify.ts); a file's use and mark survive its edits.
  */
 export function writeFile(w: WriteScope, path: string, content: string, restore?: FilePrior): FileRow | null {
   const prior = readFile(w.db, path) ?? null;

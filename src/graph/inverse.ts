@@ -7,7 +7,6 @@
  * cannot be applied (restoring an observation on an entity that no longer
  * exists) throws a Conflict, which rolls the whole undo back.
  */
-import { recordRemoval } from "../context/access";
 import { itemKey } from "../items";
 import { DomainError } from "../errors";
 import type { InverseKind, InverseOp, Phrase } from "../history";
@@ -28,7 +27,7 @@ const entity: InverseKind = {
       if (id === undefined) return;
       deleteEntityRow(w, id);
       // As delete_entities does: a re-created entity of that name must not inherit these associations.
-      recordRemoval(w.db, [itemKey.entity(op.name)]);
+      w.items.removed([itemKey.entity(op.name)]);
       return;
     }
     if (id !== undefined) throw conflict(`entity "${op.name}" exists again, so its deletion cannot be undone`);

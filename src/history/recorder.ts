@@ -17,8 +17,10 @@
  *   An op bigger than that gets a part of its own; a domain keeps each op
  *   well under the 2 MB row limit (src/files/store.ts says how for files).
  */
+import type { ItemSink } from "../items";
 import type { Json } from "../storage/json";
 import { jsonBatches, type Db } from "../storage/sql";
+// upward: a write scope carries the deployment's priority model for the appliers that decide a tier (type only)
 import type { ModelOptions } from "../priority/model";
 
 export type { Json };
@@ -26,11 +28,12 @@ export type { Json };
 /** An inverse op: a small JSON object whose `kind` names the domain applier that replays it. */
 export type InverseOp = { kind: string } & { [key: string]: Json };
 
-/** What a store function writes through: the database, the clock and the recorder. */
+/** What a store function writes through: the database, the clock, the recorder and where removed or re-keyed items are reported. */
 export interface WriteScope {
   db: Db;
   now: number;
   rec: Recorder;
+  items: ItemSink;
   /**
    * The deployment's priority model (MEMORY_CATEGORY_WEIGHTS,
    * SEMANTIC_CLUSTER_THRESHOLD), read from the settings at the start of each

@@ -18,6 +18,17 @@ export interface Move {
   to: string;
 }
 
+/**
+ * Where a write reports, as it goes, the items it removed or re-keyed
+ * (an undo's appliers, pruning), so that what hangs off items (the access
+ * hook's co-visitation, src/context/access.ts) follows them in the same
+ * transaction. The runner of recorded writes supplies it.
+ */
+export interface ItemSink {
+  removed(keys: readonly string[]): void;
+  moved(moves: readonly Move[]): void;
+}
+
 export interface ItemEffects {
   accesses: Access[];
   /** Keys of items that no longer exist. */

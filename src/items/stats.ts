@@ -14,6 +14,12 @@
 import type { Json } from "../storage/json";
 import { placeholders } from "../storage/sql";
 
+export const CATEGORIES = ["personal", "technical", "project", "casual", "general"] as const;
+/** What an item is about (its `category` column): the classifier (./classify.ts) decides it from the item's text. */
+export type Category = (typeof CATEGORIES)[number];
+
+export const isCategory = (c: string): c is Category => (CATEGORIES as readonly string[]).includes(c);
+
 /** The priority columns of one row, camel-cased (created_at stays with each domain's own times). */
 export interface ItemStats {
   [key: string]: Json;

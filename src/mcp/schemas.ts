@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
-import { CATEGORIES } from "../priority/model";
+import { CATEGORIES } from "../items";
 
 // C0 controls and DEL; observations may still hold tabs and line breaks.
 const CONTROL = /[\u0000-\u001f\u007f]/;

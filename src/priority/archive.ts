@@ -21,7 +21,7 @@
  * Pruning deletes through each domain's recorded primitive (graph/writes,
  * files/store, documents/rows), so history records it like any delete, the
  * search index follows at the end of the transaction, and co-visitation
- * forgets the item (recordRemoval).
+ * forgets the item (`w.items.removed`).
  *
  * ## History (op kind "archive")
  * Archive rows change only through `putArchive` / `deleteArchive`, which note
@@ -35,7 +35,6 @@
  * A payload stays under ARCHIVE_MAX_BYTES (the row and the op recording it
  * must fit a 2 MB row); an item too large for that is kept and reported.
  */
-import { recordRemoval } from "../context/access";
 import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
 import { utf8Bytes } from "../documents/links";
@@ -259,7 +258,7 @@ export function pruneItem(w: WriteScope, kind: ItemKind, name: string, priority:
   if (payload.kind === "entity") deleteEntityRow(w, payload.id);
   else if (payload.kind === "file") deleteFile(w, payload.path);
   else deleteDocument(w, payload.id);
-  recordRemoval(w.db, [item]);
+  w.items.removed([item]);
   putArchive(w, { id: null, item, payload, priority, reason, archivedAt: w.now });
   return "archived";
 }

@@ -10,7 +10,7 @@ import type { Db } from "../storage/sql";
 import { hasLimits, limitUse, readCapacity, usage, type CapacityLimits, type LimitUse } from "./capacity";
 import { lastEvaluation, nextEvaluation, type Evaluation, type EvaluationOptions } from "./evaluate";
 import { ITEM_TABLES, type ItemKind } from "../items";
-import { CATEGORIES } from "./model";
+import { CATEGORIES } from "../items";
 import { topItems } from "./scan";
 
 export const TOP_ITEMS = 10;

@@ -17,6 +17,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { capture, DomainError, type Outcome } from "../errors";
 import { DEFAULT_CONTEXT } from "../limits";
+// upward: the Registry stores grants in the shape auth defines and checks (type only)
 import type { Grant } from "../auth/grants";
 import { migrate } from "../storage/migrations";
 import { Db } from "../storage/sql";
