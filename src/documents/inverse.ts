@@ -25,17 +25,13 @@
  */
 import { itemKey } from "../items";
 import { DomainError } from "../errors";
-import type { InverseKind, InverseOp, Phrase } from "../history";
+import type { InverseKind, InverseKinds, Phrase } from "../history";
 import { childrenOf, deleteDocument, getDocument, putDocument, type DocumentOp } from "./rows";
 
 const conflict = (message: string) => new DomainError("Conflict", `${message}; nothing was undone.`);
 
-/** Narrows a stored op to the shape rows.ts noted. */
-const as = <T>(op: InverseOp) => op as unknown as T;
-
-const document: InverseKind = {
-  apply(w, raw) {
-    const op = as<DocumentOp>(raw);
+const document: InverseKind<DocumentOp> = {
+  apply(w, op) {
     const current = getDocument(w.db, op.id);
     if (op.prior === null) {
       if (!current) return;
@@ -56,10 +52,9 @@ const document: InverseKind = {
     }
     putDocument(w, op.id, op.prior.content, parent, op.prior);
   },
-  describe: (raw): Phrase => {
-    const op = as<DocumentOp>(raw);
+  describe: (op): Phrase => {
     return { action: op.deleted ? "-" : op.prior === null ? "+" : "~", noun: "doc", name: op.id };
   },
 };
 
-export const documentInverses: Readonly<Record<string, InverseKind>> = { document };
+export const documentInverses: InverseKinds<DocumentOp> = { document };

@@ -44,6 +44,8 @@ export interface FileRow extends StatsRow, Record<string, SqlStorageValue> {
 export type FilePrior = { id: number; content: string; base64?: true; createdAt: number; updatedAt: number; stats?: ItemStats };
 export type FileOp = { kind: "file"; path: string; prior: FilePrior | null; deleted?: true };
 export type FileMoveOp = { kind: "fileMove"; from: string; to: string; updatedAt: number };
+/** The files' inverse ops, by kind. */
+export type FilesOp = FileOp | FileMoveOp;
 
 /** Bytes of escaped JSON past which content is kept in base64 (at most 4/3 of the 1 MB a file holds). */
 const PLAIN_JSON_MAX_BYTES = 1536 * 1024;

@@ -41,6 +41,8 @@ export type RowPrior = { id: number; createdAt: number };
 export type EntityOp = { kind: "entity"; name: string; prior: EntityPrior | null };
 export type ObservationOp = { kind: "observation"; entity: string; content: string; prior: RowPrior | null };
 export type RelationOp = { kind: "relation"; from: string; to: string; relationType: string; prior: RowPrior | null };
+/** The graph's inverse ops, by kind. */
+export type GraphOp = EntityOp | ObservationOp | RelationOp;
 
 /** `id` when no row of `table` has it, else null (let SQLite choose). */
 function freeId(db: Db, table: "entities" | "observations" | "relations", id: number | undefined): number | null {

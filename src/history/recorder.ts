@@ -25,7 +25,12 @@ import type { ModelOptions } from "../priority/model";
 
 export type { Json };
 
-/** An inverse op: a small JSON object whose `kind` names the domain applier that replays it. */
+/**
+ * An inverse op: a small JSON object whose `kind` names the domain applier
+ * that replays it. A domain types its ops as a union discriminated by `kind`
+ * (src/graph/writes.ts GraphOp) and its appliers with InverseKinds, so each
+ * applier is handed ops of its own kind, typed.
+ */
 export type InverseOp = { kind: string } & { [key: string]: Json };
 
 /** What a store function writes through: the database, the clock, the recorder and where removed or re-keyed items are reported. */
@@ -66,12 +71,15 @@ export interface Phrase {
 }
 
 /** How a domain undoes and describes one kind of inverse op. */
-export interface InverseKind {
+export interface InverseKind<O extends InverseOp = InverseOp> {
   /** Replays `op` through `w` (so the replay is itself recorded); throws DomainError("Conflict") when it cannot. */
-  apply(w: WriteScope, op: InverseOp): void;
+  apply(w: WriteScope, op: O): void;
   /** The forward change this inverse undoes, for summaries. */
-  describe(op: InverseOp): Phrase;
+  describe(op: O): Phrase;
 }
+
+/** A domain's appliers: one for each kind of its op union `O`, given ops of that kind (the registry routes stored ops by `kind`). */
+export type InverseKinds<O extends InverseOp> = { readonly [K in O["kind"]]: InverseKind<Extract<O, { kind: K }>> };
 
 export type InverseRegistry = ReadonlyMap<string, InverseKind>;
 

@@ -42,7 +42,7 @@ import { deleteDocument, getDocument, putDocument } from "../documents/rows";
 import { LIMITS } from "../limits";
 import { deleteFile } from "../files/store";
 import { deleteEntityRow } from "../graph/writes";
-import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
+import type { InverseKind, InverseKinds, Phrase, WriteScope } from "../history";
 import { ITEM_TABLES, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type ItemKind, type ItemStats, type StatsRow } from "../items";
 
 export type { ItemStats };
@@ -96,7 +96,7 @@ const entryOf = (r: ArchiveRow): ArchiveEntry => ({
   archivedAt: r.archived_at,
 });
 
-const note = (w: WriteScope, op: ArchiveOp) => w.rec.note(op.item, op as unknown as InverseOp);
+const note = (w: WriteScope, op: ArchiveOp) => w.rec.note(op.item, op);
 
 export function getArchive(db: Db, id: number): ArchiveEntry | undefined {
   const r = db.one<ArchiveRow>("SELECT * FROM archive WHERE id = ?", id);
@@ -134,9 +134,8 @@ export function deleteArchive(w: WriteScope, id: number): ArchiveEntry | undefin
   return prior;
 }
 
-const archive: InverseKind = {
-  apply(w, raw) {
-    const op = raw as unknown as ArchiveOp;
+const archive: InverseKind<ArchiveOp> = {
+  apply(w, op) {
     if (op.prior === null) {
       deleteArchive(w, op.id);
       return;
@@ -147,13 +146,12 @@ const archive: InverseKind = {
     }
     putArchive(w, op.prior);
   },
-  describe: (raw): Phrase => {
-    const op = raw as unknown as ArchiveOp;
+  describe: (op): Phrase => {
     return { action: op.deleted ? "-" : op.prior === null ? "+" : "~", noun: "archive", name: op.item };
   },
 };
 
-export const archiveInverses: Readonly<Record<string, InverseKind>> = { archive };
+export const archiveInverses: InverseKinds<ArchiveOp> = { archive };
 
 type Row<T> = T & StatsRow & Record<string, SqlStorageValue>;
 
