@@ -55,7 +55,7 @@ import type { CallMeta } from "../storage/meta";
 import { migrate } from "../storage/migrations";
 import { Db } from "../storage/sql";
 import type { RelatedItem } from "./access";
-import { PendingAccesses } from "./pending";
+import { PendingAccesses, realTimers, type Scheduler } from "./pending";
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
 import { Runner } from "./runner";
 import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
@@ -73,6 +73,8 @@ export class MemoryContext extends DurableObject<Env> {
   private readonly db: Db;
   /** The object's clock. Tests replace it (through runInDurableObject) instead of sleeping. */
   now: () => number = Date.now;
+  /** The timers that write pending search hits (./pending.ts). Tests replace it (like `now`) to advance time by hand. */
+  schedule: Scheduler = realTimers;
   /** The deployment's settings. Tests replace it (like `now`) to try other values. */
   config: () => Settings = () => settings(this.env);
   private readonly upkeep: Upkeep;
@@ -83,7 +85,11 @@ export class MemoryContext extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = new Db(ctx.storage.sql);
-    this.pending = new PendingAccesses(this.db, (fn) => ctx.storage.transactionSync(fn));
+    this.pending = new PendingAccesses(
+      this.db,
+      (fn) => ctx.storage.transactionSync(fn),
+      (fn, ms) => this.schedule(fn, ms),
+    );
     this.upkeep = new Upkeep(ctx.storage, this.db, (s, now) => this.evaluate(s, now));
     this.runner = new Runner({
       db: this.db,
