@@ -15,7 +15,7 @@ import type { AppEnv } from "./app";
 import { authenticate, originAllowed } from "./auth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
-import { CONTEXT_NAME_PATTERN, LIMITS } from "./limits";
+import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "./limits";
 import type { RequestScope } from "./mcp/server";
 import { serveMcpHttp } from "./mcp/http";
 import { chooseToolsets } from "./mcp/toolsets";
@@ -63,7 +63,7 @@ for (const path of ["/mcp", "/mcp/*", "/api/*"]) app.use(path, guard, limitBody)
 
 async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
   if (pinned !== undefined && !CONTEXT_NAME_PATTERN.test(pinned)) {
-    return c.json({ error: "invalid_context", message: "Context names match [a-z0-9][a-z0-9._-]{0,63}." }, 400);
+    return c.json({ error: "invalid_context", message: INVALID_CONTEXT_NAME }, 400);
   }
   const caller = c.get("caller");
   if (pinned !== undefined && roleFor(caller.grants, pinned) === undefined) {

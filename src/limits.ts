@@ -52,4 +52,10 @@ export const SEARCH_RANGES = {
 /** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */
 export const CONTEXT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
+/** The rule in words, for every message that rejects a context name: `${what} ${CONTEXT_NAME_RULE}`. */
+export const CONTEXT_NAME_RULE = "must match [a-z0-9][a-z0-9._-]{0,63}: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit";
+
+/** The message of a request that names an invalid context (the URL's or the body's). */
+export const INVALID_CONTEXT_NAME = `Context names ${CONTEXT_NAME_RULE}.`;
+
 export const DEFAULT_CONTEXT = "default";

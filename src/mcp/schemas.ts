@@ -4,7 +4,7 @@
  * limits come from src/limits.ts.
  */
 import { z } from "zod";
-import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, LIMITS } from "../limits";
 import { CATEGORIES } from "../items";
 
 // C0 controls and DEL; observations may still hold tabs and line breaks.
@@ -57,7 +57,7 @@ export const DeleteOut = { success: z.boolean(), message: z.string() };
 
 export const contextArg = z
   .string()
-  .regex(CONTEXT_NAME_PATTERN, "context must match [a-z0-9][a-z0-9._-]{0,63}")
+  .regex(CONTEXT_NAME_PATTERN, `context ${CONTEXT_NAME_RULE}`)
   .optional()
   .describe("Memory context to act on (default: the URL's, else the active one)");
 
