@@ -62,7 +62,7 @@ describe("documents store", () => {
       expect(deleteDocument(at(4), "a")).toMatchObject({ id: "a", content: "# A2\n" });
       expect(deleteDocument(at(5), "a")).toBeNull();
       const seq = prior?.seq;
-      // Priors carry the priority columns too, so undoing a delete restores them (src/priority/columns.ts).
+      // Priors carry the priority columns too, so undoing a delete restores them (src/items/stats.ts).
       const stats = { accessCount: 0, lastAccessedAt: null, category: "general", important: false, baseRelevance: 1, tier: "short", uses: 0, clusterSize: 0 };
       expect(notes).toEqual([
         ["doc:root", { kind: "document", id: "root", prior: null }],

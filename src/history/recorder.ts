@@ -48,7 +48,7 @@ export interface WriteScope {
   model?: ModelOptions;
 }
 
-/** The scope MemoryContext.write hands a call: a WriteScope whose recorder is the full ChangeRecorder (undo needs its seq). */
+/** The scope a write call is handed (src/context/runner.ts): a WriteScope whose recorder is the full ChangeRecorder (undo needs its seq). */
 export interface RecordingScope extends WriteScope {
   rec: ChangeRecorder;
 }
