@@ -10,7 +10,7 @@
 import { parentsOf } from "../documents/rows";
 import { existingFiles } from "../files/store";
 import { idsByName } from "../graph/rows";
-import { byKind, type ItemKind, type ParsedKey } from "../items";
+import { byKind, itemKey, type ItemKind, type ItemRef } from "../items";
 import type { Db } from "../storage/sql";
 
 type Exists = (db: Db, names: readonly string[]) => Set<string>;
@@ -21,17 +21,12 @@ const KINDS: Readonly<Record<ItemKind, Exists>> = {
   doc: (db, ids) => new Set(parentsOf(db, ids).keys()),
 };
 
-/** The subset of `keys` (all of known kinds) whose items exist now. */
-export function existing(db: Db, keys: readonly ParsedKey[]): Set<string> {
+/** The keys of the items of `refs` that exist now. */
+export function existing(db: Db, refs: readonly ItemRef[]): Set<string> {
   const out = new Set<string>();
-  for (const [kind, ofKind] of byKind(keys)) {
-    const exists = Object.hasOwn(KINDS, kind) ? KINDS[kind as ItemKind] : undefined;
-    if (!exists) continue;
-    for (const name of exists(
-      db,
-      ofKind.map((k) => k.name),
-    ))
-      out.add(`${kind}:${name}`);
+  for (const [kind, ofKind] of byKind(refs)) {
+    const names = ofKind.map((r) => r.name);
+    for (const name of KINDS[kind](db, names)) out.add(itemKey[kind](name));
   }
   return out;
 }

@@ -13,7 +13,7 @@
  * is skipped silently (deleting is normal). Neither ever fails the call.
  */
 import { placeholders, type Db } from "../storage/sql";
-import { isItemKind, parseKey, type ParsedKey } from "../items";
+import { isItemKind, itemRef, parseKey, type ItemRef, type ParsedKey } from "../items";
 import { existing } from "./kinds";
 
 export interface RelatedItem {
@@ -68,19 +68,20 @@ export function relatedTo(db: Db, sources: readonly string[], limit: number): Re
       page,
       offset,
     );
-    const candidates: { row: CandidateRow; key: ParsedKey }[] = [];
+    const candidates: { row: CandidateRow; ref: ItemRef }[] = [];
     for (const row of rows) {
       const key = parseKey(row.other);
       const bad = problems(row, key);
       if (bad.length > 0) {
         console.error(JSON.stringify({ event: "covisit_bad_row", item: from.length === 1 ? from[0] : from, other: row.other, reasons: bad }));
       }
-      if (!key || !isItemKind(key.kind) || exclude.has(row.other) || row.count < 1) continue;
-      candidates.push({ row, key });
+      const ref = itemRef(row.other);
+      if (!ref || exclude.has(row.other) || row.count < 1) continue;
+      candidates.push({ row, ref });
     }
     const alive = existing(
       db,
-      candidates.map((c) => c.key),
+      candidates.map((c) => c.ref),
     );
     for (const c of candidates) {
       if (alive.has(c.row.other) && out.length < limit) out.push({ item: c.row.other, count: c.row.count });
