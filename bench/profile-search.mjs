@@ -30,7 +30,7 @@ const { values: opts } = parseArgs({
 
 await withKeptDb(opts.db, async (copy, load) => {
   const { searchGraph, searchParams, Db } = await load(
-    `export { searchGraph, searchParams } from "./src/search/index.ts"; export { Db } from "./src/context/sql.ts";`,
+    `export { searchGraph, searchParams } from "./src/search/index.ts"; export { Db } from "./src/storage/sql.ts";`,
   );
 
   const sqlite = new DatabaseSync(copy);

@@ -11,11 +11,11 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import type { Caller } from "./auth/caller";
+import type { AppEnv } from "./app";
 import { authenticate, hostRefusal, originAllowed } from "./auth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
-import { CONTEXT_NAME_PATTERN, LIMITS } from "./limits";
+import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "./limits";
 import type { RequestScope } from "./mcp/server";
 import { serveMcpHttp } from "./mcp/http";
 import { chooseToolsets } from "./mcp/toolsets";
@@ -25,8 +25,6 @@ import { ui } from "./ui/routes";
 
 export { MemoryContext } from "./context/MemoryContext";
 export { Registry } from "./registry/Registry";
-
-export type AppEnv = { Bindings: Env; Variables: { caller: Caller } };
 
 const app = new Hono<AppEnv>();
 
@@ -68,7 +66,7 @@ for (const path of ["/mcp", "/mcp/*", "/api/*"]) app.use(path, guard, limitBody)
 
 async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
   if (pinned !== undefined && !CONTEXT_NAME_PATTERN.test(pinned)) {
-    return c.json({ error: "invalid_context", message: "Context names match [a-z0-9][a-z0-9._-]{0,63}." }, 400);
+    return c.json({ error: "invalid_context", message: INVALID_CONTEXT_NAME }, 400);
   }
   const caller = c.get("caller");
   if (pinned !== undefined && roleFor(caller.grants, pinned) === undefined) {

@@ -41,7 +41,21 @@ export const LIMITS = {
   viewChars: 16 * 1024,
 } as const;
 
+/** The ranges both the search settings (src/settings.ts) and the search_nodes arguments accept. */
+export const SEARCH_RANGES = {
+  minRelativeScore: { min: 0, max: 1 },
+  topPerToken: { min: 1, max: 20 },
+  maxPathLength: { min: 0, max: 10 },
+  maxTotalNodes: { min: 1, max: 200 },
+} as const;
+
 /** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */
 export const CONTEXT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** The rule in words, for every message that rejects a context name: `${what} ${CONTEXT_NAME_RULE}`. */
+export const CONTEXT_NAME_RULE = "must match [a-z0-9][a-z0-9._-]{0,63}: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit";
+
+/** The message of a request that names an invalid context (the URL's or the body's). */
+export const INVALID_CONTEXT_NAME = `Context names ${CONTEXT_NAME_RULE}.`;
 
 export const DEFAULT_CONTEXT = "default";

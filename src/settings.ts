@@ -5,9 +5,10 @@
  * listed in the README's Settings table.
  */
 import { z } from "zod";
-import { SEARCH_RANGES } from "./search/options";
+// upward: ROOT_TEMPLATE is checked with the documents' own rules for size and links
 import { hasLinks, utf8Bytes } from "./documents/links";
-import { LIMITS } from "./limits";
+import { LIMITS, SEARCH_RANGES } from "./limits";
+// upward: MEMORY_CATEGORY_WEIGHTS is parsed by the priority model that owns the categories' weights
 import { parseCategoryWeights } from "./priority/weights";
 
 /** A numeric var: wrangler vars arrive as strings (or numbers in wrangler.toml). */

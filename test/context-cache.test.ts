@@ -9,7 +9,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { contextCache } from "../src/auth/cache";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { registryOf } from "../src/registry/Registry";
 import { connectV2, freshContext, text } from "./helpers/clients";
 import { api, connectAs, createContext, mint } from "./helpers/teams";

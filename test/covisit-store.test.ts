@@ -6,7 +6,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { covisit, covisitMaintenance, MAX_ASSOCIATIONS_PER_ITEM, PAIR_WINDOW, SESSION_MAX_ITEMS } from "../src/covisit";
 import { DAY_MS } from "../src/history";
 import { settings, SettingsError } from "../src/settings";

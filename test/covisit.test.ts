@@ -6,7 +6,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { settings } from "../src/settings";
 import { CLIENTS, connectV1, freshContext, json, text, workerFetch, type ConnectOptions, type TestClient, type ToolResult } from "./helpers/clients";
 

@@ -7,8 +7,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { itemSink } from "../src/context/access";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { titleOf } from "../src/documents/links";
 import { deleteDocument, getDocument, putDocument } from "../src/documents/rows";
 import * as documents from "../src/documents/store";
@@ -26,6 +27,7 @@ const scope = (db: Db, now: number, notes: [string | readonly string[], InverseO
   db,
   now,
   rec: { note: (items, op) => void notes.push([items, op]) },
+  items: itemSink(db),
 });
 
 /** Runs `fn` in a fresh context's object, inside one transaction as MemoryContext does. */
@@ -60,7 +62,7 @@ describe("documents store", () => {
       expect(deleteDocument(at(4), "a")).toMatchObject({ id: "a", content: "# A2\n" });
       expect(deleteDocument(at(5), "a")).toBeNull();
       const seq = prior?.seq;
-      // Priors carry the priority columns too, so undoing a delete restores them (src/priority/columns.ts).
+      // Priors carry the priority columns too, so undoing a delete restores them (src/items/stats.ts).
       const stats = { accessCount: 0, lastAccessedAt: null, category: "general", important: false, baseRelevance: 1, tier: "short", uses: 0, clusterSize: 0 };
       expect(notes).toEqual([
         ["doc:root", { kind: "document", id: "root", prior: null }],

@@ -7,7 +7,7 @@
  */
 import { abortAllDurableObjects, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { connectV2, freshContext, text, workerFetch } from "./helpers/clients";
 import { as, changesOf, exportText, stubOf, unwrap } from "./helpers/context";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { TOOLSETS } from "../src/mcp/tool";
+import { CONTEXT_NAME_RULE, INVALID_CONTEXT_NAME } from "../src/limits";
 import { connectV1, connectV2, workerFetch } from "./helpers/clients";
 
 const init = (headers: Record<string, string> = {}) => ({
@@ -154,5 +155,14 @@ describe("2025-era requests (served statelessly, answered as JSON)", () => {
       expect(res.headers.get("Allow")).toBe("POST");
       expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
     }
+  });
+  it("rejects a context name in the URL with the one statement of the rule, for MCP and the API alike", async () => {
+    const f = workerFetch();
+    for (const url of ["http://127.0.0.1:8787/mcp/Bad%20Name", "http://127.0.0.1:8787/api/contexts/Bad%20Name/export"]) {
+      const res = await f(url, url.includes("/api/") ? { method: "GET" } : init());
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual({ error: "invalid_context", message: INVALID_CONTEXT_NAME });
+    }
+    expect(INVALID_CONTEXT_NAME).toContain(CONTEXT_NAME_RULE);
   });
 });

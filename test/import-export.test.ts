@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { exportArchivePage } from "../src/priority/transfer";
 import { connectV2, freshContext, json, workerFetch } from "./helpers/clients";
 import { registered, stubOf } from "./helpers/context";

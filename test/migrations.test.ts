@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { LATEST_VERSION, MIGRATIONS, migrate, schemaVersion } from "../src/context/migrations";
-import { Db } from "../src/context/sql";
+import { LATEST_VERSION, MIGRATIONS, migrate, schemaVersion } from "../src/storage/migrations";
+import { Db } from "../src/storage/sql";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { freshContext } from "./helpers/clients";
 

@@ -1,6 +1,6 @@
 /**
  * Categories: the keyword classifier's documented rules
- * (src/priority/classify.ts), an explicit category on create_entities (and
+ * (src/items/classify.ts), an explicit category on create_entities (and
  * its validation), and files and documents classified as their content is
  * written.
  */
@@ -8,8 +8,8 @@ import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
-import { classify, classifyDocument, classifyEntity, classifyFile, asciiHits, KEYWORDS, MAX_CLASSIFY_CHARS, unicodeHits } from "../src/priority/classify";
+import { Db } from "../src/storage/sql";
+import { classify, classifyDocument, classifyEntity, classifyFile, asciiHits, KEYWORDS, MAX_CLASSIFY_CHARS, unicodeHits } from "../src/items/classify";
 import { registered, stubOf } from "./helpers/context";
 import { CLIENTS, freshContext, text } from "./helpers/clients";
 

@@ -9,7 +9,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { CLUSTER_COUNT_CAP } from "../src/priority/cluster";
 import { as, stubOf, unwrap } from "./helpers/context";
 import { freshContext } from "./helpers/clients";

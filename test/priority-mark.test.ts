@@ -7,7 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { CLIENTS, freshContext, json, text, workerFetch, type TestClient } from "./helpers/clients";
 import { changesOf, exportText, stubOf } from "./helpers/context";
 

@@ -6,8 +6,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { LATEST_VERSION, MIGRATIONS, migrate } from "../src/context/migrations";
-import { Db } from "../src/context/sql";
+import { LATEST_VERSION, MIGRATIONS, migrate } from "../src/storage/migrations";
+import { Db } from "../src/storage/sql";
 import { flushSearchIndex } from "../src/search/indexer";
 import { freshContext } from "./helpers/clients";
 

@@ -42,7 +42,7 @@ describe("memory_stats", () => {
       counts: {
         kind: { entity: 5, file: 1, doc: 0 },
         tier: { short: 3, mid: 2, long: 1 },
-        // The file is casual: the keyword classifier reads "hello" (src/priority/classify.ts).
+        // The file is casual: the keyword classifier reads "hello" (src/items/classify.ts).
         category: { personal: 1, technical: 1, project: 0, casual: 2, general: 2 },
       },
       limits: [

@@ -9,13 +9,14 @@ import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { DEFAULT_ACCESS_OPTIONS } from "../src/context/access";
 import { MAX_PENDING, PendingAccesses, WRITE_DELAY_MS } from "../src/context/pending";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { DAY_MS, RELEVANCE_CAP, RELEVANCE_STEP } from "../src/priority/model";
 import { parseCategoryWeights } from "../src/priority/weights";
 import { settings, SettingsError } from "../src/settings";
 import { as, stubOf, unwrap } from "./helpers/context";
 import { CLIENTS, freshContext, json } from "./helpers/clients";
 import { api, connectAs, createContext, mint } from "./helpers/teams";
+import { manualTimers, type ManualTimers } from "./helpers/timers";
 
 const meta = as("tester");
 const T0 = Date.UTC(2026, 5, 1);
@@ -36,16 +37,18 @@ const rowOf = (db: Db, table: "entities" | "files" | "documents", key: "name" | 
   db.one<ItemRow>(`SELECT ${COLS} FROM ${table} WHERE ${key} = ?`, value);
 const entity = (db: Db, name: string) => rowOf(db, "entities", "name", name);
 
-/** Runs `fn` on a fresh context's object with its clock at T0. */
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-/** Lets the object's timers run: searches' hits are recorded WRITE_DELAY_MS after the first (src/context/pending.ts). */
-const afterWriteDelay = () => sleep(WRITE_DELAY_MS + 50);
-
-async function inObject<T>(fn: (instance: MemoryContext, db: Db, ctx: string) => T): Promise<T> {
+/**
+ * Runs `fn` on a fresh context's object with its clock at T0 and its timers
+ * in the test's hands: searches' hits are recorded WRITE_DELAY_MS after the
+ * first (src/context/pending.ts) once `timers.advance` gets there.
+ */
+async function inObject<T>(fn: (instance: MemoryContext, db: Db, ctx: string, timers: ManualTimers) => T): Promise<T> {
   const ctx = freshContext("prio");
   return runInDurableObject(stubOf(ctx), (instance: MemoryContext, state) => {
     instance.now = () => T0;
-    return fn(instance, new Db(state.storage.sql), ctx);
+    const timers = manualTimers();
+    instance.schedule = timers.schedule;
+    return fn(instance, new Db(state.storage.sql), ctx, timers);
   });
 }
 
@@ -64,7 +67,7 @@ describe("access tracking", () => {
   });
 
   it("counts a search hit as a quarter use, for every entity a search returns", async () => {
-    await inObject(async (instance, db) => {
+    await inObject((instance, db, _ctx, timers) => {
       unwrap(instance.createEntities([thing("kafka-broker", ["streams events"]), thing("billing", ["uses kafka"]), thing("other")], meta));
       unwrap(instance.createRelations([{ from: "kafka-broker", to: "billing", relationType: "feeds" }], meta));
       // The write counts both ends' clusters; make the stored size stale to see who refreshes it.
@@ -74,7 +77,7 @@ describe("access tracking", () => {
       expect(found.entities.map((e) => e.name).sort()).toEqual(["billing", "kafka-broker"]);
       // The search itself wrote nothing: its hits are recorded just after it answers.
       expect(entity(db, "billing")).toMatchObject({ access_count: 0, uses: 0 });
-      await afterWriteDelay();
+      timers.advance(WRITE_DELAY_MS);
       for (const name of ["kafka-broker", "billing"]) {
         expect(entity(db, name)).toMatchObject({ access_count: 1, uses: 0.25, last_accessed_at: T0, tier: "mid" });
         expect(entity(db, name)?.base_relevance).toBeCloseTo(1 + RELEVANCE_STEP * 0.25, 10);
@@ -88,11 +91,8 @@ describe("access tracking", () => {
   });
 
   it("writes a run of searches' hits together after the delay; a search neither writes nor sees earlier hits", async () => {
-    await inObject(async (instance, db) => {
-      // The object's clock at the real time: the alarm the write below sets (history trim) must not run, and
-      // so write what is pending, before this test looks.
-      const start = Date.now();
-      instance.now = () => start;
+    await inObject((instance, db, _ctx, timers) => {
+      const start = T0;
       unwrap(instance.createEntities([thing("gamma-ray", ["telescope data"])], meta));
       for (let i = 1; i <= 3; i++) {
         instance.now = () => start + i;
@@ -100,28 +100,29 @@ describe("access tracking", () => {
         // Not even the earlier searches' hits: the search did not write them first.
         expect(entity(db, "gamma-ray")).toMatchObject({ access_count: 0, uses: 0 });
       }
-      await sleep(WRITE_DELAY_MS / 4);
+      timers.advance(WRITE_DELAY_MS - 1);
       expect(entity(db, "gamma-ray")).toMatchObject({ access_count: 0 });
-      await afterWriteDelay();
+      timers.advance(1);
       // One batch, each search with its own time: the last one's is the last access.
       expect(entity(db, "gamma-ray")).toMatchObject({ access_count: 3, uses: 0.75, last_accessed_at: start + 3 });
     });
   });
 
   it(`writes the batch at once when ${MAX_PENDING} searches' hits are waiting`, async () => {
-    await runInDurableObject(stubOf(freshContext("prio")), async (instance: MemoryContext, state) => {
+    await runInDurableObject(stubOf(freshContext("prio")), (instance: MemoryContext, state) => {
       unwrap(instance.createEntities([thing("delta-wing")], meta));
       const db = new Db(state.storage.sql);
-      // Its own queue, with a delay no test waits for: only a full batch is written.
-      const pending = new PendingAccesses(db, (fn) => state.storage.transactionSync(fn), 60_000);
+      // Its own queue, on timers that move only when told: only a full batch is written without waiting.
+      const timers = manualTimers();
+      const pending = new PendingAccesses(db, (fn) => state.storage.transactionSync(fn), timers.schedule);
       const search = { accesses: [{ item: "entity:delta-wing", kind: "search" as const }], now: T0, meta, options: DEFAULT_ACCESS_OPTIONS };
       for (let i = 0; i < MAX_PENDING - 1; i++) pending.add(search);
-      await sleep(10);
+      timers.advance(0);
       expect(entity(db, "delta-wing")).toMatchObject({ access_count: 0 });
       pending.add(search);
-      await sleep(10);
+      timers.advance(0);
       expect(entity(db, "delta-wing")).toMatchObject({ access_count: MAX_PENDING });
-      pending.drop();
+      expect(timers.waiting()).toBe(0);
     });
   });
 
@@ -140,14 +141,14 @@ describe("access tracking", () => {
   });
 
   it("tracks files on view and documents on read (direct) and on search (a quarter)", async () => {
-    await inObject(async (instance, db) => {
+    await inObject((instance, db, _ctx, timers) => {
       unwrap(instance.createFile("notes/x.md", "quarterly numbers", false, meta));
       unwrap(instance.viewFile("/notes/x.md", undefined, meta));
       expect(rowOf(db, "files", "path", "notes/x.md")).toMatchObject({ access_count: 1, uses: 1, last_accessed_at: T0, tier: "mid" });
       unwrap(instance.updateDocument("root", "# Root\n\nquarterly plan", meta));
       unwrap(instance.readDocument("root", meta));
       unwrap(instance.searchDocuments("quarterly", 10, meta));
-      await afterWriteDelay();
+      timers.advance(WRITE_DELAY_MS);
       expect(rowOf(db, "documents", "id", "root")).toMatchObject({ access_count: 2, uses: 1.25, tier: "mid" });
     });
   });

@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { DAY_MS, trimHistory } from "../src/history";
 import { TRIM_BATCH } from "../src/history/retention";
 import { settings, SettingsError } from "../src/settings";

@@ -1,7 +1,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { COMPACT_QUIET_MS } from "../src/context/upkeep";
 import { searchGraph, searchParams } from "../src/search";
 import { COMPACT_MIN_PAGES, compacting, compactionStep, indexShape, SEARCH_INDEXES } from "../src/search/compact";

@@ -1,7 +1,8 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Db } from "../src/context/sql";
-import { migrate, MIGRATIONS } from "../src/context/migrations";
+import { itemSink } from "../src/context/access";
+import { Db } from "../src/storage/sql";
+import { migrate, MIGRATIONS } from "../src/storage/migrations";
 import { addObservations, createEntities, deleteEntities, deleteObservations } from "../src/graph/store";
 import { searchGraph } from "../src/search";
 import { flushSearchIndex } from "../src/search/indexer";
@@ -12,7 +13,7 @@ import { registered } from "./helpers/context";
 const meta = { caller: "test", tool: "test" };
 const params = { minRelativeScore: 0.3, topPerToken: 1, maxPathLength: 5, maxTotalNodes: 50 };
 /** A write scope for calling graph store functions directly; nothing is recorded in history. */
-const scope = (db: Db, now: number) => ({ db, now, rec: { note: () => {} } });
+const scope = (db: Db, now: number) => ({ db, now, rec: { note: () => {} }, items: itemSink(db) });
 const stubFor = () => env.MEMORY.getByName(freshContext("index"));
 /** Index rows whose words match `word` (contentless tables still answer MATCH with rowids). */
 const indexed = (db: Db, word: string) => db.all<{ doc: number }>("SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?", `"${word}"`).map((r) => r.doc);

@@ -8,7 +8,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { connect, HUB_DEGREE, MAX_WALK_EDGES } from "../src/search/walk";
 import { as, stubOf, unwrap } from "./helpers/context";
 import { freshContext } from "./helpers/clients";

@@ -4,7 +4,7 @@
  */
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Db, JSON_PARAM_BYTES, jsonBatches, SqlError } from "../src/context/sql";
+import { Db, JSON_PARAM_BYTES, jsonBatches, SqlError } from "../src/storage/sql";
 import { freshContext } from "./helpers/clients";
 import { stubOf } from "./helpers/context";
 

@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { Db } from "../src/context/sql";
+import { Db } from "../src/storage/sql";
 import { PART_CHARS } from "../src/history/recorder";
 import { LIMITS } from "../src/limits";
 import { CLIENTS, freshContext, json, text, type TestClient } from "./helpers/clients";

@@ -26,7 +26,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect, it } from "vitest";
 import type { MemoryContext } from "../../src/context/MemoryContext";
-import { Db, type SqlValue } from "../../src/context/sql";
+import { Db, type SqlValue } from "../../src/storage/sql";
 import { searchGraph, searchParams } from "../../src/search";
 import { compactionStep, indexShape, SEARCH_INDEXES } from "../../src/search/compact";
 import { settings } from "../../src/settings";

@@ -4,7 +4,7 @@
  *   GET /api/audit[?limit=100&before=<id>]  -> {entries, nextBefore?}
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../index";
+import type { AppEnv } from "../app";
 import { registryOf } from "../registry/Registry";
 import { failed, invalid, requireAdmin } from "./http";
 

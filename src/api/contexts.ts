@@ -19,15 +19,15 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
-import type { AppEnv } from "../index";
-import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import type { AppEnv } from "../app";
+import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { checkLimits, LIMIT_NAMES, MAX_LIMIT } from "../priority/capacity";
 import { contextCache } from "../auth/cache";
 import { registryOf } from "../registry/Registry";
 import type { Capacity } from "../registry/types";
 import { failed, invalid, readBody, requireAdmin } from "./http";
 
-const name = z.string().regex(CONTEXT_NAME_PATTERN, "name must match [a-z0-9][a-z0-9._-]{0,63}");
+const name = z.string().regex(CONTEXT_NAME_PATTERN, `name ${CONTEXT_NAME_RULE}`);
 const description = z.string().max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`);
 const limit = z
   .number({ error: "must be a whole number" })
@@ -104,7 +104,7 @@ contexts.post("/", requireAdmin, async (c) => {
 
 contexts.patch("/:name", requireAdmin, async (c) => {
   const target = c.req.param("name");
-  if (!CONTEXT_NAME_PATTERN.test(target)) return invalid(c, "Context names match [a-z0-9][a-z0-9._-]{0,63}.");
+  if (!CONTEXT_NAME_PATTERN.test(target)) return invalid(c, INVALID_CONTEXT_NAME);
   const body = await readBody(c, UpdateContext);
   if (!body.ok) return body.response;
   const { description: d, readOnly, capacity: cap } = body.value;

@@ -8,8 +8,8 @@ import type { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { isAdmin } from "../auth/caller";
 import type { DomainFailure, ErrorKind } from "../errors";
-import type { AppEnv } from "../index";
-import { CONTEXT_NAME_PATTERN } from "../limits";
+import type { AppEnv } from "../app";
+import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME } from "../limits";
 
 const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
   Invalid: 400,
@@ -36,7 +36,7 @@ export const requireContext =
   (need: Need): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
     const name = c.req.param("name") ?? "";
-    if (!CONTEXT_NAME_PATTERN.test(name)) return invalid(c, "Context names match [a-z0-9][a-z0-9._-]{0,63}.");
+    if (!CONTEXT_NAME_PATTERN.test(name)) return invalid(c, INVALID_CONTEXT_NAME);
     const opened = await openContext(c.env, c.get("caller"), name, need);
     if (!opened.ok) return failed(c, opened);
     await next();

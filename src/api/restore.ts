@@ -10,7 +10,7 @@
  * Local workerd (wrangler dev, tests) has no PITR: the answer is 501.
  */
 import type { Context } from "hono";
-import type { AppEnv } from "../index";
+import type { AppEnv } from "../app";
 import { DAY_MS } from "../history";
 import { invalid as bad } from "./http";
 

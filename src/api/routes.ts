@@ -9,9 +9,9 @@
  *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
  */
 import { Hono } from "hono";
-import type { AppEnv } from "../index";
+import type { AppEnv } from "../app";
 import { emptyImportReport, type ImportItem, type ImportReport } from "../graph/import";
-import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
 import { contexts } from "./contexts";
 import { requireAdmin, requireContext } from "./http";
@@ -29,7 +29,7 @@ const EXPORT_HISTORY_PAGE_CHARS = 1024 * 1024;
 
 api.use("/contexts/:name/*", async (c, next) => {
   if (!CONTEXT_NAME_PATTERN.test(c.req.param("name") ?? "")) {
-    return c.json({ error: "invalid_context", message: "Context names match [a-z0-9][a-z0-9._-]{0,63}." }, 400);
+    return c.json({ error: "invalid_context", message: INVALID_CONTEXT_NAME }, 400);
   }
   await next();
 });

@@ -11,7 +11,7 @@
  */
 import type { Context } from "hono";
 import { openContext } from "../auth/access";
-import type { AppEnv } from "../index";
+import type { AppEnv } from "../app";
 import { LIMITS } from "../limits";
 import { failed, invalid } from "./http";
 

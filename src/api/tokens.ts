@@ -13,7 +13,7 @@ import { z } from "zod";
 import { tokenCache } from "../auth/cache";
 import { GRANT_PATTERN, grantProblem, ROLES } from "../auth/grants";
 import { mintToken } from "../auth/tokens";
-import type { AppEnv } from "../index";
+import type { AppEnv } from "../app";
 import { registryOf } from "../registry/Registry";
 import { failed, invalid, readBody, requireAdmin } from "./http";
 

@@ -1,5 +1,8 @@
 /**
  * MemoryContext: one memory context, one SQLite-backed Durable Object.
+ * A thin RPC surface: each method is one call of the runner (./runner.ts),
+ * which decides how a call meets the database (transaction, change record,
+ * pending search hits, the access hook, upkeep); the domains do the work.
  *
  * ## Lifecycle
  * The constructor applies pending migrations inside `blockConcurrencyWhile`,
@@ -7,27 +10,13 @@
  *
  * ## Concurrency and atomicity
  * Every RPC method is synchronous inside one `transactionSync`: the object
- * serialises calls, and a call's writes commit together or not at all (any
- * earlier searches' pending access statistics are committed first, in a
- * transaction of their own, except before another search: ./pending.ts). A
+ * serialises calls, and a call's writes commit together or not at all. A
  * domain failure (missing entity, bad cursor) rolls the transaction back and
  * comes back as a value, never as a thrown error.
  *
  * ## History
- * Writes (graph, files, documents, imports, undo) run through
- * `write(meta, fn)`, which hands store functions a recorder and appends the
- * call's change record in the same transaction (src/history). Each domain's
- * inverse kinds are joined in INVERSES below.
- *
- * ## Accesses
- * Calls that view, open or write items report what they did to the access
- * hook (./access.ts) in the same transaction: accesses, removals, renames.
- * Searches hand their hits to ./pending.ts, which records them in batches
- * after the replies; every other call and the alarm record what is pending
- * first. The
- * hook keeps each retrieved item's use, relevance and tier
- * (src/priority/track.ts). Retrievals (view, open_nodes, read_document) come
- * back with the items related to them.
+ * Each domain's inverse kinds are joined in INVERSES below; the runner's
+ * writes record changes with them (src/history).
  *
  * ## Helpers
  * Upkeep (the alarm: history retention, co-visitation cleanup, the
@@ -36,141 +25,87 @@
  * them.
  */
 import { DurableObject } from "cloudflare:workers";
-import { capture, type Outcome } from "../errors";
-import * as graph from "../graph/store";
-import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
-import { importItems, type ImportItem, type ImportReport } from "../graph/import";
-import { exportArchivePage, importArchived, type ArchivedImport } from "../priority/transfer";
-import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
-import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
-import { flushSearchIndex } from "../search/indexer";
-import { graphInverses } from "../graph/inverse";
-import {
-  ChangeRecorder,
-  exportChanges,
-  inverseRegistry,
-  listChanges,
-  undo,
-  type ChangeInfo,
-  type HistoryQuery,
-  type RecordingScope,
-  type UndoRequest,
-  type UndoResult,
-} from "../history";
 import * as documents from "../documents/store";
 import { documentInverses } from "../documents/inverse";
 import { ROOT_ID } from "../documents/links";
 import { ensureRoot } from "../documents/rows";
 import type { DocumentHit } from "../documents/search";
+import { DomainError, type Outcome } from "../errors";
 import * as files from "../files/commands";
 import { fileInverses } from "../files/inverse";
-import { markImportant, priorityInverses, type MarkResult } from "../priority/mark";
-import { modelOptions } from "../priority/weights";
-import type { ModelOptions } from "../priority/model";
-import { relationWatch } from "../priority/promote";
-import { settings, type Settings } from "../settings";
-import { accessOptions, itemKey, recordRemoval, reportEffects, type AccessOptions, type ItemEffects, type RelatedItem } from "./access";
-import type { CallMeta } from "./meta";
-import { migrate } from "./migrations";
-import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
-import { Db } from "./sql";
-import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
-import { Upkeep } from "./upkeep";
-import { PendingAccesses } from "./pending";
+import { importItems, type ImportItem, type ImportReport } from "../graph/import";
+import { graphInverses } from "../graph/inverse";
+import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
+import * as graph from "../graph/store";
+import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
+import { exportChanges, inverseRegistry, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
+import { itemKey, type AccessKind, type ItemEffects } from "../items";
 import { archiveInverses } from "../priority/archive";
 import { checkLimits, writeCapacity, type CapacityLimits } from "../priority/capacity";
-import { writeState } from "../priority/state";
 import { EVALUATION_META, evaluateIfDue, evaluationOptions, planEvaluation } from "../priority/evaluate";
+import { markImportant, priorityInverses, type MarkResult } from "../priority/mark";
 import { listArchive, restoreArchived, type ArchiveListing, type RestoreReport, type RestoreSelection } from "../priority/restore";
+import { writeState } from "../priority/state";
 import { memoryStats, priorityOverview, type MemoryStats } from "../priority/stats";
-import { DomainError } from "../errors";
+import { exportArchivePage, importArchived, type ArchivedImport } from "../priority/transfer";
+import { modelOptions } from "../priority/weights";
+import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
+import { flushSearchIndex } from "../search/indexer";
+import { settings, type Settings } from "../settings";
+import type { CallMeta } from "../storage/meta";
+import { migrate } from "../storage/migrations";
+import { Db } from "../storage/sql";
+import type { RelatedItem } from "./access";
+import { PendingAccesses, realTimers, type Scheduler } from "./pending";
+import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
+import { Runner } from "./runner";
+import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
+import { Upkeep } from "./upkeep";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
 export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses);
 
-/** A call's value and what it did to items (for the access hook). */
-type WithEffects<T> = { value: T; effects: ItemEffects };
-type Related = { related: RelatedItem[] };
+/** Effects of a call that accessed `items` in one way and removed or moved none. */
+const accessed = (items: readonly string[], kind: AccessKind): ItemEffects => ({ accesses: items.map((item) => ({ item, kind })), removed: [], moved: [] });
 
-export type { CallMeta } from "./meta";
+export type { CallMeta } from "../storage/meta";
 
 export class MemoryContext extends DurableObject<Env> {
   private readonly db: Db;
   /** The object's clock. Tests replace it (through runInDurableObject) instead of sleeping. */
   now: () => number = Date.now;
+  /** The timers that write pending search hits (./pending.ts). Tests replace it (like `now`) to advance time by hand. */
+  schedule: Scheduler = realTimers;
   /** The deployment's settings. Tests replace it (like `now`) to try other values. */
   config: () => Settings = () => settings(this.env);
   private readonly upkeep: Upkeep;
   /** Search hits not yet recorded (./pending.ts): written before any call but a search reads or writes. */
   private readonly pending: PendingAccesses;
+  private readonly runner: Runner;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.db = new Db(ctx.storage.sql);
-    this.pending = new PendingAccesses(this.db, (fn) => ctx.storage.transactionSync(fn));
+    this.pending = new PendingAccesses(
+      this.db,
+      (fn) => ctx.storage.transactionSync(fn),
+      (fn, ms) => this.schedule(fn, ms),
+    );
     this.upkeep = new Upkeep(ctx.storage, this.db, (s, now) => this.evaluate(s, now));
+    this.runner = new Runner({
+      db: this.db,
+      transaction: (fn) => ctx.storage.transactionSync(fn),
+      now: () => this.now(),
+      config: () => this.config(),
+      pending: this.pending,
+      upkeep: this.upkeep,
+      inverses: INVERSES,
+    });
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
       // Index and count whatever a migration left to do (search catches up with existing rows).
       ctx.storage.transactionSync(() => flushSearchIndex(this.db));
       await this.upkeep.load();
-    });
-  }
-
-  /**
-   * Runs a read as one transaction; domain failures roll back and return as values.
-   * The search indexes catch up with any rows written before it commits.
-   * Pending search hits are written first unless `writePending` is false (searches and read_graph: ./pending.ts).
-   */
-  private tx<T>(fn: (db: Db, now: number) => T, writePending = true): Outcome<T> {
-    if (writePending) this.pending.flush();
-    return capture(() =>
-      this.ctx.storage.transactionSync(() => {
-        const value = fn(this.db, this.now());
-        flushSearchIndex(this.db);
-        return value;
-      }),
-    );
-  }
-
-  /**
-   * Runs a write call as one transaction that also appends its change record:
-   * `fn` writes through `w` (db, now, rec) and notes each change with `w.rec`.
-   * Nothing noted, nothing recorded; a failure rolls back data and record alike.
-   */
-  private write<T>(meta: CallMeta, fn: (w: RecordingScope) => T): Outcome<T> {
-    this.pending.flush();
-    let recorded = false;
-    let indexed = 0;
-    const model = modelOptions(this.config());
-    const outcome = capture(() => {
-      const r = this.recordedTx(meta, this.now(), model, fn);
-      recorded = r.recorded;
-      indexed = r.indexed;
-      return r.value;
-    });
-    if (recorded) this.upkeep.changeRecorded(this.now());
-    this.upkeep.indexWritten(this.now(), indexed);
-    return outcome;
-  }
-
-  /**
-   * The transaction of every recorded write (tools and the alarm's
-   * evaluation alike): `fn` writes and notes its changes, then the ends of
-   * relations it touched are re-counted, the search indexes flushed and the
-   * change record appended; all of it commits together or not at all.
-   * `indexed`: the search documents written (for compaction, ./upkeep.ts).
-   */
-  private recordedTx<T>(meta: CallMeta, now: number, model: ModelOptions, fn: (w: RecordingScope) => T): { value: T; recorded: boolean; indexed: number } {
-    return this.ctx.storage.transactionSync(() => {
-      const relations = relationWatch();
-      const rec = new ChangeRecorder(this.db, meta, now, INVERSES, relations.onNote);
-      const value = fn({ db: this.db, now, rec, model });
-      // Relating items can put them in a cluster (long term): both ends are re-counted once per call (src/priority/promote.ts).
-      relations.refresh(this.db, model);
-      // The search indexes commit with the rows they describe.
-      const indexed = flushSearchIndex(this.db);
-      return { value, recorded: rec.finish() !== undefined, indexed };
     });
   }
 
@@ -183,7 +118,7 @@ export class MemoryContext extends DurableObject<Env> {
   /** The alarm's priority evaluation: one transaction, recorded as "system" / "memory_evaluation" when it prunes. */
   private evaluate(s: Settings, now: number): { next: number | null; recorded: boolean } {
     const opts = evaluationOptions(s);
-    const { value: next, recorded } = this.recordedTx(EVALUATION_META, now, opts.model, (w) => evaluateIfDue(w, opts));
+    const { value: next, recorded } = this.runner.recorded(EVALUATION_META, now, opts.model, (w) => evaluateIfDue(w, opts));
     return { next, recorded };
   }
 
@@ -193,11 +128,13 @@ export class MemoryContext extends DurableObject<Env> {
    */
   setCapacity(limits: CapacityLimits | null): Outcome<{ capacity: CapacityLimits | null; nextEvaluation: number | null }> {
     const interval = evaluationOptions(this.config()).intervalMs;
-    const out = this.tx((db, now) => {
+    const out = this.runner.run(undefined, "read", ({ db, now }) => {
       const checked = limits === null ? null : checkLimits(limits);
       if (checked && !checked.ok) throw new DomainError("Invalid", checked.message);
       writeCapacity(db, checked ? checked.limits : null);
-      return { capacity: checked && Object.keys(checked.limits).length > 0 ? checked.limits : null, nextEvaluation: planEvaluation(db, now + interval) };
+      return {
+        value: { capacity: checked && Object.keys(checked.limits).length > 0 ? checked.limits : null, nextEvaluation: planEvaluation(db, now + interval) },
+      };
     });
     if (out.ok && out.value.nextEvaluation !== null) this.upkeep.schedule(out.value.nextEvaluation);
     return out;
@@ -205,196 +142,161 @@ export class MemoryContext extends DurableObject<Env> {
 
   /** The Registry's read-only flag, pushed by the contexts API: a read-only context is never pruned. */
   setReadOnly(readOnly: boolean): Outcome<{ readOnly: boolean }> {
-    return this.tx((db) => {
+    return this.runner.run(undefined, "read", ({ db }) => {
       writeState(db, "read_only", readOnly ? true : null);
-      return { readOnly };
+      return { value: { readOnly } };
     });
   }
 
   /** memory_stats: counts by tier and category, capacity use, the archive, the last evaluation, the top items. */
-  memoryStats(_meta: CallMeta): Outcome<MemoryStats> {
-    return this.tx((db, now) => memoryStats(db, now, evaluationOptions(this.config())));
+  memoryStats(meta: CallMeta): Outcome<MemoryStats> {
+    return this.runner.run(meta, "read", ({ db, now }) => ({ value: memoryStats(db, now, evaluationOptions(this.config())) }));
   }
 
   /** Capacity, use, archive and last evaluation, without the scans (the contexts API's stats). */
   priorityOverview() {
-    return this.tx((db) => priorityOverview(db));
+    return this.runner.run(undefined, "read", ({ db }) => ({ value: priorityOverview(db) }));
   }
 
   /** restore: brings archived items back as one recorded change. */
   restoreArchived(selection: RestoreSelection, meta: CallMeta): Outcome<RestoreReport & { change?: number }> {
-    return this.write(meta, (w) => {
+    return this.runner.run(meta, "write", (w) => {
       const report = restoreArchived(w, selection);
       // Something was written exactly when an item or a kept relation came back (deferrals go with a restored entity).
-      return report.restored.length > 0 || report.relationsRestored.length > 0 ? { ...report, change: w.rec.seq() } : report;
+      return { value: report.restored.length > 0 || report.relationsRestored.length > 0 ? { ...report, change: w.rec.seq() } : report };
     });
   }
 
   /** What the archive holds, newest first. */
-  listArchive(opts: { before?: number; limit: number; kind?: string }, _meta: CallMeta): Outcome<ArchiveListing> {
-    return this.tx((db) => listArchive(db, opts));
-  }
-
-  /**
-   * Runs `fn` through `run` (a read or a recorded write) and reports what it
-   * did to the access hook in the same transaction; its value comes back with
-   * the items related to what it retrieved.
-   */
-  private withEffects<S extends { db: Db; now: number }, T extends object>(
-    meta: CallMeta,
-    run: (body: (scope: S) => T & Related) => Outcome<T & Related>,
-    fn: (scope: S) => WithEffects<T>,
-  ): Outcome<T & Related> {
-    const options = accessOptions(this.config());
-    let accessed = false;
-    const out = run((scope) => {
-      const r = fn(scope);
-      accessed = r.effects.accesses.length > 0;
-      return { ...r.value, related: reportEffects(scope.db, r.effects, scope.now, meta, options) };
-    });
-    // A session may have started or gone on: the alarm must drop it once it idles out.
-    if (out.ok && accessed) this.upkeep.sessionsMayIdle(this.now(), options.sessionIdleMs);
-    return out;
-  }
-
-  private readCall<T extends object>(meta: CallMeta, fn: (scope: { db: Db; now: number }) => WithEffects<T>) {
-    return this.withEffects(meta, (body) => this.tx((db, now) => body({ db, now })), fn);
-  }
-
-  private writeCall<T extends object>(meta: CallMeta, fn: (w: RecordingScope) => WithEffects<T>) {
-    return this.withEffects(meta, (body) => this.write(meta, body), fn);
-  }
-
-  /**
-   * A search: a read whose hits (`hitsOf` its value) are recorded in a batch
-   * after the reply (./pending.ts); it neither waits for earlier searches'
-   * hits to be written nor sees them.
-   */
-  private searchCall<T>(meta: CallMeta, options: AccessOptions, fn: (db: Db, now: number) => T, hitsOf: (value: T) => string[]): Outcome<T> {
-    let at = 0;
-    const out = this.tx((db, now) => {
-      at = now;
-      return fn(db, now);
-    }, false);
-    if (out.ok) this.pending.add({ accesses: hitsOf(out.value).map((item) => ({ item, kind: "search" })), now: at, meta, options });
-    return out;
+  listArchive(opts: { before?: number; limit: number; kind?: string }, meta: CallMeta): Outcome<ArchiveListing> {
+    return this.runner.run(meta, "read", ({ db }) => ({ value: listArchive(db, opts) }));
   }
 
   createEntities(entities: EntityInput[], meta: CallMeta): Outcome<Entity[]> {
-    return this.write(meta, (w) => graph.createEntities(w, entities));
+    return this.runner.run(meta, "write", (w) => ({ value: graph.createEntities(w, entities) }));
   }
 
   createRelations(relations: Relation[], meta: CallMeta): Outcome<Relation[]> {
-    return this.write(meta, (w) => graph.createRelations(w, relations));
+    return this.runner.run(meta, "write", (w) => ({ value: graph.createRelations(w, relations) }));
   }
 
   addObservations(items: ObservationAdd[], meta: CallMeta): Outcome<{ entityName: string; addedObservations: string[] }[]> {
-    return this.write(meta, (w) => graph.addObservations(w, items));
+    return this.runner.run(meta, "write", (w) => ({ value: graph.addObservations(w, items) }));
   }
 
   deleteEntities(names: string[], meta: CallMeta) {
-    return this.write(meta, (w) => {
+    return this.runner.run(meta, "write", (w) => {
       const report = graph.deleteEntities(w, names);
-      recordRemoval(w.db, report.deleted.map(itemKey.entity));
-      return report;
+      w.items.removed(report.deleted.map(itemKey.entity));
+      return { value: report };
     });
   }
 
   deleteObservations(deletions: ObservationDelete[], meta: CallMeta) {
-    return this.write(meta, (w) => graph.deleteObservations(w, deletions));
+    return this.runner.run(meta, "write", (w) => ({ value: graph.deleteObservations(w, deletions) }));
   }
 
   deleteRelations(relations: Relation[], meta: CallMeta) {
-    return this.write(meta, (w) => graph.deleteRelations(w, relations));
+    return this.runner.run(meta, "write", (w) => ({ value: graph.deleteRelations(w, relations) }));
   }
 
   /** mark_important: one recorded change; a bad or missing key rejects the whole call (src/priority/mark.ts). */
   markImportant(items: string[], important: boolean, meta: CallMeta): Outcome<MarkResult> {
     const { rootTemplate } = this.documentOptions;
-    return this.write(meta, (w) => {
+    return this.runner.run(meta, "write", (w) => {
       // The root document exists from the start, even before its lazy creation (src/documents/store.ts).
       if (items.includes(itemKey.doc(ROOT_ID))) ensureRoot(w.db, rootTemplate, w.now);
-      return markImportant(w, items, important, w.model);
+      return { value: markImportant(w, items, important, w.model) };
     });
   }
 
-  readGraph(opts: ReadGraphOptions, _meta: CallMeta): Outcome<GraphPage> {
-    return this.tx((db) => readGraph(db, opts), false);
+  /** A listing without hits: it runs as a search, so it neither waits for earlier searches' hits nor records any (./runner.ts). */
+  readGraph(opts: ReadGraphOptions, meta: CallMeta): Outcome<GraphPage> {
+    return this.runner.run(meta, "search", ({ db }) => ({ value: readGraph(db, opts) }));
   }
 
   /** Every entity a search returns counts as a (light) retrieval of it: see src/priority/track.ts. */
   searchNodes(query: string, opts: SearchOptions, meta: CallMeta): Outcome<SearchResult> {
     const s = this.config();
     const params = searchParams(opts, s);
-    const options = accessOptions(s);
-    return this.searchCall(
-      meta,
-      options,
-      (db, now) => searchGraph(db, query, params, now, options.model),
-      (result) => result.entities.map((e) => itemKey.entity(e.name)),
-    );
+    const model = modelOptions(s);
+    return this.runner.run(meta, "search", ({ db, now }) => {
+      const result = searchGraph(db, query, params, now, model);
+      return {
+        value: result,
+        effects: accessed(
+          result.entities.map((e) => itemKey.entity(e.name)),
+          "search",
+        ),
+      };
+    });
   }
 
   openNodes(names: string[], meta: CallMeta) {
-    return this.readCall(meta, ({ db }) => {
+    return this.runner.run(meta, "read", ({ db }) => {
       const found = graph.openNodes(db, names);
-      const accesses = found.entities.map((e) => ({ item: itemKey.entity(e.name), kind: "open" as const }));
-      return { value: found, effects: { accesses, removed: [], moved: [] } };
+      return {
+        value: found,
+        effects: accessed(
+          found.entities.map((e) => itemKey.entity(e.name)),
+          "open",
+        ),
+      };
     });
   }
 
   viewFile(path: string, viewRange: number[] | undefined, meta: CallMeta) {
-    return this.readCall(meta, ({ db }) => files.view(db, path, viewRange));
+    return this.runner.run(meta, "read", ({ db }) => files.view(db, path, viewRange));
   }
 
   createFile(path: string, content: string, overwrite: boolean, meta: CallMeta) {
-    return this.writeCall(meta, (w) => files.create(w, path, content, overwrite));
+    return this.runner.run(meta, "write", (w) => files.create(w, path, content, overwrite));
   }
 
   strReplace(path: string, oldStr: string, newStr: string, meta: CallMeta) {
-    return this.writeCall(meta, (w) => files.strReplace(w, path, oldStr, newStr));
+    return this.runner.run(meta, "write", (w) => files.strReplace(w, path, oldStr, newStr));
   }
 
   insertText(path: string, after: number, text: string, meta: CallMeta) {
-    return this.writeCall(meta, (w) => files.insert(w, path, after, text));
+    return this.runner.run(meta, "write", (w) => files.insert(w, path, after, text));
   }
 
   deletePath(path: string, meta: CallMeta) {
-    return this.writeCall(meta, (w) => files.remove(w, path));
+    return this.runner.run(meta, "write", (w) => files.remove(w, path));
   }
 
   renamePath(oldPath: string, newPath: string, meta: CallMeta) {
-    return this.writeCall(meta, (w) => files.rename(w, oldPath, newPath));
+    return this.runner.run(meta, "write", (w) => files.rename(w, oldPath, newPath));
   }
 
   /** The graph's counts. */
   stats() {
-    return this.tx((db) => graph.graphCounts(db));
+    return this.runner.run(undefined, "read", ({ db }) => ({ value: graph.graphCounts(db) }));
   }
 
   /** Counts across every domain, for people (the web page's overview). Reading them is not an access. */
   overview(): Outcome<ContextCounts> {
-    return this.tx((db) => contextCounts(db));
+    return this.runner.run(undefined, "read", ({ db }) => ({ value: contextCounts(db) }));
   }
 
   /** Entities' access statistics as stored; reading them is not an access, so it never changes them. */
   entityStats(names: string[]): Outcome<EntityAccessStats[]> {
     const model = modelOptions(this.config());
-    return this.tx((db, now) => entityAccessStats(db, names, now, model));
+    return this.runner.run(undefined, "read", ({ db, now }) => ({ value: entityAccessStats(db, names, now, model) }));
   }
 
   exportPage(cursor: string | undefined, maxLines: number): Outcome<{ lines: string[]; next?: string }> {
-    return this.tx((db) => exportPage(db, cursor, maxLines));
+    return this.runner.run(undefined, "read", ({ db }) => ({ value: exportPage(db, cursor, maxLines) }));
   }
 
   /** The archive's graph rows as export lines, after the entity and relation lines (src/priority/transfer.ts). */
   exportArchive(after: number, maxLines: number, maxChars: number): Outcome<{ lines: string[]; next?: number }> {
-    return this.tx((db) => exportArchivePage(db, after, maxLines, maxChars));
+    return this.runner.run(undefined, "read", ({ db }) => ({ value: exportArchivePage(db, after, maxLines, maxChars) }));
   }
 
   /** One batch of import lines in one recorded write: graph items, then archived ones. */
   importBatch(items: (ImportItem | ArchivedImport)[], meta: CallMeta): Outcome<ImportReport> {
-    return this.write(meta, (w) => {
+    return this.runner.run(meta, "write", (w) => {
       const report = importItems(
         w,
         items.filter((i): i is ImportItem => i.type === "entity" || i.type === "relation"),
@@ -406,23 +308,23 @@ export class MemoryContext extends DurableObject<Env> {
       report.archivedAdded += archived.archivedAdded;
       report.duplicates += archived.duplicates;
       report.rejected.push(...archived.rejected);
-      return report;
+      return { value: report };
     });
   }
 
   /** memory_history: changes newest first, filtered. */
-  history(query: HistoryQuery, _meta: CallMeta): Outcome<{ changes: ChangeInfo[]; more: boolean }> {
-    return this.tx((db) => listChanges(db, query));
+  history(query: HistoryQuery, meta: CallMeta): Outcome<{ changes: ChangeInfo[]; more: boolean }> {
+    return this.runner.run(meta, "read", ({ db }) => ({ value: listChanges(db, query) }));
   }
 
   /** undo: reverts changes as one new change, or fails naming the conflicting ones. */
   undo(request: UndoRequest, meta: CallMeta): Outcome<UndoResult> {
-    return this.write(meta, (w) => undo(w, INVERSES, request, meta.caller));
+    return this.runner.run(meta, "write", (w) => ({ value: undo(w, INVERSES, request, meta.caller) }));
   }
 
   /** History lines of an export (`type: "change"`), oldest first, after seq `after`. */
   exportHistory(after: number, maxChars: number): Outcome<{ lines: string[]; next?: number }> {
-    return this.tx((db) => exportChanges(db, after, maxChars));
+    return this.runner.run(undefined, "read", ({ db }) => ({ value: exportChanges(db, after, maxChars) }));
   }
 
   /** Point-in-time recovery, step one: the next start restores the whole database to `target` (./restore.ts). */
@@ -457,32 +359,35 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   readDocument(id: string, meta: CallMeta): Outcome<{ id: string; content: string; related: RelatedItem[] }> {
-    return this.readCall(meta, ({ db, now }) => ({
+    return this.runner.run(meta, "read", ({ db, now }) => ({
       value: documents.readDocument(db, id, this.documentOptions, now),
-      effects: { accesses: [{ item: itemKey.doc(id), kind: "view" }], removed: [], moved: [] },
+      effects: accessed([itemKey.doc(id)], "view"),
     }));
   }
 
   /** One recorded change, whatever the update created and removed; the document and its new children count as written. */
   updateDocument(id: string, content: string, meta: CallMeta): Outcome<documents.UpdateResult> {
-    return this.writeCall(meta, (w) => {
+    return this.runner.run(meta, "write", (w) => {
       const result = documents.updateDocument(w, id, content, this.documentOptions);
-      const accesses = [id, ...result.created].map((d) => ({ item: itemKey.doc(d), kind: "write" as const }));
-      return { value: result, effects: { accesses, removed: result.removed.map(itemKey.doc), moved: [] } };
+      return { value: result, effects: { ...accessed([id, ...result.created].map(itemKey.doc), "write"), removed: result.removed.map(itemKey.doc) } };
     });
   }
 
   // The tree lists every document without showing any, so it is not an access to them.
-  documentTree(_meta: CallMeta): Outcome<{ root: documents.TreeNode; count: number }> {
-    return this.tx((db, now) => documents.documentTree(db, this.documentOptions, now));
+  documentTree(meta: CallMeta): Outcome<{ root: documents.TreeNode; count: number }> {
+    return this.runner.run(meta, "read", ({ db, now }) => ({ value: documents.documentTree(db, this.documentOptions, now) }));
   }
 
   searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<DocumentHit[]> {
-    return this.searchCall(
-      meta,
-      accessOptions(this.config()),
-      (db, now) => documents.searchDocuments(db, query, limit, this.documentOptions, now),
-      (hits) => hits.map((h) => itemKey.doc(h.id)),
-    );
+    return this.runner.run(meta, "search", ({ db, now }) => {
+      const hits = documents.searchDocuments(db, query, limit, this.documentOptions, now);
+      return {
+        value: hits,
+        effects: accessed(
+          hits.map((h) => itemKey.doc(h.id)),
+          "search",
+        ),
+      };
+    });
   }
 }

@@ -1,9 +1,7 @@
 /**
  * The access hook: the one place every tool call reports the memory items it
- * returned to the agent or wrote. Items are keyed by kind and name so later
- * features can relate them across kinds:
- *
- *   entity:<name>   file:<path>   doc:<id>
+ * returned to the agent or wrote. Items are keyed by kind and name
+ * (src/items) so later features can relate them across kinds.
  *
  * Called by MemoryContext inside the same transaction as the read or write,
  * once per call with the whole batch. It keeps every item's access
@@ -14,38 +12,16 @@
  * Items that disappear or change key are reported here too
  * (`recordRemoval`, `recordRename`), so what hangs off this hook stays true.
  */
-import { covisit, covisitForget, covisitRename, type Move, type RelatedItem } from "../covisit";
+import { covisit, covisitForget, covisitRename, type RelatedItem } from "../covisit";
+import type { Access, AccessKind, ItemEffects, ItemSink, Move } from "../items";
 import { DEFAULT_MODEL, type AccessWeightKind, type ModelOptions } from "../priority/model";
 import { trackRetrievals } from "../priority/track";
 import { modelOptions } from "../priority/weights";
-import type { Db } from "./sql";
+import type { Db } from "../storage/sql";
 import type { Settings } from "../settings";
-import type { CallMeta } from "./meta";
+import type { CallMeta } from "../storage/meta";
 
-export type AccessKind = "open" | "search" | "view" | "write";
-
-export interface Access {
-  /** `entity:<name>`, `file:<path>` or `doc:<id>`. */
-  item: string;
-  kind: AccessKind;
-}
-
-/** What one call did to items: for `reportEffects`. */
-export interface ItemEffects {
-  accesses: Access[];
-  /** Keys of items that no longer exist. */
-  removed: string[];
-  /** Items that now live under another key. */
-  moved: Move[];
-}
-
-export type { Move, RelatedItem };
-
-export const itemKey = {
-  entity: (name: string) => `entity:${name}`,
-  file: (path: string) => `file:${path}`,
-  doc: (id: string) => `doc:${id}`,
-};
+export type { Access, AccessKind, ItemEffects, Move, RelatedItem };
 
 /** Deployment settings the hook needs (MemoryContext passes its own). */
 export interface AccessOptions {
@@ -110,6 +86,12 @@ export function recordRemoval(db: Db, items: readonly string[]): void {
 export function recordRename(db: Db, moves: readonly Move[]): void {
   covisitRename(db, moves);
 }
+
+/** The item sink of a write scope: removals and renames reach the hook as the write makes them. */
+export const itemSink = (db: Db): ItemSink => ({
+  removed: (keys) => recordRemoval(db, keys),
+  moved: (moves) => recordRename(db, moves),
+});
 
 /** Reports everything a call did to items, renames and removals first; returns what is related to its retrievals. */
 export function reportEffects(db: Db, effects: ItemEffects, now: number, meta: CallMeta, options?: AccessOptions): RelatedItem[] {

@@ -18,6 +18,8 @@
  * - A timer set by the first pending search writes the batch WRITE_DELAY_MS
  *   later (at once when MAX_PENDING searches are waiting), in one
  *   transaction, with each search's own time and caller.
+ * - The timer comes from an injectable Scheduler (real timers in the object),
+ *   so tests advance time by hand instead of sleeping.
  * - Only the object's end (a crash, or an eviction before the timer ran)
  *   loses them; a failure to record is logged and never fails a call, as
  *   with the other access tracking (src/priority/track.ts).
@@ -32,8 +34,8 @@
  * write already ran while the reply travelled.
  */
 import { recordAccess, type Access, type AccessOptions } from "./access";
-import type { CallMeta } from "./meta";
-import type { Db } from "./sql";
+import type { CallMeta } from "../storage/meta";
+import type { Db } from "../storage/sql";
 
 interface Pending {
   accesses: Access[];
@@ -42,6 +44,15 @@ interface Pending {
   options: AccessOptions;
 }
 
+/** Runs `fn` after `ms` milliseconds; the function returned cancels it. */
+export type Scheduler = (fn: () => void, ms: number) => () => void;
+
+/** The runtime's timers. */
+export const realTimers: Scheduler = (fn, ms) => {
+  const timer = setTimeout(fn, ms);
+  return () => clearTimeout(timer);
+};
+
 /** How long the first pending search's hits wait for others to share their commit. */
 export const WRITE_DELAY_MS = 1000;
 /** Searches whose hits may wait at once; the next one has the batch written as soon as the object is idle. */
@@ -49,12 +60,14 @@ export const MAX_PENDING = 200;
 
 export class PendingAccesses {
   private queue: Pending[] = [];
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Cancels the scheduled write, when one is scheduled. */
+  private cancel: (() => void) | undefined;
 
   constructor(
     private readonly db: Db,
     /** Runs `fn` as one transaction (the object's transactionSync). */
     private readonly transaction: (fn: () => void) => void,
+    private readonly schedule: Scheduler = realTimers,
     private readonly delayMs = WRITE_DELAY_MS,
   ) {}
 
@@ -62,14 +75,13 @@ export class PendingAccesses {
   add(p: Pending): void {
     if (p.accesses.length === 0) return;
     this.queue.push(p);
-    if (this.queue.length === 1) this.schedule(this.delayMs);
-    else if (this.queue.length === MAX_PENDING) this.schedule(0);
+    if (this.queue.length === 1) this.writeIn(this.delayMs);
+    else if (this.queue.length === MAX_PENDING) this.writeIn(0);
   }
 
   /** Writes everything pending now, oldest first. */
   flush(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.unschedule();
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
@@ -84,13 +96,17 @@ export class PendingAccesses {
 
   /** Forgets what is pending (the context is being wiped). */
   drop(): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.unschedule();
     this.queue = [];
   }
 
-  private schedule(delayMs: number): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.flush(), delayMs);
+  private writeIn(delayMs: number): void {
+    this.unschedule();
+    this.cancel = this.schedule(() => this.flush(), delayMs);
+  }
+
+  private unschedule(): void {
+    this.cancel?.();
+    this.cancel = undefined;
   }
 }

@@ -11,7 +11,7 @@
 import { ACCESS_WEIGHTS, DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import { priorityInputOf } from "../priority/columns";
 import { compacting, indexShape, SEARCH_INDEXES } from "../search/compact";
-import { chunksFor, placeholders, type Db } from "./sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 
 export interface ContextCounts {
   entities: number;

@@ -25,7 +25,7 @@ import { covisitMaintenance } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
 import { compacting, compactionStep } from "../search/compact";
 import type { Settings } from "../settings";
-import type { Db } from "./sql";
+import type { Db } from "../storage/sql";
 
 /** After a write, the alarm trims history within this long. */
 const TRIM_AFTER_WRITE_MS = 60 * 60 * 1000;

@@ -9,15 +9,16 @@
  * A failure in here never fails the call that did the access: it is logged
  * and the call proceeds without recommendations.
  */
-import type { Db } from "../context/sql";
-import { forgetItems, pairWithSession, renameItems, type Move } from "./pairs";
+import type { Db } from "../storage/sql";
+import type { Move } from "../items";
+import { forgetItems, pairWithSession, renameItems } from "./pairs";
 import { relatedTo, type RelatedItem } from "./recommend";
 import { currentSession, SESSION_MAX_ITEMS, sessionKey, touchItem, trimSession, type SessionIdentity } from "./session";
 
 export { covisitMaintenance, idleMs, MAX_ASSOCIATIONS_PER_ITEM, type CovisitSettings } from "./maintenance";
 export { itemLabel, type RelatedItem } from "./recommend";
 export { SESSION_MAX_ITEMS, type SessionIdentity } from "./session";
-export { PAIR_WINDOW, type Move } from "./pairs";
+export { PAIR_WINDOW } from "./pairs";
 
 export interface CovisitOptions {
   /** A session without an access for longer than this ends. */

@@ -3,45 +3,30 @@
  * kind still exists, so a deleted item is never recommended however it was
  * deleted (a tool, an import, an undo).
  *
- * A new kind of memory adds one line here; until it does, rows naming it
- * are skipped and logged rather than recommended unchecked.
+ * KINDS covers every kind of src/items, so a new kind of memory cannot
+ * compile until it says here how to find its items; a stored row naming a
+ * kind that is not one of them is skipped and logged (./recommend.ts).
  */
-import type { Db } from "../context/sql";
 import { parentsOf } from "../documents/rows";
 import { existingFiles } from "../files/store";
 import { idsByName } from "../graph/rows";
+import { byKind, itemKey, type ItemKind, type ItemRef } from "../items";
+import type { Db } from "../storage/sql";
 
 type Exists = (db: Db, names: readonly string[]) => Set<string>;
 
-const KINDS: Readonly<Record<string, Exists>> = {
+const KINDS: Readonly<Record<ItemKind, Exists>> = {
   entity: (db, names) => new Set(idsByName(db, names).keys()),
   file: existingFiles,
   doc: (db, ids) => new Set(parentsOf(db, ids).keys()),
 };
 
-export interface ParsedKey {
-  kind: string;
-  name: string;
-}
-
-/** `file:notes/a.md` → { kind: "file", name: "notes/a.md" }; undefined for a malformed key. */
-export function parseKey(key: string): ParsedKey | undefined {
-  const colon = key.indexOf(":");
-  if (colon <= 0 || colon === key.length - 1) return undefined;
-  return { kind: key.slice(0, colon), name: key.slice(colon + 1) };
-}
-
-export const knownKind = (kind: string): boolean => Object.hasOwn(KINDS, kind);
-
-/** The subset of `keys` (all of known kinds) whose items exist now. */
-export function existing(db: Db, keys: readonly ParsedKey[]): Set<string> {
-  const byKind = new Map<string, string[]>();
-  for (const k of keys) byKind.set(k.kind, [...(byKind.get(k.kind) ?? []), k.name]);
+/** The keys of the items of `refs` that exist now. */
+export function existing(db: Db, refs: readonly ItemRef[]): Set<string> {
   const out = new Set<string>();
-  for (const [kind, names] of byKind) {
-    const exists = KINDS[kind];
-    if (!exists) continue;
-    for (const name of exists(db, names)) out.add(`${kind}:${name}`);
+  for (const [kind, ofKind] of byKind(refs)) {
+    const names = ofKind.map((r) => r.name);
+    for (const name of KINDS[kind](db, names)) out.add(itemKey[kind](name));
   }
   return out;
 }

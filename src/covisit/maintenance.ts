@@ -10,7 +10,7 @@
  * Work is done in batches so one alarm stays short; when a batch was full the
  * function asks to run again at once.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { Settings } from "../settings";
 import { dropSessions } from "./session";
 

@@ -17,7 +17,8 @@
  * - Renaming an item moves its counts to the new key (adding to any the new
  *   key already had); forgetting an item deletes every row naming it.
  */
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import type { Move } from "../items";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 
 /** How many of the session's most recently used items a newly used item pairs with. */
 export const PAIR_WINDOW = 24;
@@ -44,11 +45,6 @@ export function pairWithSession(db: Db, sessionId: number, item: string, now: nu
     now,
     sessionId,
   );
-}
-
-export interface Move {
-  from: string;
-  to: string;
 }
 
 /** Moves every count and session entry of `from` to `to`. */

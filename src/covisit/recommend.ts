@@ -12,8 +12,9 @@
  * itself) is skipped and logged; a row naming an item that no longer exists
  * is skipped silently (deleting is normal). Neither ever fails the call.
  */
-import { placeholders, type Db } from "../context/sql";
-import { existing, knownKind, parseKey, type ParsedKey } from "./kinds";
+import { placeholders, type Db } from "../storage/sql";
+import { isItemKind, itemRef, parseKey, type ItemRef, type ParsedKey } from "../items";
+import { existing } from "./kinds";
 
 export interface RelatedItem {
   /** The item's key: `file:<path>`, `entity:<name>`, `doc:<id>`. */
@@ -43,7 +44,7 @@ interface CandidateRow extends Record<string, SqlStorageValue> {
 function problems(row: CandidateRow, key: ParsedKey | undefined): string[] {
   const found: string[] = [];
   if (!key) found.push("malformed item key");
-  else if (!knownKind(key.kind)) found.push(`unknown item kind "${key.kind}"`);
+  else if (!isItemKind(key.kind)) found.push(`unknown item kind "${key.kind}"`);
   if (row.nonpositive > 0) found.push("count is not a positive integer");
   if (row.self > 0) found.push("item paired with itself");
   return found;
@@ -67,19 +68,20 @@ export function relatedTo(db: Db, sources: readonly string[], limit: number): Re
       page,
       offset,
     );
-    const candidates: { row: CandidateRow; key: ParsedKey }[] = [];
+    const candidates: { row: CandidateRow; ref: ItemRef }[] = [];
     for (const row of rows) {
       const key = parseKey(row.other);
       const bad = problems(row, key);
       if (bad.length > 0) {
         console.error(JSON.stringify({ event: "covisit_bad_row", item: from.length === 1 ? from[0] : from, other: row.other, reasons: bad }));
       }
-      if (!key || !knownKind(key.kind) || exclude.has(row.other) || row.count < 1) continue;
-      candidates.push({ row, key });
+      const ref = itemRef(row.other);
+      if (!ref || exclude.has(row.other) || row.count < 1) continue;
+      candidates.push({ row, ref });
     }
     const alive = existing(
       db,
-      candidates.map((c) => c.key),
+      candidates.map((c) => c.ref),
     );
     for (const c of candidates) {
       if (alive.has(c.row.other) && out.length < limit) out.push({ item: c.row.other, count: c.row.count });

@@ -21,7 +21,7 @@
  * A session keeps its last SESSION_MAX_ITEMS items; sessions idle past the
  * gap are deleted by the object's alarm (maintenance.ts).
  */
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 
 /** Items a session remembers; an item that falls out and comes back counts as new. */
 export const SESSION_MAX_ITEMS = 100;

@@ -13,7 +13,7 @@
  * an id over LIMITS.documentId characters, more than LIMITS.documentLinks
  * links. A rejection names every offending link with its reason.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
 import { LIMITS } from "../limits";
 import { parseLinks } from "./links";

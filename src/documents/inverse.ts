@@ -23,19 +23,15 @@
  * it (src/context/access.ts); one it restores comes back without the
  * associations its removal dropped.
  */
-import { itemKey, recordRemoval } from "../context/access";
+import { itemKey } from "../items";
 import { DomainError } from "../errors";
-import type { InverseKind, InverseOp, Phrase } from "../history";
+import type { InverseKind, InverseKinds, Phrase } from "../history";
 import { childrenOf, deleteDocument, getDocument, putDocument, type DocumentOp } from "./rows";
 
 const conflict = (message: string) => new DomainError("Conflict", `${message}; nothing was undone.`);
 
-/** Narrows a stored op to the shape rows.ts noted. */
-const as = <T>(op: InverseOp) => op as unknown as T;
-
-const document: InverseKind = {
-  apply(w, raw) {
-    const op = as<DocumentOp>(raw);
+const document: InverseKind<DocumentOp> = {
+  apply(w, op) {
     const current = getDocument(w.db, op.id);
     if (op.prior === null) {
       if (!current) return;
@@ -44,7 +40,7 @@ const document: InverseKind = {
         throw conflict(`document "${op.id}" has child documents now (${children.slice(0, 5).join(", ")}), so its creation cannot be undone`);
       }
       deleteDocument(w, op.id);
-      recordRemoval(w.db, [itemKey.doc(op.id)]);
+      w.items.removed([itemKey.doc(op.id)]);
       return;
     }
     const { parent } = op.prior;
@@ -56,10 +52,9 @@ const document: InverseKind = {
     }
     putDocument(w, op.id, op.prior.content, parent, op.prior);
   },
-  describe: (raw): Phrase => {
-    const op = as<DocumentOp>(raw);
+  describe: (op): Phrase => {
     return { action: op.deleted ? "-" : op.prior === null ? "+" : "~", noun: "doc", name: op.id };
   },
 };
 
-export const documentInverses: Readonly<Record<string, InverseKind>> = { document };
+export const documentInverses: InverseKinds<DocumentOp> = { document };

@@ -20,11 +20,10 @@
  * - These functions do not check tree integrity; src/documents/integrity.ts
  *   does, before the store calls them.
  */
-import { itemKey } from "../context/access";
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
-import { classifyDocument } from "../priority/classify";
-import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";
+import { classifyDocument } from "../items";
+import { itemKey, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type ItemStats, type StatsRow } from "../items";
 import { cjkIndexText } from "./cjk";
 import { ROOT_ID, titleOf } from "./links";
 
@@ -67,7 +66,7 @@ export function getDocument(db: Db, id: string): DocumentRow | undefined {
  * puts a prior row back: its seq when still free, its times instead of now,
  * and for a document it brings back its priority columns (use, category,
  * mark, tier). Every content write sets the category the classifier gives
- * the id, title and new content (src/priority/classify.ts): a child starts
+ * the id, title and new content (src/items/classify.ts): a child starts
  * as `# id`, so its category follows what it is filled with.
  */
 export function putDocument(w: WriteScope, id: string, content: string, parent: string | null, restore?: DocumentPrior): DocumentRow | null {
@@ -76,8 +75,8 @@ export function putDocument(w: WriteScope, id: string, content: string, parent: 
   const title = titleOf(content);
   w.db.run(
     `INSERT INTO documents (seq, id, parent_id, title, content, search_cjk, created_at, updated_at, ${STATS_COLUMNS})
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-     ON CONFLICT (id) DO UPDATE SET parent_id = ?3, title = ?4, content = ?5, search_cjk = ?6, updated_at = ?8, category = ?12,
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ${statsPlaceholders(10)})
+     ON CONFLICT (id) DO UPDATE SET parent_id = ?3, title = ?4, content = ?5, search_cjk = ?6, updated_at = ?8, category = excluded.category,
        created_at = CASE WHEN ?9 THEN ?7 ELSE documents.created_at END`,
     seq,
     id,

@@ -12,7 +12,7 @@
  * - A word with Japanese, Chinese or Korean text matches that text anywhere
  *   (through the bigram column, see ./cjk.ts), not only whole runs.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { bigrams, cjkRuns, withoutCjk } from "./cjk";
 
 export interface DocumentHit {

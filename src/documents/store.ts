@@ -17,7 +17,7 @@
  *   the primitives (./rows.ts) note each row's inverse, so undo restores a
  *   removed subtree and removes created children (./inverse.ts).
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
 import type { WriteScope } from "../history";
 import { LIMITS } from "../limits";

@@ -14,8 +14,8 @@
  */
 import { DomainError } from "../errors";
 import { LIMITS } from "../limits";
-import { itemKey, type ItemEffects } from "../context/access";
-import type { Db } from "../context/sql";
+import { itemKey, type ItemEffects } from "../items";
+import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { ancestors, displayPath, normalisePath } from "./path";
 import { countFiles, deleteFile, isDirectory, listFiles, moveFile, readFile, writeFile } from "./store";

@@ -16,17 +16,14 @@
  * (src/context/access.ts). A file an undo restores comes back without the
  * associations its deletion dropped: they regrow with use.
  */
-import { itemKey, recordRemoval, recordRename } from "../context/access";
-import type { Db } from "../context/sql";
+import { itemKey } from "../items";
+import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
-import type { InverseKind, InverseOp, Phrase } from "../history";
+import type { InverseKind, InverseKinds, Phrase } from "../history";
 import { ancestors } from "./path";
-import { deleteFile, isDirectory, moveFile, priorContent, readFile, writeFile, type FileMoveOp, type FileOp } from "./store";
+import { deleteFile, isDirectory, moveFile, priorContent, readFile, writeFile, type FileMoveOp, type FileOp, type FilesOp } from "./store";
 
 const conflict = (message: string) => new DomainError("Conflict", `${message}; nothing was undone.`);
-
-/** Narrows a stored op to the shape store.ts noted. */
-const as = <T>(op: InverseOp) => op as unknown as T;
 
 /** Why no file can be put at `path` now, or undefined when it can. */
 function blocked(db: Db, path: string): string | undefined {
@@ -35,40 +32,36 @@ function blocked(db: Db, path: string): string | undefined {
   return file === undefined ? undefined : `${file} is a file now, so it cannot contain ${path}`;
 }
 
-const file: InverseKind = {
-  apply(w, raw) {
-    const op = as<FileOp>(raw);
+const file: InverseKind<FileOp> = {
+  apply(w, op) {
     const current = readFile(w.db, op.path);
     if (op.prior === null) {
       if (!current) return;
       deleteFile(w, op.path);
-      recordRemoval(w.db, [itemKey.file(op.path)]);
+      w.items.removed([itemKey.file(op.path)]);
       return;
     }
     const why = current ? undefined : blocked(w.db, op.path);
     if (why) throw conflict(`${why}, so file ${op.path} cannot be restored`);
     writeFile(w, op.path, priorContent(op.prior), op.prior);
   },
-  describe: (raw): Phrase => {
-    const op = as<FileOp>(raw);
+  describe: (op): Phrase => {
     return { action: op.deleted ? "-" : op.prior === null ? "+" : "~", noun: "file", name: op.path };
   },
 };
 
-const fileMove: InverseKind = {
-  apply(w, raw) {
-    const op = as<FileMoveOp>(raw);
+const fileMove: InverseKind<FileMoveOp> = {
+  apply(w, op) {
     if (!readFile(w.db, op.to)) throw conflict(`${op.to} no longer exists, so it cannot be moved back to ${op.from}`);
     const why = readFile(w.db, op.from) ? `${op.from} exists again` : blocked(w.db, op.from);
     if (why) throw conflict(`${why}, so ${op.to} cannot be moved back to ${op.from}`);
     moveFile(w, op.to, op.from, op.updatedAt);
-    recordRename(w.db, [{ from: itemKey.file(op.to), to: itemKey.file(op.from) }]);
+    w.items.moved([{ from: itemKey.file(op.to), to: itemKey.file(op.from) }]);
   },
-  describe: (raw): Phrase => {
-    const op = as<FileMoveOp>(raw);
+  describe: (op): Phrase => {
     return { action: "~", noun: "file", name: `${op.from} -> ${op.to}` };
   },
 };
 
 /** Registration order is the order summaries list them in. */
-export const fileInverses: Readonly<Record<string, InverseKind>> = { file, fileMove };
+export const fileInverses: InverseKinds<FilesOp> = { file, fileMove };

@@ -12,6 +12,7 @@
  * - NUL and other control characters never reach storage.
  */
 import { DomainError } from "../errors";
+import { itemRef } from "../items";
 import { LIMITS } from "../limits";
 
 // C0 controls (NUL included), DEL and C1 controls.
@@ -52,4 +53,17 @@ export function ancestors(path: string): string[] {
 export function displayPath(path: string, directory: boolean): string {
   if (path === "") return "/";
   return directory ? `${path}/` : path;
+}
+
+/**
+ * `key` as stored: a file's path in its canonical form (`file:/notes//a.md`
+ * is `file:notes/a.md`, as every file tool spells it); other keys unchanged.
+ * Throws DomainError("Invalid") naming the key when the path is not a path.
+ */
+export function canonicalKey(key: string): string {
+  const ref = itemRef(key);
+  if (ref?.kind !== "file") return key;
+  const path = normalisePath(ref.name, `item ${key}:`);
+  if (path === "") throw new DomainError("Invalid", `item ${key} names the memory root, not a file`);
+  return `file:${path}`;
 }

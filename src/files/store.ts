@@ -22,11 +22,10 @@
  * validate: callers pass canonical paths (src/files/path.ts) and check sizes
  * and conflicts first.
  */
-import { itemKey } from "../context/access";
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
-import { classifyFile } from "../priority/classify";
-import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";
+import { classifyFile } from "../items";
+import { itemKey, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type ItemStats, type StatsRow } from "../items";
 
 export interface FileRow extends StatsRow, Record<string, SqlStorageValue> {
   id: number;
@@ -45,6 +44,8 @@ export interface FileRow extends StatsRow, Record<string, SqlStorageValue> {
 export type FilePrior = { id: number; content: string; base64?: true; createdAt: number; updatedAt: number; stats?: ItemStats };
 export type FileOp = { kind: "file"; path: string; prior: FilePrior | null; deleted?: true };
 export type FileMoveOp = { kind: "fileMove"; from: string; to: string; updatedAt: number };
+/** The files' inverse ops, by kind. */
+export type FilesOp = FileOp | FileMoveOp;
 
 /** Bytes of escaped JSON past which content is kept in base64 (at most 4/3 of the 1 MB a file holds). */
 const PLAIN_JSON_MAX_BYTES = 1536 * 1024;
@@ -75,14 +76,14 @@ export function readFile(db: Db, path: string): FileRow | undefined {
  * its times instead of now; a file it brings back gets its old priority
  * columns too (use, category, mark, tier). Every content write sets the
  * category the classifier gives the path and new content
- * (src/priority/classify.ts); a file's use and mark survive its edits.
+ * (src/items/classify.ts); a file's use and mark survive its edits.
  */
 export function writeFile(w: WriteScope, path: string, content: string, restore?: FilePrior): FileRow | null {
   const prior = readFile(w.db, path) ?? null;
   const freeId = restore && !w.db.one("SELECT 1 AS taken FROM files WHERE id = ?", restore.id) ? restore.id : null;
   w.db.run(
     `INSERT INTO files (id, path, content, created_at, updated_at, ${STATS_COLUMNS})
-     VALUES (?1, ?2, ?3, ?4, ?5, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+     VALUES (?1, ?2, ?3, ?4, ?5, ${statsPlaceholders(7)})
      ON CONFLICT (path) DO UPDATE SET content = excluded.content, updated_at = excluded.updated_at, category = excluded.category,
        created_at = CASE WHEN ?6 THEN excluded.created_at ELSE files.created_at END`,
     freeId,

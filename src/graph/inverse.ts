@@ -7,41 +7,35 @@
  * cannot be applied (restoring an observation on an entity that no longer
  * exists) throws a Conflict, which rolls the whole undo back.
  */
-import { itemKey, recordRemoval } from "../context/access";
+import { itemKey } from "../items";
 import { DomainError } from "../errors";
-import type { InverseKind, InverseOp, Phrase } from "../history";
+import type { InverseKind, InverseKinds, Phrase } from "../history";
 import { idsByName } from "./rows";
-import type { EntityOp, ObservationOp, RelationOp } from "./writes";
+import type { EntityOp, GraphOp, ObservationOp, RelationOp } from "./writes";
 import { deleteEntityRow, deleteObservation, deleteRelation, insertEntity, insertObservation, insertRelation, touchEntity } from "./writes";
 
 const conflict = (message: string) => new DomainError("Conflict", `${message}; nothing was undone.`);
 
-/** Narrows a stored op to the shape its kind wrote (history hands back what writes.ts noted). */
-const as = <T>(op: InverseOp) => op as unknown as T;
-
-const entity: InverseKind = {
-  apply(w, raw) {
-    const op = as<EntityOp>(raw);
+const entity: InverseKind<EntityOp> = {
+  apply(w, op) {
     const id = idsByName(w.db, [op.name]).get(op.name);
     if (op.prior === null) {
       if (id === undefined) return;
       deleteEntityRow(w, id);
       // As delete_entities does: a re-created entity of that name must not inherit these associations.
-      recordRemoval(w.db, [itemKey.entity(op.name)]);
+      w.items.removed([itemKey.entity(op.name)]);
       return;
     }
     if (id !== undefined) throw conflict(`entity "${op.name}" exists again, so its deletion cannot be undone`);
     insertEntity(w, op.name, op.prior.entityType, op.prior);
   },
-  describe: (raw): Phrase => {
-    const op = as<EntityOp>(raw);
+  describe: (op): Phrase => {
     return { action: op.prior === null ? "+" : "-", noun: "entity", name: op.name };
   },
 };
 
-const observation: InverseKind = {
-  apply(w, raw) {
-    const op = as<ObservationOp>(raw);
+const observation: InverseKind<ObservationOp> = {
+  apply(w, op) {
     const id = idsByName(w.db, [op.entity]).get(op.entity);
     if (op.prior === null) {
       if (id !== undefined && deleteObservation(w, id, op.entity, op.content)) touchEntity(w, id);
@@ -50,15 +44,13 @@ const observation: InverseKind = {
     if (id === undefined) throw conflict(`entity "${op.entity}" no longer exists, so its observation cannot be restored`);
     if (insertObservation(w, id, op.entity, op.content, { prior: op.prior })) touchEntity(w, id);
   },
-  describe: (raw): Phrase => {
-    const op = as<ObservationOp>(raw);
+  describe: (op): Phrase => {
     return { action: op.prior === null ? "+" : "-", noun: "obs", name: op.entity };
   },
 };
 
-const relation: InverseKind = {
-  apply(w, raw) {
-    const op = as<RelationOp>(raw);
+const relation: InverseKind<RelationOp> = {
+  apply(w, op) {
     const ids = idsByName(w.db, [op.from, op.to]);
     const from = ids.get(op.from);
     const to = ids.get(op.to);
@@ -72,11 +64,10 @@ const relation: InverseKind = {
     }
     insertRelation(w, from, to, op, op.prior);
   },
-  describe: (raw): Phrase => {
-    const op = as<RelationOp>(raw);
+  describe: (op): Phrase => {
     return { action: op.prior === null ? "+" : "-", noun: "rel", name: `${op.from} -${op.relationType}-> ${op.to}` };
   },
 };
 
 /** Registration order is the order summaries list them in. */
-export const graphInverses: Readonly<Record<string, InverseKind>> = { entity, observation, relation };
+export const graphInverses: InverseKinds<GraphOp> = { entity, observation, relation };

@@ -10,8 +10,8 @@
  */
 import { DomainError } from "../errors";
 import { LIMITS } from "../limits";
-import { roundUp, sqlLimit, type Db } from "../context/sql";
-import { classifyEntity } from "../priority/classify";
+import { roundUp, sqlLimit, type Db } from "../storage/sql";
+import { classifyEntity } from "../items";
 import { RELATION_SELECT, toRelation, withObservations, type EntityRow, type RelationRow } from "./rows";
 import type { GraphPage, Relation } from "./types";
 

@@ -3,7 +3,7 @@
  * the graph (open_nodes, read_graph, search, export) so they all return the
  * same shapes in the same order: entities and observations in insertion order.
  */
-import { chunksFor, placeholders, sqlLimit, type Db } from "../context/sql";
+import { chunksFor, placeholders, sqlLimit, type Db } from "../storage/sql";
 import type { Entity, Relation } from "./types";
 
 export interface EntityRow extends Record<string, SqlStorageValue> {

@@ -19,9 +19,9 @@
  *   rejects the whole batch and names what was missing.
  */
 import { DomainError, listNames } from "../errors";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
-import { classifyEntity } from "../priority/classify";
+import { classifyEntity } from "../items";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
 import { deleteEntityRow, deleteObservation, deleteRelation, insertNewEntities, insertNewRelations, insertObservation, touchEntity } from "./writes";
 import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
@@ -30,7 +30,7 @@ import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd,
 export const OPEN_NODES_MAX_RELATIONS = 1000;
 
 export function createEntities(w: WriteScope, entities: readonly EntityInput[]): Entity[] {
-  // An explicit category wins; otherwise the keyword classifier decides (src/priority/classify.ts).
+  // An explicit category wins; otherwise the keyword classifier decides (src/items/classify.ts).
   return insertNewEntities(
     w,
     entities.map((e) => ({ ...e, category: e.category ?? classifyEntity(e.name, e.entityType, e.observations) })),

@@ -1,4 +1,4 @@
-import type { Category } from "../priority/model";
+import type { Category } from "../items";
 
 /** The knowledge graph's wire shapes, identical to @modelcontextprotocol/server-memory's. */
 export interface Entity {

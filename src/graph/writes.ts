@@ -8,7 +8,7 @@
  * ## Inverse ops (JSON, stored in change_inverse)
  * - `{kind:"entity", name, prior}`: prior null = the entity was created (undo
  *   deletes it with whatever it holds); prior = its row before it was deleted,
- *   priority columns included (`stats`, src/priority/columns.ts).
+ *   statistics included (`stats`, src/items/stats.ts).
  * - `{kind:"observation", entity, content, prior}`: prior null = added;
  *   prior `{id, createdAt}` = deleted.
  * - `{kind:"relation", from, to, relationType, prior}`: the same for relations.
@@ -18,10 +18,9 @@
  * Observations created together with their entity are not noted one by one:
  * undoing the creation deletes the entity and everything it holds.
  */
-import { itemKey } from "../context/access";
-import { jsonBatches, type Db } from "../context/sql";
+import { itemKey, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type ItemStats, type StatsRow } from "../items";
+import { jsonBatches, placeholders, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
-import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "../priority/columns";
 import type { Entity, EntityInput, Relation } from "./types";
 
 /** The history item key of an entity. Relations and observations count as changes to their entities. */
@@ -42,6 +41,8 @@ export type RowPrior = { id: number; createdAt: number };
 export type EntityOp = { kind: "entity"; name: string; prior: EntityPrior | null };
 export type ObservationOp = { kind: "observation"; entity: string; content: string; prior: RowPrior | null };
 export type RelationOp = { kind: "relation"; from: string; to: string; relationType: string; prior: RowPrior | null };
+/** The graph's inverse ops, by kind. */
+export type GraphOp = EntityOp | ObservationOp | RelationOp;
 
 /** `id` when no row of `table` has it, else null (let SQLite choose). */
 function freeId(db: Db, table: "entities" | "observations" | "relations", id: number | undefined): number | null {
@@ -66,7 +67,7 @@ export function insertEntity(
     : { important: fresh.important === true, tier: fresh.important ? "long" : "short" };
   const row = w.db.one<{ id: number }>(
     `INSERT INTO entities (id, name, entity_type, created_at, updated_at, ${STATS_COLUMNS})
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO NOTHING RETURNING id`,
+     VALUES (${placeholders(5)}, ${statsPlaceholders()}) ON CONFLICT (name) DO NOTHING RETURNING id`,
     freeId(w.db, "entities", prior?.id),
     name,
     entityType,

@@ -2,9 +2,9 @@
  * Change history: who changed what in a context, and how to take it back.
  *
  * ## The recorder seam (for every domain that writes)
- * MemoryContext runs each write call as `this.write(meta, (w) => ...)`: one
- * `transactionSync` whose `WriteScope` `w = { db, now, rec }` carries a
- * recorder. A store function that changes a row calls
+ * MemoryContext runs each write call as `run(meta, "write", (w) => ...)`
+ * (src/context/runner.ts): one `transactionSync` whose `WriteScope`
+ * `w = { db, now, rec, items }` carries a recorder. A store function that changes a row calls
  * `w.rec.note(itemKeys, inverseOp)`: the item keys it touched
  * (`entity:<name>`, `file:<path>`, `doc:<id>`) and a small JSON op holding
  * the prior state that undoes it (not a snapshot). When the call returns, one
@@ -12,7 +12,8 @@
  * tool, a summary and the ops; a call that noted nothing records nothing, and
  * a call that throws records nothing either.
  *
- * Each domain owns its op kinds: it exports `Record<kind, InverseKind>`
+ * Each domain owns its op kinds: it types them as a union by `kind` and
+ * exports `InverseKinds<ItsOps>`
  * (`apply` replays an op through a WriteScope, so undo is recorded like any
  * write; `describe` gives a summary phrase) and MemoryContext joins them with
  * `inverseRegistry(graphInverses, fileInverses, documentInverses)`. History
@@ -27,7 +28,7 @@
  * prior row, writes, and calls `w.rec.note(itemKey, {kind, ..., prior})`;
  * its applier writes the prior state back through the same primitive (so
  * the undo is recorded too); MemoryContext adds its `...Inverses` to
- * INVERSES and runs its calls through `this.write`.
+ * INVERSES and runs its calls as writes.
  *
  * Rules: note only writes that changed a row; keep each op small (one row's
  * prior state; a big value is fine while its JSON stays under ~1.5 MB, since
@@ -48,6 +49,7 @@ export {
   inverseRegistry,
   type ChangeMeta,
   type InverseKind,
+  type InverseKinds,
   type InverseOp,
   type InverseRegistry,
   type Json,

@@ -2,7 +2,7 @@
  * Reading the change log: the memory_history listing, single changes for
  * undo, and the history lines of an export. Read-only; the recorder writes.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 
 export interface ChangeRow extends Record<string, SqlStorageValue> {
   seq: number;

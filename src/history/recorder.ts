@@ -17,19 +17,28 @@
  *   An op bigger than that gets a part of its own; a domain keeps each op
  *   well under the 2 MB row limit (src/files/store.ts says how for files).
  */
-import { jsonBatches, type Db } from "../context/sql";
+import type { ItemSink } from "../items";
+import type { Json } from "../storage/json";
+import { jsonBatches, type Db } from "../storage/sql";
+// upward: a write scope carries the deployment's priority model for the appliers that decide a tier (type only)
 import type { ModelOptions } from "../priority/model";
 
-export type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
+export type { Json };
 
-/** An inverse op: a small JSON object whose `kind` names the domain applier that replays it. */
+/**
+ * An inverse op: a small JSON object whose `kind` names the domain applier
+ * that replays it. A domain types its ops as a union discriminated by `kind`
+ * (src/graph/writes.ts GraphOp) and its appliers with InverseKinds, so each
+ * applier is handed ops of its own kind, typed.
+ */
 export type InverseOp = { kind: string } & { [key: string]: Json };
 
-/** What a store function writes through: the database, the clock and the recorder. */
+/** What a store function writes through: the database, the clock, the recorder and where removed or re-keyed items are reported. */
 export interface WriteScope {
   db: Db;
   now: number;
   rec: Recorder;
+  items: ItemSink;
   /**
    * The deployment's priority model (MEMORY_CATEGORY_WEIGHTS,
    * SEMANTIC_CLUSTER_THRESHOLD), read from the settings at the start of each
@@ -39,7 +48,7 @@ export interface WriteScope {
   model?: ModelOptions;
 }
 
-/** The scope MemoryContext.write hands a call: a WriteScope whose recorder is the full ChangeRecorder (undo needs its seq). */
+/** The scope a write call is handed (src/context/runner.ts): a WriteScope whose recorder is the full ChangeRecorder (undo needs its seq). */
 export interface RecordingScope extends WriteScope {
   rec: ChangeRecorder;
 }
@@ -62,12 +71,15 @@ export interface Phrase {
 }
 
 /** How a domain undoes and describes one kind of inverse op. */
-export interface InverseKind {
+export interface InverseKind<O extends InverseOp = InverseOp> {
   /** Replays `op` through `w` (so the replay is itself recorded); throws DomainError("Conflict") when it cannot. */
-  apply(w: WriteScope, op: InverseOp): void;
+  apply(w: WriteScope, op: O): void;
   /** The forward change this inverse undoes, for summaries. */
-  describe(op: InverseOp): Phrase;
+  describe(op: O): Phrase;
 }
+
+/** A domain's appliers: one for each kind of its op union `O`, given ops of that kind (the registry routes stored ops by `kind`). */
+export type InverseKinds<O extends InverseOp> = { readonly [K in O["kind"]]: InverseKind<Extract<O, { kind: K }>> };
 
 export type InverseRegistry = ReadonlyMap<string, InverseKind>;
 

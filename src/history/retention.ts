@@ -7,7 +7,7 @@
  * in batches so one alarm run stays short. A trimmed change can no longer be
  * listed or undone; undo says so.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 
 export interface Retention {
   maxChanges: number;

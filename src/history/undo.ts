@@ -18,7 +18,7 @@
  * out, so neither counts as a later change when working out the set.
  */
 import { DomainError } from "../errors";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { changeItems, getChange, inversePartsNewestFirst, parseSeqs, type ChangeRow } from "./log";
 import type { InverseOp, InverseRegistry, RecordingScope } from "./recorder";
 

@@ -8,12 +8,12 @@ import { z } from "zod";
 import { callerKey } from "../auth/caller";
 import { roleFor, ROLES } from "../auth/grants";
 import { fail, ok, type Outcome } from "../errors";
-import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
+import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, LIMITS } from "../limits";
 import { registryOf } from "../registry/Registry";
 import type { ContextInfo } from "../registry/types";
 import type { ToolContext } from "./tool";
 
-export const contextName = z.string().regex(CONTEXT_NAME_PATTERN, "name must match [a-z0-9][a-z0-9._-]{0,63}");
+export const contextName = z.string().regex(CONTEXT_NAME_PATTERN, `name ${CONTEXT_NAME_RULE}`);
 
 export const description = z.string().max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`);
 

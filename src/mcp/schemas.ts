@@ -4,8 +4,8 @@
  * limits come from src/limits.ts.
  */
 import { z } from "zod";
-import { CONTEXT_NAME_PATTERN, LIMITS } from "../limits";
-import { CATEGORIES } from "../priority/model";
+import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, LIMITS } from "../limits";
+import { CATEGORIES } from "../items";
 
 // C0 controls and DEL; observations may still hold tabs and line breaks.
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -56,7 +56,7 @@ export const RelationOut = z.object({ from: z.string(), to: z.string(), relation
 export const DeleteOut = { success: z.boolean(), message: z.string() };
 
 /** Every tool but the contexts tools takes it; the server's instructions say where a call without it goes. */
-export const contextArg = z.string().regex(CONTEXT_NAME_PATTERN, "context must match [a-z0-9][a-z0-9._-]{0,63}").optional();
+export const contextArg = z.string().regex(CONTEXT_NAME_PATTERN, `context ${CONTEXT_NAME_RULE}`).optional();
 /**
  * How tools/list shows `contextArg`: a string, without the name pattern. The
  * argument names a context that exists (list_contexts shows them), the

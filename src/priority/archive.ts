@@ -21,7 +21,7 @@
  * Pruning deletes through each domain's recorded primitive (graph/writes,
  * files/store, documents/rows), so history records it like any delete, the
  * search index follows at the end of the transaction, and co-visitation
- * forgets the item (recordRemoval).
+ * forgets the item (`w.items.removed`).
  *
  * ## History (op kind "archive")
  * Archive rows change only through `putArchive` / `deleteArchive`, which note
@@ -35,17 +35,15 @@
  * A payload stays under ARCHIVE_MAX_BYTES (the row and the op recording it
  * must fit a 2 MB row); an item too large for that is kept and reported.
  */
-import { recordRemoval } from "../context/access";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
 import { utf8Bytes } from "../documents/links";
 import { deleteDocument, getDocument, putDocument } from "../documents/rows";
 import { LIMITS } from "../limits";
 import { deleteFile } from "../files/store";
 import { deleteEntityRow } from "../graph/writes";
-import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
-import { STATS_COLUMNS, statsOf, statsValues, type ItemStats, type StatsRow } from "./columns";
-import { ITEM_TABLES, type ItemKind } from "./items";
+import type { InverseKind, InverseKinds, Phrase, WriteScope } from "../history";
+import { ITEM_TABLES, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type ItemKind, type ItemStats, type StatsRow } from "../items";
 
 export type { ItemStats };
 
@@ -98,7 +96,7 @@ const entryOf = (r: ArchiveRow): ArchiveEntry => ({
   archivedAt: r.archived_at,
 });
 
-const note = (w: WriteScope, op: ArchiveOp) => w.rec.note(op.item, op as unknown as InverseOp);
+const note = (w: WriteScope, op: ArchiveOp) => w.rec.note(op.item, op);
 
 export function getArchive(db: Db, id: number): ArchiveEntry | undefined {
   const r = db.one<ArchiveRow>("SELECT * FROM archive WHERE id = ?", id);
@@ -136,9 +134,8 @@ export function deleteArchive(w: WriteScope, id: number): ArchiveEntry | undefin
   return prior;
 }
 
-const archive: InverseKind = {
-  apply(w, raw) {
-    const op = raw as unknown as ArchiveOp;
+const archive: InverseKind<ArchiveOp> = {
+  apply(w, op) {
     if (op.prior === null) {
       deleteArchive(w, op.id);
       return;
@@ -149,13 +146,12 @@ const archive: InverseKind = {
     }
     putArchive(w, op.prior);
   },
-  describe: (raw): Phrase => {
-    const op = raw as unknown as ArchiveOp;
+  describe: (op): Phrase => {
     return { action: op.deleted ? "-" : op.prior === null ? "+" : "~", noun: "archive", name: op.item };
   },
 };
 
-export const archiveInverses: Readonly<Record<string, InverseKind>> = { archive };
+export const archiveInverses: InverseKinds<ArchiveOp> = { archive };
 
 type Row<T> = T & StatsRow & Record<string, SqlStorageValue>;
 
@@ -260,7 +256,7 @@ export function pruneItem(w: WriteScope, kind: ItemKind, name: string, priority:
   if (payload.kind === "entity") deleteEntityRow(w, payload.id);
   else if (payload.kind === "file") deleteFile(w, payload.path);
   else deleteDocument(w, payload.id);
-  recordRemoval(w.db, [item]);
+  w.items.removed([item]);
   putArchive(w, { id: null, item, payload, priority, reason, archivedAt: w.now });
   return "archived";
 }
@@ -268,5 +264,5 @@ export function pruneItem(w: WriteScope, kind: ItemKind, name: string, priority:
 /** Writes an item's priority columns (a restored item gets its statistics back). */
 export function writeStats(db: Db, kind: ItemKind, name: string, s: ItemStats): void {
   const t = ITEM_TABLES[kind];
-  db.run(`UPDATE ${t.table} SET (${STATS_COLUMNS}) = (?, ?, ?, ?, ?, ?, ?, ?) WHERE ${t.keyColumn} = ?`, ...statsValues(s, s.category), name);
+  db.run(`UPDATE ${t.table} SET (${STATS_COLUMNS}) = (${statsPlaceholders()}) WHERE ${t.keyColumn} = ?`, ...statsValues(s, s.category), name);
 }

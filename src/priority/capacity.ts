@@ -12,9 +12,9 @@
  * does the evaluation prune, and it prunes towards PRUNE_TO_RATIO (80 %) so
  * the next evaluation does not start over at once.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { TIERS, type Tier } from "./model";
-import { ITEM_TABLES } from "./items";
+import { ITEM_TABLES } from "../items";
 import { readState, writeState } from "./state";
 
 export const LIMIT_NAMES = ["total", ...TIERS] as const;

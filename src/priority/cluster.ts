@@ -17,8 +17,8 @@
  * cut off it alone holds CLUSTER_COUNT_CAP items, so the union is still
  * exact up to the cap.)
  */
-import type { Db } from "../context/sql";
-import type { ItemRef } from "./items";
+import type { Db } from "../storage/sql";
+import type { ItemRef } from "../items";
 
 /** A co-visit pair counts as a relation once seen in this many sessions. */
 export const MIN_COVISITS = 2;

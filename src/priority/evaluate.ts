@@ -33,10 +33,10 @@
  * "memory_evaluation"; the result is kept as priority_state
  * "last_evaluation" for memory_stats.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { RecordingScope } from "../history";
 import type { Settings } from "../settings";
-import type { ItemRef } from "./items";
+import type { ItemRef } from "../items";
 import { excess, hasLimits, limitUse, readCapacity, usage, type CapacityLimits, type LimitName, type LimitUse, type Usage } from "./capacity";
 import { priority, TIERS, type ModelOptions, type Tier } from "./model";
 import { modelOptions } from "./weights";

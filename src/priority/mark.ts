@@ -18,9 +18,10 @@
  * `model`), through the same recorded write, so the undo can be undone too.
  */
 import { DomainError, listNames } from "../errors";
-import type { Db } from "../context/sql";
-import type { InverseKind, InverseOp, Phrase, WriteScope } from "../history";
-import { ITEM_TABLES, byKind, canonicalKey, itemRef, type ItemRef } from "./items";
+import type { Db } from "../storage/sql";
+import type { InverseKind, InverseKinds, Phrase, WriteScope } from "../history";
+import { canonicalKey } from "../files/path";
+import { ITEM_TABLES, byKind, itemRef, type ItemRef } from "../items";
 import { DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";
 
 export type MarkOp = { kind: "mark"; item: string; prior: { important: boolean; tier: string } };
@@ -109,21 +110,19 @@ export function markImportant(w: WriteScope, items: readonly string[], important
   return result;
 }
 
-const mark: InverseKind = {
-  apply(w, raw) {
-    const op = raw as unknown as MarkOp;
+const mark: InverseKind<MarkOp> = {
+  apply(w, op) {
     const ref = itemRef(op.item);
     const row = ref && markRows(w.db, [ref]).get(ref.key);
     if (!ref || !row) throw new DomainError("Conflict", `${op.item} no longer exists, so its importance mark cannot be undone; nothing was undone.`);
     if ((row.important === 1) === op.prior.important && row.tier === op.prior.tier) return;
     setMark(w, ref, row, op.prior.important, tierOf(row, op.prior.important, op.prior.tier, w.model ?? DEFAULT_MODEL));
   },
-  describe: (raw: InverseOp): Phrase => {
-    const op = raw as unknown as MarkOp;
+  describe: (op): Phrase => {
     // The forward change: a mark when the prior was unmarked.
     return { action: op.prior.important ? "-" : "+", noun: "important", name: op.item };
   },
 };
 
 /** Registered in MemoryContext's INVERSES. */
-export const priorityInverses: Readonly<Record<string, InverseKind>> = { mark };
+export const priorityInverses: InverseKinds<MarkOp> = { mark };

@@ -21,11 +21,9 @@
  * access_count >= LONG_TERM_ACCESSES, or marked, or cluster >= the threshold.
  * Every retrieval adds 1 to access_count; `uses` adds the access's weight.
  */
+import { isCategory, type Category } from "../items";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
-
-export const CATEGORIES = ["personal", "technical", "project", "casual", "general"] as const;
-export type Category = (typeof CATEGORIES)[number];
 
 export const DEFAULT_CATEGORY_WEIGHTS: Readonly<Record<Category, number>> = {
   personal: 2.0,
@@ -77,8 +75,6 @@ export const DEFAULT_MODEL: ModelOptions = {
   categoryWeights: DEFAULT_CATEGORY_WEIGHTS,
   clusterThreshold: DEFAULT_CLUSTER_THRESHOLD,
 };
-
-export const isCategory = (c: string): c is Category => (CATEGORIES as readonly string[]).includes(c);
 
 export interface PriorityFactors {
   frequency: number;

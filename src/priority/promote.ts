@@ -16,10 +16,10 @@
  *   previous run stopped (priority_state "cluster_refresh"), so each run is
  *   bounded and every item is reached in turn.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { InverseOp } from "../history";
 import { clusterSizes } from "./cluster";
-import { ITEM_KINDS, ITEM_TABLES, byKind, type ItemKind, type ItemRef } from "./items";
+import { ITEM_KINDS, ITEM_TABLES, byKind, type ItemKind, type ItemRef } from "../items";
 import { tierFor, type ModelOptions, type Tier } from "./model";
 import { readState, writeState } from "./state";
 

@@ -15,7 +15,7 @@
  * Every row change goes through putArchive/deleteArchive, so it is recorded
  * with the restore and undone with it.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { listNames } from "../errors";
 import { idsByName } from "../graph/rows";
 import { insertRelation } from "../graph/writes";

@@ -28,7 +28,7 @@
  *   one and last_accessed_at is now, so the next evaluation does not prune
  *   it straight away.
  */
-import { chunksFor, placeholders, type Db } from "../context/sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
 import { parseLinks, ROOT_ID, utf8Bytes } from "../documents/links";
 import { getDocument, putDocument } from "../documents/rows";
 import { ancestors } from "../files/path";
@@ -39,7 +39,7 @@ import type { WriteScope } from "../history";
 import type { ArchiveEntry } from "./archive";
 import { LIMITS } from "../limits";
 import { archivedLink, deleteArchive, getArchive, link, relink, writeStats, type ArchivedRelation, type DocPayload, type ItemStats, type Payload } from "./archive";
-import { canonicalKey } from "./items";
+import { canonicalKey } from "../files/path";
 import { keptRowOf, reconnect, retryKept, type DeferredRelation, type PendingRelation } from "./relations";
 import { ACCESS_WEIGHTS, DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";
 

@@ -5,10 +5,10 @@
  * Rows are read through a cursor, never all at once, so memory stays flat at
  * 100,000 items; the priority itself comes from ./model.ts.
  */
-import type { Db, SqlValue } from "../context/sql";
+import type { Db, SqlValue } from "../storage/sql";
 import { BoundedHeap } from "./heap";
 import { priorityInputOf } from "./columns";
-import { ITEM_KINDS, ITEM_TABLES, type ItemKind } from "./items";
+import { ITEM_KINDS, ITEM_TABLES, type ItemKind } from "../items";
 import { DAY_MS, priority, tierFor, type ModelOptions, type PriorityInput, type Tier } from "./model";
 
 /** An item's stored priority columns and its priority now. */

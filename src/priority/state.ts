@@ -9,7 +9,7 @@
  *   read_only        true while the Registry says the context is read-only (pushed by the contexts API):
  *                    the evaluation then never prunes
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 
 export type StateKey = "capacity" | "next_evaluation" | "last_evaluation" | "cluster_refresh" | "read_only";
 

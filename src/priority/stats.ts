@@ -6,11 +6,11 @@
  * more than a few rows whatever the context's size. Reading stats is not an
  * access: nothing here writes.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { hasLimits, limitUse, readCapacity, usage, type CapacityLimits, type LimitUse } from "./capacity";
 import { lastEvaluation, nextEvaluation, type Evaluation, type EvaluationOptions } from "./evaluate";
-import { ITEM_TABLES, type ItemKind } from "./items";
-import { CATEGORIES } from "./model";
+import { ITEM_TABLES, type ItemKind } from "../items";
+import { CATEGORIES } from "../items";
 import { topItems } from "./scan";
 
 export const TOP_ITEMS = 10;

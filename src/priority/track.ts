@@ -26,9 +26,9 @@
  * which the next direct retrieval (open_nodes, view, read_document), a write
  * that relates the item (./promote.ts) or the evaluation refreshes.
  */
-import { chunksFor, type Db } from "../context/sql";
+import { chunksFor, type Db } from "../storage/sql";
 import { clusterSizes } from "./cluster";
-import { ITEM_TABLES, byKind, itemRef, type ItemRef } from "./items";
+import { ITEM_TABLES, byKind, itemRef, type ItemRef } from "../items";
 import { ACCESS_WEIGHTS, DEFAULT_MODEL, RELEVANCE_CAP, RELEVANCE_STEP, tierFor, type AccessWeightKind, type ModelOptions } from "./model";
 
 export interface Retrieval {

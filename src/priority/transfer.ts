@@ -26,12 +26,11 @@
  * Archived files and documents are not exported, as live ones are not: the
  * JSONL export is the knowledge graph.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import type { Relation } from "../graph/types";
 import { ARCHIVE_MAX_BYTES, getArchive, putArchive, type ArchivedRelation, type ArchiveEntry, type Payload } from "./archive";
-import { classifyEntity } from "./classify";
-import type { ItemStats } from "./columns";
+import { classifyEntity, type ItemStats } from "../items";
 
 type Common = { line: number; name: string; relations: Relation[]; priority: number; reason: string; archivedAt: number };
 export type ArchivedImport =

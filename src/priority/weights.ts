@@ -4,7 +4,8 @@
  * ./model.ts). Parsed once when the settings are validated (src/settings.ts),
  * so a typo is a startup error naming the pair, never a silent default.
  */
-import { CATEGORIES, DEFAULT_CATEGORY_WEIGHTS, isCategory, type Category, type ModelOptions } from "./model";
+import { CATEGORIES, isCategory, type Category } from "../items";
+import { DEFAULT_CATEGORY_WEIGHTS, type ModelOptions } from "./model";
 
 /** A weight is a positive number up to this: a larger one would let a category swamp every other factor. */
 export const MAX_CATEGORY_WEIGHT = 10;

@@ -17,9 +17,10 @@
 import { DurableObject } from "cloudflare:workers";
 import { capture, DomainError, type Outcome } from "../errors";
 import { DEFAULT_CONTEXT } from "../limits";
+// upward: the Registry stores grants in the shape auth defines and checks (type only)
 import type { Grant } from "../auth/grants";
-import { migrate } from "../context/migrations";
-import { Db } from "../context/sql";
+import { migrate } from "../storage/migrations";
+import { Db } from "../storage/sql";
 import { record, readAudit } from "./audit";
 import * as contexts from "./contexts";
 import { REGISTRY_MIGRATIONS } from "./migrations";

@@ -2,7 +2,7 @@
  * The admin audit log: append-only rows of who did what to which target, and
  * when. Details are small JSON objects and never hold a secret.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { AuditEntry } from "./types";
 
 type AuditRow = { id: number; at: number; actor: string; action: string; target: string; detail: string | null };

@@ -7,7 +7,7 @@
  */
 import { DomainError } from "../errors";
 import { DEFAULT_CONTEXT } from "../limits";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { ActiveContext, ContextInfo, ContextPatch, Capacity, NewContext } from "./types";
 
 type ContextRow = {

@@ -1,9 +1,9 @@
 /**
  * Schema migrations for the Registry object, in migrations/registry/.
- * Same rules as a MemoryContext's (src/context/migrations.ts): numbered,
+ * Same rules as a MemoryContext's (src/storage/migrations.ts): numbered,
  * append-only, applied once in order and tracked in `_schema_version`.
  */
 import r0001 from "../../migrations/registry/0001_init.sql";
-import type { Migration } from "../context/migrations";
+import type { Migration } from "../storage/migrations";
 
 export const REGISTRY_MIGRATIONS: readonly Migration[] = [{ version: 1, name: "0001_init", sql: r0001 }];

@@ -5,8 +5,9 @@
  * Invariant: at most one live (unrevoked) token per name.
  */
 import { DomainError } from "../errors";
+// upward: the Registry stores grants in the shape auth defines and checks (type only)
 import type { Grant } from "../auth/grants";
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import type { TokenInfo, TokenPrincipal } from "./types";
 
 type TokenRow = {

@@ -1,4 +1,5 @@
 /** Values the Registry object hands across RPC. Plain data, no methods. */
+// upward: the Registry stores grants in the shape auth defines and checks (type only)
 import type { Grant } from "../auth/grants";
 
 /** A context's capacity settings: named scalar limits, stored as JSON (reserved for the priority feature). */

@@ -30,7 +30,7 @@
  * per leaf page that starts a term, keyed by segment id): read only, as a
  * measure of each segment's size.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 
 /** The FTS5 indexes compacted, in the order steps visit them. */
 export const SEARCH_INDEXES = ["search_words", "search_grams"] as const;

@@ -16,7 +16,7 @@
  * - The output keeps the official {entities, relations} shape; each entity
  *   also carries its `score` and `role`, and `paths` lists the connections.
  */
-import type { Db } from "../context/sql";
+import type { Db } from "../storage/sql";
 import { toRelation, withObservations } from "../graph/rows";
 import type { Entity, Relation } from "../graph/types";
 import { chooseEntries, type TermScores } from "./entries";

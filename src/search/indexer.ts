@@ -25,7 +25,7 @@
  *   characters at the latest: memory stays flat even when a migration leaves
  *   a whole context to index.
  */
-import { jsonBatches, type Db } from "../context/sql";
+import { jsonBatches, type Db } from "../storage/sql";
 import { bigrams, CJK_RUN, WORD, wordParts, withoutCjk } from "./tokenize";
 
 /** Documents read from a table at a time, and their text's bytes at most (plus one document's). */
@@ -157,7 +157,7 @@ class RowBuffer {
 /**
  * Writes documents to both indexes, each in as few statements as fit
  * JSON_PARAM_BYTES (one for a call of 1,000 entities of ordinary size), as one
- * JSON array per statement (json_each, src/context/sql.ts jsonBatches) rather
+ * JSON array per statement (json_each, src/storage/sql.ts jsonBatches) rather
  * than bound parameters, rowids ascending. FTS5 writes a new segment at the
  * end of every statement that inserts into it and whenever a rowid goes down,
  * and every segment costs a seek per term lookup and merge work later: a

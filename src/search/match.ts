@@ -13,7 +13,7 @@
  * plus up to NAME_CANDIDATES entities whose name or type holds it, and its
  * document frequency is estimated from how far back the capped window reaches.
  */
-import { sqlLimit, type Db } from "../context/sql";
+import { sqlLimit, type Db } from "../storage/sql";
 import { NAME_WEIGHT, SUBSTRING_WEIGHT } from "./score";
 import { bigrams, quote, type QueryTerm } from "./tokenize";
 

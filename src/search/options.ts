@@ -1,16 +1,9 @@
 /**
  * Search parameters: per-call options over the deployment's settings
- * (wrangler vars, validated in src/settings.ts). The ranges here are the
- * ones both the settings and the search_nodes arguments accept.
+ * (wrangler vars, validated in src/settings.ts). Both accept the ranges of
+ * SEARCH_RANGES (src/limits.ts).
  */
 import type { Settings } from "../settings";
-
-export const SEARCH_RANGES = {
-  minRelativeScore: { min: 0, max: 1 },
-  topPerToken: { min: 1, max: 20 },
-  maxPathLength: { min: 0, max: 10 },
-  maxTotalNodes: { min: 1, max: 200 },
-} as const;
 
 /** What a search_nodes call may set; anything left out comes from the settings. */
 export interface SearchOptions {

@@ -30,7 +30,7 @@
  * on the frontier costs a lookup, not a scan of its thousands of relations
  * (unless it has few next to the seeks a scan would replace: bridgesWithin).
  */
-import { roundUp, sqlLimit, type Db } from "../context/sql";
+import { roundUp, sqlLimit, type Db } from "../storage/sql";
 import { ENTITY_COLUMNS, RELATION_SELECT, type EntityRow, type RelationRow } from "../graph/rows";
 
 /** Relations read per search at most, whatever the graph's size and shape. */

@@ -8,7 +8,7 @@
  */
 import { Hono } from "hono";
 import { isLoopbackHost, openLocalMode } from "../auth";
-import type { AppEnv } from "../index";
+import type { AppEnv } from "../app";
 import { Shell } from "./page";
 
 /** Where the built client is served from (see [assets] in wrangler.toml). */

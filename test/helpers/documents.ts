@@ -6,7 +6,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { expect } from "vitest";
 import type { MemoryContext } from "../../src/context/MemoryContext";
-import { Db } from "../../src/context/sql";
+import { Db } from "../../src/storage/sql";
 import { parseLinks } from "../../src/documents/links";
 import type { TestClient } from "./clients";
 

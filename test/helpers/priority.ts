@@ -5,7 +5,7 @@
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { MemoryContext } from "../../src/context/MemoryContext";
-import { Db, type SqlValue } from "../../src/context/sql";
+import { Db, type SqlValue } from "../../src/storage/sql";
 import { DAY_MS } from "../../src/priority/model";
 import { expect } from "vitest";
 import { connectV2, freshContext, text, workerFetch, type TestClient } from "./clients";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SEARCH_RANGES } from "../../search/options";
+import { SEARCH_RANGES } from "../../limits";
 import { cutNote, cutQuery, EntityOut, RelationOut } from "../schemas";
 import { callContext, defineTool, READ, reply } from "../tool";
 

@@ -167,5 +167,5 @@ export function chunksFor<T>(items: readonly T[], perItem = 1, reserved = 0): T[
   return out;
 }
 
-/** "?, ?, ?" for n parameters. */
-export const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");
+/** "?, ?, ?" for n parameters; numbered from `first` ("?4, ?5, ?6") in a statement that numbers its parameters. */
+export const placeholders = (n: number, first?: number): string => Array.from({ length: n }, (_, i) => (first === undefined ? "?" : `?${first + i}`)).join(", ");

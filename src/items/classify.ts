@@ -19,8 +19,10 @@
  *    the cost is bounded for a 1 MB file.
  *
  * The keyword lists below are the rules; the README repeats them in short.
+ * Every domain classifies the items it writes, so the classifier sits with
+ * the items rather than with the priority model that weighs the categories.
  */
-import type { Category } from "./model";
+import type { Category } from "./stats";
 
 export const MAX_CLASSIFY_CHARS = 20_000;
 export const TITLE_WEIGHT = 3;
