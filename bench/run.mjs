@@ -128,7 +128,7 @@ for (const signal of ["SIGINT", "SIGTERM"]) {
 /**
  * Waits until the context's search index is as a context's searches find it
  * once writes pause: the alarm compacts it COMPACT_QUIET_MS (10 s) after the
- * last bulk write (README "Indexes and guarantees"), usually while the
+ * last bulk write (docs/search.md#indexes-and-guarantees), usually while the
  * relations load. Returns the FTS5 segments right after the load and when the
  * queries start, and how long it waited (at most 60 s; a small index that is
  * not due for compaction is left as it is after 15 s).
@@ -153,7 +153,7 @@ const quantity = (data) => data.entities.reduce((n, e) => n + e.observations.len
  * Engram's first load in the fresh process, into a context no size uses: a
  * `wrangler dev` started seconds before runs its first 1,000-entity call at
  * 3,600-3,900 entities/s and every later one into a new context at
- * 5,200-6,800 (README, Performance: Load), so without it the smallest
+ * 5,200-6,800 (docs/performance.md, "Load"), so without it the smallest
  * size's row would time the process's JIT warm-up rather than a load. Its
  * numbers are kept and printed as a note.
  */

@@ -1,6 +1,6 @@
 /**
- * Every input limit the server enforces, in one place. Tool schemas, the
- * import endpoint and the README quote these names.
+ * Every input limit the server enforces, in one place. Tool schemas and the
+ * import endpoint quote these names; docs/architecture.md#limits tables them.
  */
 export const LIMITS = {
   /** Characters in an entity name. */

@@ -2,7 +2,7 @@
  * Deployment settings from wrangler vars, validated once per isolate.
  * A bad value is a clear startup error naming the variable, never a NaN
  * that silently skews behaviour. Every setting, its default and its range is
- * listed in the README's Settings table.
+ * quoted in docs/operations.md#settings (the README's Settings table names them).
  */
 import { z } from "zod";
 // upward: ROOT_TEMPLATE is checked with the documents' own rules for size and links
@@ -35,7 +35,7 @@ const ranged = (schema: z.ZodNumber, r: { min: number; max: number }) => {
 
 export const SettingsSchema = z.object({
   MEMORY_TOOLSETS: z.string().optional().default("all"),
-  // Search (src/search/): see the README's Search section.
+  // Search (src/search/): see docs/search.md#settings.
   SEARCH_MIN_RELATIVE_SCORE: num(0.3, ranged(z.number(), SEARCH_RANGES.minRelativeScore)),
   SEARCH_TOP_PER_TOKEN: num(1, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.topPerToken)),
   SEARCH_MAX_PATH_LENGTH: num(5, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.maxPathLength)),
@@ -67,7 +67,7 @@ export const SettingsSchema = z.object({
   ),
   /** Related items shown after a view or open_nodes; 0 turns the block off. */
   MEMORY_COVIS_MAX_RECOMMENDATIONS: num(3, z.number().int().min(0).max(20)),
-  // Priority (src/priority/): see the README's Priority section.
+  // Priority (src/priority/): see docs/priority.md.
   /** Minutes between capacity evaluations of a context that has a capacity. */
   MEMORY_EVALUATION_MINUTES: num(
     10,

@@ -33,7 +33,7 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
     expect(json(await c.call("open_nodes", { names: ["Acme"] }))).toEqual({ entities: [acme], relations: [works] });
 
     // search_nodes matches names, types and observations case-insensitively, in the same shape. Unlike the
-    // official server it ranks (README "Search"): relations are those among the returned entities, so a
+    // official server it ranks (docs/search.md): relations are those among the returned entities, so a
     // single hit comes alone; ask for both ends and the relation between them comes too.
     const found = json<{ entities: { name: string }[]; relations: unknown[] }>(await c.call("search_nodes", { query: "ANVIL" }));
     expect(found.entities.map((e) => e.name)).toEqual(["Acme"]);

@@ -43,7 +43,7 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
     stdio: ["ignore", "pipe", "pipe"],
     // No telemetry and no fetch of the `Request.cf` object: the benchmark talks to loopback only.
     // No local trace store: wrangler dev writes a trace of every request to SQLite for its local
-    // explorer (about 3 ms a request here, README "Performance"), a dev tool with no production counterpart.
+    // explorer (about 3 ms a request here, docs/performance.md), a dev tool with no production counterpart.
     env: {
       ...process.env,
       WRANGLER_SEND_METRICS: "false",

@@ -1,5 +1,6 @@
 /**
- * Turns the run's results into Markdown tables for stdout (and the README).
+ * Turns the run's results into Markdown tables for stdout (and docs/performance.md,
+ * whose latest run the README's table summarises).
  * Reads only the JSON shape run.mjs writes, so an old results file can be
  * re-rendered: `node bench/run.mjs --render bench/out/<file>.json`.
  */

@@ -10,8 +10,7 @@
  *   is pending first: memory_stats, the evaluation, history, a restore and
  *   every direct retrieval see every earlier hit. read_graph answers with no
  *   statistics, so it leaves them pending rather than wait for their commit
- *   (a read_graph right after a search: 13.3 -> 12.3 ms p50 under wrangler
- *   dev, 300 alternating pairs at 2,000 entities).
+ *   (measured: docs/performance-history.md, the MCP-layer round).
  * - A search does not: it ranks with the statistics committed so far, which
  *   lack the hits of about the last WRITE_DELAY_MS (each worth a quarter of
  *   a use, src/priority/model.ts).
@@ -25,13 +24,12 @@
  *   with the other access tracking (src/priority/track.ts).
  *
  * ## Cost
- * Writing one search's hits (up to 50 rows) takes ~0.05 ms in the object;
- * the transaction's commit around it costs more. One commit per batch instead
- * of one per search saved 0.3-0.7 ms of workerd CPU per search in
- * back-to-back runs (bench/cpu-ab.mjs, search minus trivial call, at 20,000
- * and 100,000 entities): more searches per second from one context's single
- * thread. Sequential latency did not measurably change: with one client the
- * write already ran while the reply travelled.
+ * Writing one search's hits (up to 50 rows) is cheap; the transaction's
+ * commit around it costs more. One commit per batch instead of one per
+ * search cut workerd's CPU per search in back-to-back runs (bench/cpu-ab.mjs;
+ * the figures are in docs/performance-history.md): more searches per second
+ * from one context's single thread. Sequential latency did not measurably
+ * change: with one client the write already ran while the reply travelled.
  */
 import { recordAccess, type Access, type AccessOptions } from "./access";
 import type { CallMeta } from "../storage/meta";

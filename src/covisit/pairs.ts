@@ -12,8 +12,8 @@
  *   (session.ts decides "first" and "recent"), not with all of them. Items
  *   used close together are the associations worth learning; pairing with
  *   every item a long session remembers cost up to 2 x 100 upserts per new
- *   item (~4 ms of an open_nodes at 100k entities) for links that far apart
- *   in a session say little.
+ *   item, a large share of an open_nodes (docs/performance-history.md), for
+ *   links that far apart in a session say little.
  * - Renaming an item moves its counts to the new key (adding to any the new
  *   key already had); forgetting an item deletes every row naming it.
  */

@@ -1,6 +1,6 @@
 /**
  * Working memory: a tree of markdown documents per context, grown from one
- * root by [[id]] links (see README "Working memory (documents)").
+ * root by [[id]] links (see docs/documents.md).
  *
  * ## Lifecycle
  * The root exists from the start: every entry point first creates it with

@@ -18,7 +18,8 @@
  * 4. Only the first MAX_CLASSIFY_CHARS characters of the body are read, so
  *    the cost is bounded for a 1 MB file.
  *
- * The keyword lists below are the rules; the README repeats them in short.
+ * The keyword lists below are the rules; docs/priority.md (Access tracking
+ * and categories) repeats them in short.
  * Every domain classifies the items it writes, so the classifier sits with
  * the items rather than with the priority model that weighs the categories.
  */
@@ -128,8 +129,9 @@ const ASCII = /^[\x00-\x7f]*$/;
  * the trie as it is read, with no string made for it; at its end it is a
  * keyword, or one with a plural "s" when it is longer than 3 and the walk
  * one character earlier stood on a keyword. Every entity written is
- * classified: over the bench's entities classify takes about half the time
- * it took splitting (7.5-8.9 -> 3.7-4.6 ms per 1,000 entities in Node).
+ * classified, so this path makes no string per word, which splitting did
+ * at a cost a bulk load felt (docs/performance-history.md, "Writing a batch:
+ * JavaScript").
  */
 export function asciiHits(text: string): Map<string, number> {
   const hits = new Map<string, number>();

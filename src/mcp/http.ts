@@ -10,17 +10,18 @@
  *   and the SDK answers 2026-07-28 requests the same way unless one does.
  * - The server and transport are closed once the exchange has settled (the
  *   next macrotask), not while the SDK's request handler is still finishing:
- *   closing earlier aborts that handler's AbortController with an error.
- *   Under `wrangler dev` that cost ~0.2 ms a call (400 alternating calls);
- *   in the test pool's workerd (`npm run bench:mcp`) about 2 ms, which is
- *   also what the SDK's 2026-07-28 path loses there, closing in a microtask,
- *   but not under `wrangler dev`. In JSON mode nothing stays open (no
+ *   closing earlier aborts that handler's AbortController with an error,
+ *   which costs time on every call, under `wrangler dev` and more in the
+ *   test pool's workerd (`npm run bench:mcp`), where the SDK's 2026-07-28
+ *   path, closing in a microtask, loses the same (docs/performance-history.md,
+ *   the MCP-layer round). In JSON mode nothing stays open (no
  *   stream, no keep-alive timer), so a close that never runs leaves only
  *   garbage.
  *
  * Each server registers only what its request can reach (`surfaceOf`).
  * Telling the eras apart (`isLegacyRequest`) means a 2026-07-28 request is
- * classified twice, here and again by the SDK's handler: about 15 µs in Node.
+ * classified twice, here and again by the SDK's handler, a cost small enough
+ * to accept (docs/performance-history.md).
  *
  * agents' createMcpHandler, which this replaced, wrapped the same SDK
  * handler; this keeps what it added that a client can see (its CORS headers

@@ -60,9 +60,10 @@ export const contextArg = z.string().regex(CONTEXT_NAME_PATTERN, `context ${CONT
 /**
  * How tools/list shows `contextArg`: a string, without the name pattern. The
  * argument names a context that exists (list_contexts shows them), the
- * server checks the pattern and its error quotes it, and 24 copies of the
- * pattern were 1 KB of every tools/list. add_context, which makes up a name,
- * lists it.
+ * server checks the pattern and its error quotes it, and a copy of the
+ * pattern in every tool's schema weighed on every tools/list
+ * (test/token-economy.test.ts prints the sizes). add_context, which makes up
+ * a name, lists it.
  */
 export const contextArgListed = z.string().optional();
 

@@ -78,7 +78,7 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
    * output schema, which clients written for that server may validate. The
    * others' output schemas are checked by the server on every result but not
    * listed: a tools/list lands in every conversation's context, and their
-   * answers are read as text (docs/ and the README describe them).
+   * answers are read as text (docs/ describes them per toolset).
    */
   listOutputSchema?: true;
   /**

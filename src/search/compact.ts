@@ -3,9 +3,9 @@
  * search_grams) as a set of b-tree segments: every transaction that indexes
  * documents adds one, and FTS5's automerge folds them together as they pile
  * up, so after a bulk load an index holds several segments of similar size
- * and every term lookup seeks each of them (at 100,000 entities loaded in
- * batches of 1,000: 8 and 11 segments; merged into one, the term lookups took
- * about 40 % less time, README "Performance").
+ * and every term lookup seeks each of them; merged into one, the lookups
+ * take markedly less time (docs/search.md#indexes-and-guarantees; the
+ * figures are in docs/performance-history.md, the compaction round).
  *
  * The alarm (src/context/upkeep.ts) merges them into one segment per index,
  * in bounded steps, once writes have paused.
@@ -36,7 +36,7 @@ import type { Db } from "../storage/sql";
 export const SEARCH_INDEXES = ["search_words", "search_grams"] as const;
 type SearchIndex = (typeof SEARCH_INDEXES)[number];
 
-/** Pages merged per step at most: about 50 ms of work at 100,000 entities. */
+/** Pages merged per step at most: a step short enough not to hold calls up for long (its time: docs/search.md#indexes-and-guarantees). */
 export const COMPACT_STEP_PAGES = 400;
 /** The other segments' share of the largest that makes a compaction due. */
 export const COMPACT_RATIO = 0.25;

@@ -69,9 +69,9 @@ export function derivedUnicode(text: string): string | null {
  * followed by another; it splits at each joiner and at each camelCase hump
  * (lower then upper, or upper then upper-lower). Undefined as soon as it
  * meets a character past ASCII. A test holds it to derivedUnicode's answers;
- * over the bench's documents it takes a quarter of derivedUnicode's time
- * (3.0 against 12.3 ms per 1,000 entities in Node), and it runs for every
- * document written.
+ * it runs for every document written, and over the bench's documents it is
+ * several times faster than derivedUnicode (docs/performance-history.md,
+ * "Writing a batch: JavaScript").
  */
 function derivedAscii(text: string): string | null | undefined {
   const n = text.length;
@@ -146,7 +146,7 @@ class RowBuffer {
     if (this.rows.length === 0) return;
     // Ascending rowids: FTS5 writes out its pending postings as a new segment whenever a rowid is
     // lower than the previous one, so names read by ascending entity id (rowids -1, -2, ...) made a
-    // segment each: 1,000 names took 49 ms instead of 5 in the trigram index at 100,000 entities.
+    // segment each, many times slower to write (docs/performance-history.md, "FTS5 write order").
     this.rows.sort((a, b) => a[0] - b[0]);
     for (const batch of jsonBatches(this.rows)) this.db.run(this.insert, batch);
     this.rows = [];
@@ -179,9 +179,9 @@ class IndexWriter {
   add(doc: number, text: string): void {
     const alt = derivedText(text);
     this.words.add([doc, text, alt], text.length + (alt?.length ?? 0));
-    // Trigrams cover names and types only: over observations they doubled the
-    // cost of writing and took milliseconds per lookup, for what compound
-    // splitting and stemming already find.
+    // Trigrams cover names and types only: over observations they made both
+    // writes and lookups much slower (docs/performance-history.md), for what
+    // compound splitting and stemming already find.
     if (doc < 0) this.grams.add([doc, text], text.length);
     this.count++;
   }
@@ -208,12 +208,13 @@ const NAME_TEXT = "e.name || ' ' || e.entity_type";
  * Adds the documents `query` returns (columns cursor, doc, text, ordered by
  * cursor; its params, then the last cursor seen, then the page size), a page
  * at a time. A page comes back as one JSON text (Db.tuples): in workerd,
- * reading a call's 6,000 documents as row objects took 10-16 ms, as JSON
- * 3-4.5. So that a page's JSON stays under the 2 MB one value may hold even
- * when JSON escapes every character, a first query reads the next PAGE
- * documents' sizes (octet_length: no text crosses) and the page takes as
- * many as fit PAGE_BYTES (at least one): together 5-8 ms for those 6,000.
- * (A window function summing sizes in the page's own query took 12-18.)
+ * reading documents as row objects costs several times more. So that a
+ * page's JSON stays under the 2 MB one value may hold even when JSON escapes
+ * every character, a first query reads the next PAGE documents' sizes
+ * (octet_length: no text crosses) and the page takes as many as fit
+ * PAGE_BYTES (at least one). A window function summing sizes in the page's
+ * own query was slower than that first query. (The timings:
+ * docs/performance-history.md, "Writing a batch: reading documents back".)
  */
 function indexPages(db: Db, writer: IndexWriter, query: string, ...params: number[]): void {
   let after = Number.MIN_SAFE_INTEGER;
@@ -296,7 +297,8 @@ export function flushSearchIndex(db: Db): number {
 
   // Stats: increments for entities that already have them, then new entities counted whole.
   // NOT INDEXED: grouped by entity_id, SQLite would otherwise scan the whole (entity_id, content)
-  // index to skip a sort (21 ms per batch at 500,000 observations) instead of reading only the new rows.
+  // index to skip a sort, every observation on every batch (docs/performance-history.md), instead of
+  // reading only the new rows.
   db.run(
     `UPDATE search_entity_stats SET observations = observations + g.n
      FROM (SELECT entity_id AS id, count(*) AS n FROM observations NOT INDEXED WHERE id > ?1 GROUP BY entity_id) AS g

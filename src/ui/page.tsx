@@ -10,7 +10,7 @@
  *   from calls that carry the visitor's token.
  * - Every control has a label; the search results exist as a list as well
  *   as a graph, so nothing is reachable only by pointer.
- * - Only same-origin scripts and styles (the CSP in ./routes.ts enforces it).
+ * - Only same-origin scripts and styles (the CSP in ./routes.tsx enforces it).
  */
 import type { FC } from "hono/jsx";
 
@@ -19,7 +19,7 @@ export interface ShellProps {
   openMode: boolean;
   /** Whether the deployment has an ADMIN_TOKEN: without one, only loopback names are served (src/auth/). */
   adminToken: boolean;
-  /** Where the client's script and stylesheet are served (Workers static assets, see ./assets.ts). */
+  /** Where the client's script and stylesheet are served (Workers static assets: UI_ASSETS in ./routes.tsx). */
   script: string;
   style: string;
 }
