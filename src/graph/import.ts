@@ -36,6 +36,17 @@ export const emptyImportReport = (): ImportReport => ({
   rejected: [],
 });
 
+/** Adds `from`'s counts and rejected lines to `into`. */
+export function addReport(into: ImportReport, from: ImportReport): void {
+  into.entitiesCreated += from.entitiesCreated;
+  into.entitiesMerged += from.entitiesMerged;
+  into.observationsAdded += from.observationsAdded;
+  into.relationsCreated += from.relationsCreated;
+  into.duplicates += from.duplicates;
+  into.archivedAdded += from.archivedAdded;
+  into.rejected.push(...from.rejected);
+}
+
 export function importItems(w: WriteScope, items: readonly ImportItem[]): ImportReport {
   const report = emptyImportReport();
   for (const item of items) {
