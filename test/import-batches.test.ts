@@ -18,7 +18,7 @@ const base = "http://localhost/api/contexts";
 type Report = Record<string, unknown> & { rejected: { line: number; error: string }[] };
 
 async function importText(context: string, body: string, query = "") {
-  const res = await f(`${base}/${context}/import${query}`, { method: "POST", body });
+  const res = await f(`${base}/${context}/import${query}`, { method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body });
   return { status: res.status, body: (await res.json()) as Report & { error?: string; message?: string; partial?: Report } };
 }
 
