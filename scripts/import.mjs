@@ -15,7 +15,8 @@ const USAGE = `Usage: npm run import -- <memory.jsonl> [--context NAME] [--url U
   --token    a token with write access (default $ENGRAM_TOKEN)
 
 Exit code 0 when every line was imported, 3 when some were rejected (listed in the report),
-1 when the file or the server failed, 2 on a usage error.`;
+1 when the file or the server failed (after a part was written, the report of what was written
+is printed and the error says which lines were not applied), 2 on a usage error.`;
 
 const PART_BYTES = 3 * 1024 * 1024;
 const COUNTS = ["entitiesCreated", "entitiesMerged", "observationsAdded", "relationsCreated", "archivedAdded", "duplicates"];
@@ -26,6 +27,36 @@ function merge(total, body) {
   for (const k of COUNTS) total[k] += body[k];
   total.rejected.push(...body.rejected);
   return true;
+}
+
+const lineRange = (from, to) => (from === to ? `line ${from}` : `lines ${from}-${to}`);
+
+/** What `total` counts, in the report's words: "entitiesCreated 1000, observationsAdded 1000 (1 line rejected, ...)". */
+function written(total) {
+  const counts = COUNTS.filter((k) => k !== "duplicates" && total[k] > 0).map((k) => `${k} ${total[k]}`);
+  const rejected = total.rejected.length;
+  const listed = rejected > 0 ? ` (${rejected} ${rejected === 1 ? "line" : "lines"} rejected, listed in the report on stdout)` : "";
+  return `${counts.length > 0 ? counts.join(", ") : "nothing"}${listed}`;
+}
+
+/**
+ * The one line of an import that stopped at part `from`-`to`: why, and exactly
+ * what was written. `answered`: the server's answer to that part counted what
+ * it wrote (`partial`); `refused`: it wrote nothing of it; otherwise its fate
+ * is unknown (an error with no report, or a connection lost mid-request).
+ */
+function stopped(context, from, to, reason, total, how) {
+  const part = lineRange(from, to);
+  const stop = `Import into "${context}" stopped at ${part}: ${reason.replace(/\.$/, "")}.`;
+  if (how === "refused" && from === 1) return new Failure(`${stop} Nothing was written.`);
+  const before = from > 1 ? `Written by ${lineRange(1, from - 1)}: ${written(total)}; ` : "";
+  const done =
+    how === "answered"
+      ? `Written, as the server counted it: ${written(total)}; no other line was applied`
+      : how === "refused"
+        ? `${before}${part} and the lines after were not applied`
+        : `${before}${part} may or may not have been applied, the lines after were not`;
+  return new Failure(`${stop} ${done}. Importing the file again is safe: what is already there counts as duplicates.`);
 }
 
 async function main(argv) {
@@ -55,18 +86,36 @@ async function main(argv) {
       size += Buffer.byteLength(lines[end]) + 1;
       end++;
     }
-    const res = await request(base, `/api/contexts/${encodeURIComponent(context)}/import?firstLine=${start + 1}`, {
-      method: "POST",
-      headers: { ...headers, "Content-Type": "application/x-ndjson" },
-      body: lines.slice(start, end).join("\n"),
-    });
+    let res;
+    try {
+      res = await request(base, `/api/contexts/${encodeURIComponent(context)}/import?firstLine=${start + 1}`, {
+        method: "POST",
+        headers: { ...headers, "Content-Type": "application/x-ndjson" },
+        body: lines.slice(start, end).join("\n"),
+      });
+    } catch (error) {
+      if (!(error instanceof Failure) || start === 0) throw error;
+      console.log(JSON.stringify(total, null, 2));
+      throw stopped(context, start + 1, end, error.message, total, "unknown");
+    }
     if (!res.ok) {
-      // Lines before `start` are imported (each part is its own request); say so, so a retry can skip them.
-      const done = start > 0 ? ` (lines 1-${start} were imported: ${JSON.stringify(total)})` : " (nothing was imported)";
-      throw new Failure(`Import into "${context}" failed at lines ${start + 1}-${end}: ${await httpError(res)}${done}`);
+      // Each part is its own request, so the parts before it are written; the server's `partial` counts what this one wrote.
+      const answer = await res
+        .clone()
+        .json()
+        .catch(() => undefined);
+      const how = merge(total, answer?.partial) ? "answered" : res.status < 500 ? "refused" : "unknown";
+      const reason = await httpError(res);
+      if (how !== "refused" || start > 0) console.log(JSON.stringify(total, null, 2));
+      throw stopped(context, start + 1, end, reason, total, how);
     }
     const body = await res.json().catch(() => undefined);
-    if (!merge(total, body)) throw new Failure(`The server at ${base} did not answer with an import report (lines ${start + 1}-${end}); is --url an engram server?`);
+    if (!merge(total, body)) {
+      const reason = `the server at ${base} did not answer with an import report (is --url an engram server?)`;
+      if (start === 0) throw new Failure(`The server at ${base} did not answer with an import report (${lineRange(1, end)}); is --url an engram server?`);
+      console.log(JSON.stringify(total, null, 2));
+      throw stopped(context, start + 1, end, reason, total, "unknown");
+    }
     start = end;
   }
   console.log(JSON.stringify(total, null, 2));

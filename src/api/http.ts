@@ -11,7 +11,8 @@ import type { DomainFailure, ErrorKind } from "../errors";
 import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME } from "../limits";
 
-const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
+/** The HTTP status of each domain failure kind. */
+export const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
   Invalid: 400,
   Forbidden: 403,
   NotFound: 404,

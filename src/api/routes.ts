@@ -10,12 +10,12 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app";
-import { emptyImportReport, type ImportItem, type ImportReport } from "../graph/import";
+import type { ImportBatchResult, ImportLine, ImportStop } from "../context/importing";
+import { addReport, emptyImportReport, type ImportReport } from "../graph/import";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
 import { contexts } from "./contexts";
-import { requireAdmin, requireContext } from "./http";
-import type { ArchivedImport } from "../priority/transfer";
+import { requireAdmin, requireContext, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
 import { restore } from "./restore";
 import { stats } from "./stats";
@@ -97,33 +97,51 @@ api.post("/contexts/:name/restore", requireAdmin, requireContext("write"), resto
 
 api.get("/contexts/:name/stats", stats);
 
-function merge(into: ImportReport, from: ImportReport) {
-  into.entitiesCreated += from.entitiesCreated;
-  into.entitiesMerged += from.entitiesMerged;
-  into.observationsAdded += from.observationsAdded;
-  into.relationsCreated += from.relationsCreated;
-  into.duplicates += from.duplicates;
-  into.archivedAdded += from.archivedAdded;
-  into.rejected.push(...from.rejected);
+/** The answer of an import that stopped part-way: where and why, and exactly what was written before it stopped. */
+function stoppedAnswer(stop: ImportStop, report: ImportReport, inFlight = false) {
+  const where = stop.line === undefined ? "" : ` at line ${stop.line}`;
+  // An RPC that failed in flight may have committed its batch or not: say so rather than guess.
+  const written = inFlight
+    ? "`partial` counts what was written before the batch in progress, whose lines may or may not have been applied"
+    : "`partial` counts exactly what was written (nothing else was)";
+  return {
+    error: stop.error,
+    message: `The import stopped${where}: ${stop.message} ${written}, and lists the rejected lines. Importing the same file again is safe: what is already there counts as duplicates.`,
+    partial: report,
+  };
 }
 
 api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   const firstLine = Number(c.req.query("firstLine") ?? "1");
   if (!Number.isSafeInteger(firstLine) || firstLine < 1) {
-    return c.json({ error: "invalid", message: "firstLine must be a positive integer." }, 400);
+    return c.json({ error: "invalid", message: "firstLine must be a positive integer; nothing was written." }, 400);
   }
   const parsed = parseJsonl(await c.req.text(), firstLine);
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
   const report = emptyImportReport();
   report.rejected.push(...parsed.rejected);
+  const byLine = () => report.rejected.sort((a, b) => a.line - b.line);
   // Entities first, so relations may refer to entities anywhere in the file; archived items go to the archive.
-  const items: (ImportItem | ArchivedImport)[] = [...parsed.entities, ...parsed.relations, ...parsed.archived];
+  // Each batch applies every good line and rejects a line that fails while applied (src/context/importing.ts).
+  const items: ImportLine[] = [...parsed.entities, ...parsed.relations, ...parsed.archived];
   for (let i = 0; i < items.length; i += LIMITS.batchItems) {
-    const outcome = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), { caller: c.get("caller").id, tool: "api:import" });
-    if (!outcome.ok) return c.json({ error: outcome.kind, message: outcome.message, partial: report }, 400);
-    merge(report, outcome.value);
+    let result: ImportBatchResult;
+    try {
+      result = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), { caller: c.get("caller").id, tool: "api:import" });
+    } catch (error) {
+      console.error(JSON.stringify({ event: "import_failed", path: c.req.path, error: String(error), stack: (error as Error)?.stack }));
+      byLine();
+      return c.json(stoppedAnswer({ error: "internal_error", message: "Internal server error." }, report, true), 500);
+    }
+    addReport(report, result.report);
+    const { stopped } = result;
+    if (stopped) {
+      byLine();
+      const status = stopped.error === "internal_error" ? 500 : STATUS[stopped.error];
+      return c.json(stoppedAnswer(stopped, report), status);
+    }
   }
-  report.rejected.sort((a, b) => a.line - b.line);
+  byLine();
   return c.json(report);
 });
 

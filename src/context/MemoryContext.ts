@@ -33,7 +33,6 @@ import type { DocumentHit } from "../documents/search";
 import { DomainError, type Outcome } from "../errors";
 import * as files from "../files/commands";
 import { fileInverses } from "../files/inverse";
-import { importItems, type ImportItem, type ImportReport } from "../graph/import";
 import { graphInverses } from "../graph/inverse";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import * as graph from "../graph/store";
@@ -47,7 +46,7 @@ import { markImportant, priorityInverses, type MarkResult } from "../priority/ma
 import { listArchive, restoreArchived, type ArchiveListing, type RestoreReport, type RestoreSelection } from "../priority/restore";
 import { writeState } from "../priority/state";
 import { memoryStats, priorityOverview, type MemoryStats } from "../priority/stats";
-import { exportArchivePage, importArchived, type ArchivedImport } from "../priority/transfer";
+import { exportArchivePage } from "../priority/transfer";
 import { modelOptions } from "../priority/weights";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { flushSearchIndex } from "../search/indexer";
@@ -57,6 +56,7 @@ import { migrate } from "../storage/migrations";
 import { Db } from "../storage/sql";
 import type { RelatedItem } from "./access";
 import { PendingAccesses, realTimers, type Scheduler } from "./pending";
+import { importBatch, type ImportBatchResult, type ImportLine } from "./importing";
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
 import { Runner } from "./runner";
 import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
@@ -294,22 +294,9 @@ export class MemoryContext extends DurableObject<Env> {
     return this.runner.run(undefined, "read", ({ db }) => ({ value: exportArchivePage(db, after, maxLines, maxChars) }));
   }
 
-  /** One batch of import lines in one recorded write: graph items, then archived ones. */
-  importBatch(items: (ImportItem | ArchivedImport)[], meta: CallMeta): Outcome<ImportReport> {
-    return this.runner.run(meta, "write", (w) => {
-      const report = importItems(
-        w,
-        items.filter((i): i is ImportItem => i.type === "entity" || i.type === "relation"),
-      );
-      const archived = importArchived(
-        w,
-        items.filter((i): i is ArchivedImport => i.type === "archived_entity" || i.type === "archived_relations"),
-      );
-      report.archivedAdded += archived.archivedAdded;
-      report.duplicates += archived.duplicates;
-      report.rejected.push(...archived.rejected);
-      return { value: report };
-    });
+  /** One batch of import lines: every good line applied, a line that fails rejected with its number (./importing.ts). */
+  importBatch(items: ImportLine[], meta: CallMeta): ImportBatchResult {
+    return importBatch(this.runner, items, meta);
   }
 
   /** memory_history: changes newest first, filtered. */

@@ -1,7 +1,8 @@
 /**
  * Importing memory.jsonl lines (the official server's file format) into a
- * context. The Worker parses and validates each line; this module applies one
- * batch of already-valid items inside the caller's transaction.
+ * context. The Worker parses and validates each line; this module applies
+ * already-valid items inside the caller's transaction (src/context/importing.ts
+ * decides the transactions and rejects a line that fails while applied).
  *
  * An entity that already exists keeps its type and gains the observations it
  * did not have; a relation whose ends do not exist is rejected with its line
@@ -35,6 +36,17 @@ export const emptyImportReport = (): ImportReport => ({
   archivedAdded: 0,
   rejected: [],
 });
+
+/** Adds `from`'s counts and rejected lines to `into`. */
+export function addReport(into: ImportReport, from: ImportReport): void {
+  into.entitiesCreated += from.entitiesCreated;
+  into.entitiesMerged += from.entitiesMerged;
+  into.observationsAdded += from.observationsAdded;
+  into.relationsCreated += from.relationsCreated;
+  into.duplicates += from.duplicates;
+  into.archivedAdded += from.archivedAdded;
+  into.rejected.push(...from.rejected);
+}
 
 export function importItems(w: WriteScope, items: readonly ImportItem[]): ImportReport {
   const report = emptyImportReport();

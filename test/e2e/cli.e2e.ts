@@ -81,6 +81,50 @@ describe("npm run import and export", () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ entitiesCreated: 1, rejected: [{ line: 2, error: "not valid JSON" }] });
   });
 
+  it("says exactly what was written when the server refuses a later part, and a second run only finds duplicates", async () => {
+    const file = join(dir, "stops.jsonl");
+    // 200 entities of 16 KB, more than one 3 MB part, with a bad line among them; then a line over the 4 MB body limit, sent alone.
+    const entity = (i: number) => JSON.stringify({ type: "entity", name: `big-${i}`, entityType: "t", observations: ["x".repeat(16_000)] });
+    const good = Array.from({ length: 200 }, (_, i) => entity(i));
+    const huge = JSON.stringify({ type: "entity", name: "huge", entityType: "t", observations: ["y".repeat(4_500_000)] });
+    await writeFile(file, [...good.slice(0, 4), "not json", ...good.slice(4), huge].join("\n"));
+    const report = (counts: Record<string, number>) => ({
+      context: "cli-stop",
+      entitiesCreated: 0,
+      entitiesMerged: 0,
+      observationsAdded: 0,
+      relationsCreated: 0,
+      archivedAdded: 0,
+      duplicates: 0,
+      rejected: [{ line: 5, error: "not valid JSON" }],
+      ...counts,
+    });
+    const refused = "HTTP 413: Request bodies are limited to 4194304 bytes";
+    const after = "line 202 and the lines after were not applied. Importing the file again is safe: what is already there counts as duplicates.";
+
+    const first = await script("import", [file, "--url", dev.url, "--context", "cli-stop"]);
+    expect(first.code).toBe(1);
+    expect(oneLine(first.stderr)).toBe(
+      `Import into "cli-stop" stopped at line 202: ${refused}. Written by lines 1-201: entitiesCreated 200, observationsAdded 200 (1 line rejected, listed in the report on stdout); ${after}`,
+    );
+    expect(JSON.parse(first.stdout)).toEqual(report({ entitiesCreated: 200, observationsAdded: 200 }));
+
+    const again = await script("import", [file, "--url", dev.url, "--context", "cli-stop"]);
+    expect(oneLine(again.stderr)).toBe(
+      `Import into "cli-stop" stopped at line 202: ${refused}. Written by lines 1-201: nothing (1 line rejected, listed in the report on stdout); ${after}`,
+    );
+    expect(JSON.parse(again.stdout)).toEqual(report({ duplicates: 200 }));
+  });
+
+  it("says nothing was written when the server refuses the first part", async () => {
+    const file = join(dir, "refused.jsonl");
+    await writeFile(file, `{"type":"entity","name":"B","entityType":"t","observations":[]}\n`);
+    const r = await script("import", [file, "--url", dev.url, "--context", "Not A Name"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(oneLine(r.stderr)).toMatch(/^Import into "Not A Name" stopped at lines 1-2: HTTP 400: Context names .+\. Nothing was written\.$/);
+  });
+
   it("says in one line that a file is missing", async () => {
     const r = await script("import", [join(dir, "nope.jsonl"), "--url", dev.url]);
     expect(r.code).toBe(1);
