@@ -56,6 +56,7 @@ describe("admin API: tokens", () => {
       [{ name: "ok-name", grants: [] }, "grants"],
       [{ name: "ok-name", grants: [{ context: "Team A", role: "read" }] }, "grants.0.context"],
       [{ name: "ok-name", grants: [{ context: "x", role: "owner" }] }, "grants.0.role"],
+      [{ name: "ok-name", grants: [{ context: "*a".repeat(9), role: "read" }] }, 'grants.0.context: "*a*a*a*a*a*a*a*a*a" has 9 "*"; a grant holds at most 8'],
       [{ name: "ok-name", grants: [{ context: "x", role: "read", create: true }] }, "create needs role write or admin"],
       [{ name: "admin", grants: [{ context: "x", role: "read" }] }, "name"],
       [{ name: "", grants: [{ context: "x", role: "read" }] }, "name"],

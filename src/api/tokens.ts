@@ -11,7 +11,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { tokenCache } from "../auth/cache";
-import { GRANT_PATTERN, grantProblem, ROLES } from "../auth/grants";
+import { grantProblem, patternProblem, ROLES } from "../auth/grants";
 import { mintToken } from "../auth/tokens";
 import type { AppEnv } from "../app";
 import { registryOf } from "../registry/Registry";
@@ -29,7 +29,10 @@ const CreateToken = z.object({
   grants: z
     .array(
       z.object({
-        context: z.string().regex(GRANT_PATTERN, "context must be a context name or glob ([a-z0-9*][a-z0-9._*-]{0,63})"),
+        context: z.string().superRefine((pattern, ctx) => {
+          const problem = patternProblem(pattern);
+          if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(pattern)} ${problem}` });
+        }),
         role: z.enum(ROLES),
         create: z.boolean().optional(),
       }),
