@@ -10,6 +10,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app";
+import { callerIdOf } from "../auth/caller";
 import { emptyImportReport, type ImportItem, type ImportReport } from "../graph/import";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
@@ -119,7 +120,11 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   // Entities first, so relations may refer to entities anywhere in the file; archived items go to the archive.
   const items: (ImportItem | ArchivedImport)[] = [...parsed.entities, ...parsed.relations, ...parsed.archived];
   for (let i = 0; i < items.length; i += LIMITS.batchItems) {
-    const outcome = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), { caller: c.get("caller").id, tool: "api:import" });
+    const outcome = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), {
+      caller: c.get("caller").id,
+      callerId: callerIdOf(c.get("caller")),
+      tool: "api:import",
+    });
     if (!outcome.ok) return c.json({ error: outcome.kind, message: outcome.message, partial: report }, 400);
     merge(report, outcome.value);
   }
