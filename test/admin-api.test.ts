@@ -155,6 +155,21 @@ describe("admin API: token names that look like token ids", () => {
     expect((await live()).map((t) => t.id)).toContain(victim.id);
     const ided = await api(`/tokens/${victim.id}?by=id`, { method: "DELETE" });
     expect((await body<{ token: { id: string } }>(ided)).token.id).toBe(victim.id);
+
+    // A legacy name that is no token's id is still not taken for a name without by=name.
+    const orphanName = `tok_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    const orphanId = `tok_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    await runInDurableObject(registryOf(env), (_r: Registry, state) => {
+      state.storage.sql.exec("INSERT INTO tokens (id, name, hash, grants, created_at) VALUES (?, ?, ?, '[]', ?)", orphanId, orphanName, "cc".repeat(32), Date.now());
+    });
+    const orphan = await api(`/tokens/${orphanName}`, { method: "DELETE" });
+    expect(orphan.status).toBe(409);
+    expect((await body(orphan)).message).toBe(
+      `"${orphanName}" is no token's id but the name of live token ${orphanId} (named before "tok_" was reserved for ids). To revoke that token, say ?by=name (npm run admin: --by name) or give its id; nothing was revoked.`,
+    );
+    expect((await live()).map((t) => t.id)).toContain(orphanId);
+    const byName = await api(`/tokens/${orphanName}?by=name`, { method: "DELETE" });
+    expect((await body<{ token: { id: string } }>(byName)).token.id).toBe(orphanId);
   });
 });
 

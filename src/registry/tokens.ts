@@ -89,10 +89,12 @@ export function revokeToken(db: Db, ref: string, now: number, by?: TokenRefKind)
     row = byId();
     const named = by === undefined ? byName() : undefined;
     if (named && named.id !== row?.id) {
-      const idIs = row ? `the id of token ${JSON.stringify(row.name)}` : "no token's id";
+      const legacy = `the name of live token ${named.id} (named before "${TOKEN_ID_PREFIX}" was reserved for ids)`;
       throw new DomainError(
         "Conflict",
-        `${q} is ${idIs} and the name of live token ${named.id} (named before "${TOKEN_ID_PREFIX}" was reserved for ids). Say which you mean with ?by=id or ?by=name (npm run admin: --by id|name); nothing was revoked.`,
+        row
+          ? `${q} is the id of token ${JSON.stringify(row.name)} and ${legacy}. Say which you mean with ?by=id or ?by=name (npm run admin: --by id|name); nothing was revoked.`
+          : `${q} is no token's id but ${legacy}. To revoke that token, say ?by=name (npm run admin: --by name) or give its id; nothing was revoked.`,
       );
     }
     if (!row) throw new DomainError("NotFound", `No token has the id ${q}. GET /api/tokens?revoked=true lists every token with its id.`);
