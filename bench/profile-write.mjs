@@ -133,7 +133,7 @@ await withKeptDb(opts.db, async (copy, load) => {
   const fresh = graph.entities.slice(held);
   const names = new Set(fresh.map((e) => e.name));
   const relations = graph.relations.filter((r) => names.has(r.from) || names.has(r.to));
-  const meta = { caller: "bench", tool: "create_entities" };
+  const meta = { caller: "bench", callerId: "bench", tool: "create_entities" };
 
   const line = (label, xs) => {
     const s = [...xs].sort((a, b) => a - b);

@@ -18,7 +18,11 @@ Tokens
                                   mint a token (printed once); role: read | write | admin
                                   e.g. --grant 'team-*=write' --grant 'proj-*=write+create' --grant '*=read'
   token list [--revoked]          tokens (never the secrets), with created and last-used times
-  token revoke <id|name>          revoke; takes effect within TOKEN_CACHE_SECONDS everywhere
+  token revoke <id|name> [--by id|name]
+                                  revoke; takes effect within TOKEN_CACHE_SECONDS everywhere.
+                                  tok_... is an id, anything else a live token's name (names
+                                  may not start with tok_); --by settles a token named like an
+                                  id before that rule
 
 Contexts
   context list [--removed]
@@ -42,6 +46,7 @@ const OPTIONS = {
   capacity: { type: "string" },
   confirm: { type: "string" },
   revoked: { type: "boolean" },
+  by: { type: "string" },
   removed: { type: "boolean" },
   limit: { type: "string" },
   before: { type: "string" },
@@ -79,7 +84,8 @@ function requestFor(positionals, values) {
     case "token list":
       return { method: "GET", path: `/api/tokens${q({ revoked: values.revoked ? "true" : undefined })}` };
     case "token revoke":
-      return { method: "DELETE", path: `/api/tokens/${encodeURIComponent(need(name, "<id|name>"))}` };
+      if (values.by !== undefined && values.by !== "id" && values.by !== "name") throw new UsageError(`--by must be id or name, not ${JSON.stringify(values.by)}`);
+      return { method: "DELETE", path: `/api/tokens/${encodeURIComponent(need(name, "<id|name>"))}${q({ by: values.by })}` };
     case "context list":
       return { method: "GET", path: `/api/contexts${q({ removed: values.removed ? "true" : undefined })}` };
     case "context create":

@@ -56,6 +56,7 @@ describe("admin API: tokens", () => {
       [{ name: "ok-name", grants: [] }, "grants"],
       [{ name: "ok-name", grants: [{ context: "Team A", role: "read" }] }, "grants.0.context"],
       [{ name: "ok-name", grants: [{ context: "x", role: "owner" }] }, "grants.0.role"],
+      [{ name: "ok-name", grants: [{ context: "*a".repeat(9), role: "read" }] }, 'grants.0.context: "*a*a*a*a*a*a*a*a*a" has 9 "*"; a grant holds at most 8'],
       [{ name: "ok-name", grants: [{ context: "x", role: "read", create: true }] }, "create needs role write or admin"],
       [{ name: "admin", grants: [{ context: "x", role: "read" }] }, "name"],
       [{ name: "", grants: [{ context: "x", role: "read" }] }, "name"],
@@ -84,6 +85,91 @@ describe("admin API: tokens", () => {
     const all = await body<{ tokens: { id: string }[] }>(await api("/tokens?revoked=true"));
     expect(all.tokens.map((t) => t.id)).toContain(first.id);
     expect((await api("/tokens/tok_0000000000000000", { method: "DELETE" })).status).toBe(404);
+  });
+});
+
+describe("admin API: token names that look like token ids", () => {
+  const live = async () => (await body<{ tokens: { id: string; name: string }[] }>(await api("/tokens"))).tokens;
+
+  it("refuses a name starting with tok_, whatever its case, and mints nothing", async () => {
+    const victim = await mint([{ context: "x", role: "read" }]);
+    const before = await live();
+    for (const name of [victim.id, "tok_d8bea437f0824a58", "TOK_x"]) {
+      const res = await api("/tokens", { method: "POST", json: { name, grants: [{ context: "x", role: "read" }] } });
+      expect(res.status, name).toBe(400);
+      expect((await body(res)).message).toBe(
+        'name: name must not start with "tok_": that prefix is reserved for token ids, so a name can never be mistaken for one',
+      );
+    }
+    expect(await live()).toEqual(before);
+    // The Registry holds the rule too, whoever calls it.
+    expect(
+      await registryOf(env).createToken({ id: "tok_ffffffffffffff01", name: "tok_sneaky", hash: "ee".repeat(32), grants: [{ context: "x", role: "read" }] }, "test"),
+    ).toMatchObject({
+      ok: false,
+      kind: "Invalid",
+    });
+  });
+
+  it("revokes by id for a tok_ ref and by live name otherwise, and says which is missing", async () => {
+    const a = await mint([{ context: "x", role: "read" }]);
+    const b = await mint([{ context: "x", role: "read" }]);
+    const byId = await api(`/tokens/${a.id}`, { method: "DELETE" });
+    expect((await body<{ token: { id: string } }>(byId)).token.id).toBe(a.id);
+    const byName = await api(`/tokens/${b.name}`, { method: "DELETE" });
+    expect((await body<{ token: { id: string } }>(byName)).token.id).toBe(b.id);
+    const noId = await api("/tokens/tok_0000000000000001", { method: "DELETE" });
+    expect(noId.status).toBe(404);
+    expect((await body(noId)).message).toBe('No token has the id "tok_0000000000000001". GET /api/tokens?revoked=true lists every token with its id.');
+    const noName = await api("/tokens/nobody-here", { method: "DELETE" });
+    expect(noName.status).toBe(404);
+    expect((await body(noName)).message).toBe('No live token is named "nobody-here". GET /api/tokens lists the live tokens with their ids.');
+    const badBy = await api(`/tokens/${a.id}?by=hash`, { method: "DELETE" });
+    expect(badBy.status).toBe(400);
+    expect((await body(badBy)).message).toBe('by: must be id or name, not "hash"');
+  });
+
+  it("refuses a ref that is one token's id and an older token's name, revoking neither, until by= says which", async () => {
+    const victim = await mint([{ context: "x", role: "read" }]);
+    // A token named like the victim's id, as could be minted before the prefix was reserved.
+    const legacyId = `tok_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    await runInDurableObject(registryOf(env), (_r: Registry, state) => {
+      state.storage.sql.exec(
+        "INSERT INTO tokens (id, name, hash, grants, created_at) VALUES (?, ?, ?, ?, ?)",
+        legacyId,
+        victim.id,
+        "dd".repeat(32),
+        JSON.stringify([{ context: "x", role: "read" }]),
+        Date.now(),
+      );
+    });
+    const ambiguous = await api(`/tokens/${victim.id}`, { method: "DELETE" });
+    expect(ambiguous.status).toBe(409);
+    expect((await body(ambiguous)).message).toBe(
+      `"${victim.id}" is the id of token ${JSON.stringify(victim.name)} and the name of live token ${legacyId} (named before "tok_" was reserved for ids). Say which you mean with ?by=id or ?by=name (npm run admin: --by id|name); nothing was revoked.`,
+    );
+    expect((await live()).map((t) => t.id)).toEqual(expect.arrayContaining([victim.id, legacyId]));
+
+    const named = await api(`/tokens/${victim.id}?by=name`, { method: "DELETE" });
+    expect((await body<{ token: { id: string } }>(named)).token.id).toBe(legacyId);
+    expect((await live()).map((t) => t.id)).toContain(victim.id);
+    const ided = await api(`/tokens/${victim.id}?by=id`, { method: "DELETE" });
+    expect((await body<{ token: { id: string } }>(ided)).token.id).toBe(victim.id);
+
+    // A legacy name that is no token's id is still not taken for a name without by=name.
+    const orphanName = `tok_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    const orphanId = `tok_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    await runInDurableObject(registryOf(env), (_r: Registry, state) => {
+      state.storage.sql.exec("INSERT INTO tokens (id, name, hash, grants, created_at) VALUES (?, ?, ?, '[]', ?)", orphanId, orphanName, "cc".repeat(32), Date.now());
+    });
+    const orphan = await api(`/tokens/${orphanName}`, { method: "DELETE" });
+    expect(orphan.status).toBe(409);
+    expect((await body(orphan)).message).toBe(
+      `"${orphanName}" is no token's id but the name of live token ${orphanId} (named before "tok_" was reserved for ids). To revoke that token, say ?by=name (npm run admin: --by name) or give its id; nothing was revoked.`,
+    );
+    expect((await live()).map((t) => t.id)).toContain(orphanId);
+    const byName = await api(`/tokens/${orphanName}?by=name`, { method: "DELETE" });
+    expect((await body<{ token: { id: string } }>(byName)).token.id).toBe(orphanId);
   });
 });
 

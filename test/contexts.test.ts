@@ -211,7 +211,11 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
   it("brings a context from before the Registry (foundation data) into the registry by add_context, data intact, and not by a read", async () => {
     const old = freshContext("legacy");
     // Written straight to the MemoryContext, as a foundation deployment did, with no Registry row.
-    await env.MEMORY.getByName(old).createEntities([{ name: "kept", entityType: "t", observations: ["from before"] }], { caller: "admin", tool: "test" });
+    await env.MEMORY.getByName(old).createEntities([{ name: "kept", entityType: "t", observations: ["from before"] }], {
+      caller: "admin",
+      callerId: "admin",
+      tool: "test",
+    });
     const before = (await (await api("/contexts")).json()) as { contexts: { name: string }[] };
     expect(before.contexts.map((c) => c.name)).not.toContain(old);
 

@@ -90,9 +90,9 @@ describe("co-visitation storage", () => {
     let t = start;
     await runInDurableObject(s, (instance: MemoryContext) => {
       instance.now = () => t;
-      instance.createFile("a.md", "a", false, { caller: "x", tool: "create", session: "old" });
+      instance.createFile("a.md", "a", false, { caller: "x", callerId: "x", tool: "create", session: "old" });
       t += 20 * MINUTE;
-      instance.createFile("b.md", "b", false, { caller: "x", tool: "create", session: "live" });
+      instance.createFile("b.md", "b", false, { caller: "x", callerId: "x", tool: "create", session: "live" });
       t += 11 * MINUTE; // "old" is 31 minutes idle, "live" 11
     });
     expect(await runDurableObjectAlarm(s)).toBe(true);

@@ -39,8 +39,8 @@ describe("export with history", () => {
   it("streams a long history in pages with every change once", async () => {
     const ctx = freshContext("exh");
     const stub = stubOf(ctx);
-    await stub.createEntities([{ name: "A", entityType: "t", observations: [] }], { caller: "x", tool: "t" });
-    for (let i = 0; i < 250; i++) await stub.addObservations([{ entityName: "A", contents: [`o${i}`] }], { caller: "x", tool: "t" });
+    await stub.createEntities([{ name: "A", entityType: "t", observations: [] }], { caller: "x", callerId: "x", tool: "t" });
+    for (let i = 0; i < 250; i++) await stub.addObservations([{ entityName: "A", contents: [`o${i}`] }], { caller: "x", callerId: "x", tool: "t" });
     const lines = (await exportText(ctx, true)).trimEnd().split("\n");
     const seqs = lines.slice(1).map((l) => (JSON.parse(l) as { seq: number }).seq);
     expect(seqs).toEqual(Array.from({ length: 251 }, (_, i) => i + 1));

@@ -1,5 +1,22 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ALL, globMatches, grantProblem, mayCreate, roleFor, type Grant } from "../src/auth/grants";
+import { ALL, globMatches, grantProblem, MAX_GRANT_STARS, mayCreate, roleFor, type Grant } from "../src/auth/grants";
+
+/** The obvious regex for a glob, as the matcher used to be built: the property test's reference. */
+const reference = (pattern: string, name: string) =>
+  new RegExp(
+    `^${pattern
+      .split("*")
+      .map((p) => p.replace(/[.\\^$+?()[\]{}|-]/g, "\\$&"))
+      .join(".*")}$`,
+  ).test(name);
+
+/** Milliseconds one call of `fn` takes. */
+function timed(fn: () => unknown): { ms: number; value: unknown } {
+  const start = performance.now();
+  const value = fn();
+  return { ms: performance.now() - start, value };
+}
 
 describe("grants", () => {
   it("matches exact names, prefix, suffix and infix globs, and * alone, over whole names only", () => {
@@ -44,5 +61,56 @@ describe("grants", () => {
     expect(grantProblem([{ context: "Team", role: "read" }])).toContain("grants[0].context");
     expect(grantProblem([{ context: "x", role: "read", create: true }])).toContain("create needs role write or admin");
     expect(grantProblem([{ context: "x", role: "write", create: true }])).toBeUndefined();
+  });
+
+  it("answers the patterns that made a backtracking regex run for seconds and minutes at once", () => {
+    // A backtracking regex took 15.7 s on the first and about 9 minutes on the second; a linear scan takes microseconds,
+    // so a bound of 50 ms cannot flake and still fails the old matcher by orders of magnitude.
+    const cases: [string, string][] = [
+      ["*a*a*a*a*a*a*a*b", "a".repeat(64)],
+      ["*-*-*-*-*-*-*-*-*-*-prod", `a${"-".repeat(63)}`],
+      ["*a*a*a*a*a*a*a*a", `${"a".repeat(63)}b`],
+    ];
+    for (const [pattern, name] of cases) {
+      const { ms, value } = timed(() => globMatches(pattern, name));
+      expect(value, pattern).toBe(false);
+      expect(ms, pattern).toBeLessThan(50);
+    }
+    const { ms } = timed(() => roleFor([{ context: "*a*a*a*a*a*a*a*b", role: "read" }], "a".repeat(64)));
+    expect(ms).toBeLessThan(50);
+  });
+
+  it("agrees with the reference regex on random small patterns and names", () => {
+    const alphabet = ["a", "b", "-", "."];
+    const name = fc.string({ unit: fc.constantFrom(...alphabet), maxLength: 12 });
+    const pattern = fc.string({ unit: fc.constantFrom(...alphabet, "*", "*"), maxLength: 10 });
+    fc.assert(
+      fc.property(pattern, name, (p, n) => globMatches(p, n) === reference(p, n)),
+      { numRuns: 5000 },
+    );
+    // And on names built to match, which random pairs rarely are.
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: fc.constantFrom(...alphabet), maxLength: 3 }), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.string({ unit: fc.constantFrom(...alphabet), maxLength: 3 }), { minLength: 5, maxLength: 5 }),
+        (parts, fills) => {
+          const p = parts.join("*");
+          const n = parts.map((part, i) => (i === 0 ? part : `${fills[i - 1]}${part}`)).join("");
+          return globMatches(p, n) && reference(p, n);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it(`refuses a grant with more than ${MAX_GRANT_STARS} "*", naming it and the limit`, () => {
+    const nine = "*a".repeat(9);
+    expect(
+      grantProblem([
+        { context: "x", role: "read" },
+        { context: nine, role: "read" },
+      ]),
+    ).toBe(`grants[1].context: ${JSON.stringify(nine)} has 9 "*"; a grant holds at most ${MAX_GRANT_STARS}`);
+    expect(grantProblem([{ context: "*a".repeat(MAX_GRANT_STARS), role: "read" }])).toBeUndefined();
   });
 });

@@ -48,6 +48,49 @@ describe.each(CLIENTS)("history with API tokens (%s client)", (_label, connect) 
   });
 });
 
+describe.each(CLIENTS)("undo across token generations (%s client)", (_label, connect) => {
+  it("keeps a new token of a revoked token's name from undoing the old token's change by undo{}, and lets it by number", async () => {
+    const ctx = freshContext("hteam");
+    await createContext(ctx);
+    const name = freshContext("bob");
+    const grants = [{ context: ctx, role: "write" as const }];
+    const a = await mint(grants, name);
+    const ca = await connectAs(connect, a.token, `/mcp/${ctx}`);
+    await ca.call("create_entities", entity("Plan"));
+    await ca.close();
+    expect((await api(`/tokens/${a.id}`, { method: "DELETE" })).status).toBe(200);
+
+    const b = await mint(grants, name);
+    expect(b.name).toBe(a.name);
+    const cb = await connectAs(connect, b.token, `/mcp/${ctx}`);
+    const before = await exportText(ctx, true);
+    const refused = await cb.call("undo");
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain(
+      `Nothing of yours to undo: "${name}" (token ${b.id}) has no change in effect in this context. Changes by an earlier token also named "${name}" are not yours. memory_history lists changes; undo{change} undoes a given one.`,
+    );
+    expect(await exportText(ctx, true)).toBe(before);
+
+    // History names both by name, and tells the two tokens apart by id.
+    const listed = (await cb.call("memory_history")).structuredContent as { changes: { seq: number; caller: string; callerId?: string }[] };
+    expect(listed.changes).toEqual([expect.objectContaining({ caller: name, callerId: a.id })]);
+    expect(text(await cb.call("memory_history"))).toContain(` ${name} create_entities: +entity Plan`);
+
+    // A's change is not B's own, but B's write grant may still undo it by number.
+    const seq = listed.changes[0]?.seq as number;
+    const undone = await cb.call("undo", { change: seq });
+    expect(undone.isError, text(undone)).toBeFalsy();
+    expect((undone.structuredContent as { undone: { seq: number; caller: string }[] }).undone).toEqual([expect.objectContaining({ seq, caller: name })]);
+    expect(await exportText(ctx)).toBe("");
+    // That undo is B's change, recorded with B's id.
+    const undoChange = (undone.structuredContent as { change: number }).change;
+    expect((await changesOf(ctx)).find((ch) => ch.seq === undoChange)).toMatchObject({ caller: name, callerId: b.id });
+    expect((await cb.call("undo", { change: undoChange })).isError).toBeFalsy();
+    expect(await exportText(ctx)).toContain('"Plan"');
+    await cb.close();
+  });
+});
+
 describe("restore with API tokens", () => {
   it("refuses an API token, even one with an admin grant, with 403", async () => {
     const ctx = freshContext("hteam");

@@ -51,4 +51,31 @@ describe("migrations", () => {
       expect(db.one("SELECT name FROM sqlite_master WHERE name = 'half_done'")).toBeUndefined();
     });
   });
+
+  it("keeps built-in callers' old changes their own and a token's old changes no one's, so undo{} never guesses the token", async () => {
+    await runInDurableObject(stub(), (instance: MemoryContext, state) => {
+      const db = new Db(state.storage.sql);
+      const tx = <T>(fn: () => T) => state.storage.transactionSync(fn);
+      wipe(db);
+      migrate(db, tx, MIGRATIONS, 10);
+      // Two changes to one item as version 10 recorded them: by name only.
+      db.run("INSERT INTO changes (at, caller, tool, summary) VALUES (1, 'local', 'create_entities', '+entity A'), (2, 'bob', 'add_observations', '+obs A')");
+      db.run("INSERT INTO change_items (item, seq) VALUES ('entity:A', 1), ('entity:A', 2)");
+      migrate(db, tx);
+      expect(db.all("SELECT seq, caller, caller_id FROM changes ORDER BY seq")).toEqual([
+        { seq: 1, caller: "local", caller_id: "local" },
+        { seq: 2, caller: "bob", caller_id: null },
+      ]);
+      const bob = { caller: "bob", callerId: "tok_00000000000000b2", tool: "undo" };
+      const mine = instance.undo({}, bob);
+      expect(mine).toMatchObject({ ok: false, kind: "NotFound" });
+      expect(!mine.ok && mine.message).toBe(
+        'Nothing of yours to undo: "bob" (token tok_00000000000000b2) has no change in effect in this context. Changes by an earlier token also named "bob" are not yours. memory_history lists changes; undo{change} undoes a given one.',
+      );
+      // Undoing local's change by number would take the old bob change with it, which is not this bob's.
+      const byNumber = instance.undo({ change: 1 }, bob);
+      expect(!byNumber.ok && byNumber.message).toContain("#2 by bob [id not recorded] (add_observations: +obs A)");
+      expect(db.one<{ n: number }>("SELECT COUNT(*) AS n FROM changes")?.n).toBe(2);
+    });
+  });
 });

@@ -62,7 +62,7 @@ describe("migration from the foundation schema", () => {
 
       // The migrated rows work with tracking: the next open counts on top of what they had.
       instance.now = () => 50;
-      const opened = instance.openNodes(["often"], { caller: "t", tool: "t" });
+      const opened = instance.openNodes(["often"], { caller: "t", callerId: "t", tool: "t" });
       expect(opened.ok).toBe(true);
       expect(db.one("SELECT access_count, uses, last_accessed_at, tier, cluster_size FROM entities WHERE name = 'often'")).toEqual({
         access_count: 8,

@@ -10,7 +10,7 @@ import { DAY_MS } from "../src/search/score";
 import { CLIENTS, freshContext, json } from "./helpers/clients";
 import { registered } from "./helpers/context";
 
-const meta = { caller: "test", tool: "test" };
+const meta = { caller: "test", callerId: "test", tool: "test" };
 const params = { minRelativeScore: 0.3, topPerToken: 1, maxPathLength: 5, maxTotalNodes: 50 };
 /** A write scope for calling graph store functions directly; nothing is recorded in history. */
 const scope = (db: Db, now: number) => ({ db, now, rec: { note: () => {} }, items: itemSink(db) });

@@ -83,7 +83,9 @@ describe.each(CLIENTS)("undo with %s client", (_label, connect) => {
     expect(s1).not.toEqual(s2);
     const none = await c.call("undo");
     expect(none.isError).toBe(true);
-    expect(text(none)).toContain('"local" has no change to undo');
+    expect(text(none)).toContain(
+      'Nothing of yours to undo: "local" has no change in effect in this context. memory_history lists changes; undo{change} undoes a given one.',
+    );
     await c.close();
   });
 

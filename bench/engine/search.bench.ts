@@ -74,7 +74,7 @@ const full = generateGraph(Math.max(...SIZES), SEED);
 
 it.each(SIZES)("search engine time inside the object at %i entities", { timeout: 3_600_000 }, async (SIZE) => {
   const stub = env.MEMORY.getByName(`engine-bench-${SIZE}`) as DurableObjectStub<MemoryContext>;
-  const meta = { caller: "bench", tool: "bench" };
+  const meta = { caller: "bench", callerId: "bench", tool: "bench" };
   const graph = prefix(full, SIZE);
   for (let i = 0; i < graph.entities.length; i += BATCH) {
     const out = await stub.createEntities(graph.entities.slice(i, i + BATCH), meta);

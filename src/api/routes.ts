@@ -10,6 +10,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app";
+import { callerIdOf } from "../auth/caller";
 import type { ImportBatchResult, ImportLine, ImportStop } from "../context/importing";
 import { addReport, emptyImportReport, type ImportReport } from "../graph/import";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
@@ -127,7 +128,11 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   for (let i = 0; i < items.length; i += LIMITS.batchItems) {
     let result: ImportBatchResult;
     try {
-      result = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), { caller: c.get("caller").id, tool: "api:import" });
+      result = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), {
+        caller: c.get("caller").id,
+        callerId: callerIdOf(c.get("caller")),
+        tool: "api:import",
+      });
     } catch (error) {
       console.error(JSON.stringify({ event: "import_failed", path: c.req.path, error: String(error), stack: (error as Error)?.stack }));
       byLine();

@@ -3,7 +3,11 @@
  *
  *   POST   /api/tokens          {name, grants}  -> 201 with the token, shown this once
  *   GET    /api/tokens[?revoked=true]           -> the tokens (never a token or its hash)
- *   DELETE /api/tokens/:ref                     -> revoke by id ("tok_...") or live name
+ *   DELETE /api/tokens/:ref[?by=id|name]        -> revoke by id ("tok_...") or live name
+ *
+ * Token names may not start with "tok_", so without `by` a ref starting with
+ * it is an id and any other ref a name; `by` settles the one ambiguous case,
+ * a live token named like an id before that rule (src/registry/tokens.ts).
  *
  * A revocation is immediate in this isolate and reaches every other isolate
  * within TOKEN_CACHE_SECONDS (src/auth/cache.ts).
@@ -11,10 +15,11 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import { tokenCache } from "../auth/cache";
-import { GRANT_PATTERN, grantProblem, ROLES } from "../auth/grants";
+import { grantProblem, patternProblem, ROLES } from "../auth/grants";
 import { mintToken } from "../auth/tokens";
 import type { AppEnv } from "../app";
 import { registryOf } from "../registry/Registry";
+import { reservedNameProblem } from "../registry/tokens";
 import { failed, invalid, readBody, requireAdmin } from "./http";
 
 /** Names reserved for the built-in callers, so the audit log's "who" is never ambiguous. */
@@ -25,11 +30,18 @@ const CreateToken = z.object({
   name: z
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/, "name must match [A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
-    .refine((n) => !RESERVED.has(n.toLowerCase()), "name must not be admin, local or system"),
+    .refine((n) => !RESERVED.has(n.toLowerCase()), "name must not be admin, local or system")
+    .superRefine((n, ctx) => {
+      const problem = reservedNameProblem(n);
+      if (problem) ctx.addIssue({ code: "custom", message: problem });
+    }),
   grants: z
     .array(
       z.object({
-        context: z.string().regex(GRANT_PATTERN, "context must be a context name or glob ([a-z0-9*][a-z0-9._*-]{0,63})"),
+        context: z.string().superRefine((pattern, ctx) => {
+          const problem = patternProblem(pattern);
+          if (problem) ctx.addIssue({ code: "custom", message: `${JSON.stringify(pattern)} ${problem}` });
+        }),
         role: z.enum(ROLES),
         create: z.boolean().optional(),
       }),
@@ -59,7 +71,9 @@ tokens.get("/", requireAdmin, async (c) => {
 });
 
 tokens.delete("/:ref", requireAdmin, async (c) => {
-  const revoked = await registryOf(c.env).revokeToken(c.req.param("ref"), c.get("caller").id);
+  const by = c.req.query("by");
+  if (by !== undefined && by !== "id" && by !== "name") return invalid(c, `by: must be id or name, not ${JSON.stringify(by)}`);
+  const revoked = await registryOf(c.env).revokeToken(c.req.param("ref"), c.get("caller").id, by);
   if (!revoked.ok) return failed(c, revoked);
   tokenCache.forgetToken(revoked.value.id);
   return c.json({ token: revoked.value });

@@ -11,6 +11,12 @@ export interface Caller {
   grants: readonly Grant[];
 }
 
+/**
+ * The caller's stable id, recorded in history beside its name (CallMeta.callerId):
+ * a token's id, else "admin" or "local".
+ */
+export const callerIdOf = (caller: Caller): string => caller.tokenId ?? caller.kind;
+
 /** The key the caller's own state (its active context) is stored under. */
 export const callerKey = (caller: Caller): string => (caller.tokenId ? `token:${caller.tokenId}` : caller.kind);
 

@@ -29,22 +29,56 @@ export const ALL: readonly Grant[] = Object.freeze([{ context: "*", role: "admin
 
 const rank = (role: Role) => ROLES.indexOf(role);
 
-const compiled = new Map<string, RegExp>();
+/**
+ * Most `*` one grant may hold. The matcher is fast whatever the count; the cap
+ * keeps grants readable and refuses the pathological shapes outright.
+ */
+export const MAX_GRANT_STARS = 8;
 
-/** Whether the glob `pattern` matches the whole of `name`. */
+/**
+ * Whether the glob `pattern` matches the whole of `name`: `*` matches any run
+ * of characters (possibly none), every other character only itself.
+ *
+ * A two-pointer scan, never a RegExp built from the pattern (a backtracking
+ * regex took seconds to minutes on `*a*a*a*a*a*a*a*b` and
+ * `*-*-*-*-*-*-*-*-*-*-prod`). On a mismatch it resumes one character further
+ * after the last `*` seen; an earlier `*` never needs revisiting, because the
+ * last one can absorb whatever an earlier one would have. So it takes at most
+ * |name| × |pattern| steps: linear in the name, as a pattern is at most 64
+ * characters, and a single pass for the usual `team-*`.
+ */
 export function globMatches(pattern: string, name: string): boolean {
-  if (!pattern.includes("*")) return pattern === name;
-  let re = compiled.get(pattern);
-  if (!re) {
-    const body = pattern
-      .split("*")
-      .map((part) => part.replace(/[.\\^$+?()[\]{}|-]/g, "\\$&"))
-      .join(".*");
-    re = new RegExp(`^${body}$`);
-    if (compiled.size > 1000) compiled.clear();
-    compiled.set(pattern, re);
+  let i = 0; // in name
+  let j = 0; // in pattern
+  let star = -1; // index in pattern of the last `*` seen
+  let resume = 0; // where in name that `*`'s match ends, plus one on each retry
+  while (i < name.length) {
+    if (j < pattern.length && pattern[j] !== "*" && pattern[j] === name[i]) {
+      i++;
+      j++;
+    } else if (j < pattern.length && pattern[j] === "*") {
+      star = j++;
+      resume = i;
+    } else if (star >= 0) {
+      j = star + 1;
+      i = ++resume;
+    } else {
+      return false;
+    }
   }
-  return re.test(name);
+  while (j < pattern.length && pattern[j] === "*") j++;
+  return j === pattern.length;
+}
+
+/** How many `*` a grant pattern holds. */
+const stars = (pattern: string): number => pattern.split("*").length - 1;
+
+/** Why a grant pattern is unusable, or undefined when it is fine (the API's schema and `grantProblem` share it). */
+export function patternProblem(pattern: string): string | undefined {
+  if (!GRANT_PATTERN.test(pattern)) return "must be a context name or glob ([a-z0-9*][a-z0-9._*-]{0,63})";
+  const n = stars(pattern);
+  if (n > MAX_GRANT_STARS) return `has ${n} "*"; a grant holds at most ${MAX_GRANT_STARS}`;
+  return undefined;
 }
 
 /** The highest role any grant gives on `name`, or undefined when none matches. */
@@ -65,9 +99,8 @@ export function mayCreate(grants: readonly Grant[], name: string): boolean {
 export function grantProblem(grants: readonly Grant[]): string | undefined {
   if (grants.length === 0) return "grants: give at least one grant";
   for (const [i, g] of grants.entries()) {
-    if (!GRANT_PATTERN.test(g.context)) {
-      return `grants[${i}].context: ${JSON.stringify(g.context)} must be a context name or glob ([a-z0-9*][a-z0-9._*-]{0,63})`;
-    }
+    const problem = patternProblem(g.context);
+    if (problem) return `grants[${i}].context: ${JSON.stringify(g.context)} ${problem}`;
     if (!ROLES.includes(g.role)) return `grants[${i}].role: must be one of ${ROLES.join(", ")}`;
     if (g.create && g.role === "read") return `grants[${i}]: create needs role write or admin`;
   }

@@ -3,6 +3,7 @@
  * bits); only its SHA-256 hash is ever stored, so the Registry cannot give a
  * token back and a leaked database does not leak credentials.
  */
+import { TOKEN_ID_PREFIX } from "../registry/tokens";
 import { sha256, toHex } from "./secrets";
 
 export const TOKEN_PREFIX = "eg_";
@@ -23,6 +24,6 @@ export const tokenHash = async (token: string): Promise<string> => toHex(await s
 /** A fresh token, its hash, and a public id to list and revoke it by. */
 export async function mintToken(): Promise<{ token: string; hash: string; id: string }> {
   const token = TOKEN_PREFIX + base64url(crypto.getRandomValues(new Uint8Array(TOKEN_BYTES)));
-  const id = `tok_${toHex(crypto.getRandomValues(new Uint8Array(8)))}`;
+  const id = `${TOKEN_ID_PREFIX}${toHex(crypto.getRandomValues(new Uint8Array(8)))}`;
   return { token, hash: await tokenHash(token), id };
 }

@@ -306,7 +306,7 @@ export class MemoryContext extends DurableObject<Env> {
 
   /** undo: reverts changes as one new change, or fails naming the conflicting ones. */
   undo(request: UndoRequest, meta: CallMeta): Outcome<UndoResult> {
-    return this.runner.run(meta, "write", (w) => ({ value: undo(w, INVERSES, request, meta.caller) }));
+    return this.runner.run(meta, "write", (w) => ({ value: undo(w, INVERSES, request, meta) }));
   }
 
   /** History lines of an export (`type: "change"`), oldest first, after seq `after`. */

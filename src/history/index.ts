@@ -36,8 +36,8 @@
  * write through the same recorded functions and throw DomainError("Conflict")
  * when the op cannot apply, which rolls the whole undo back.
  *
- * ## Storage layout (migrations/0002_history.sql)
- * `changes(seq AUTOINCREMENT, at, caller, session, tool, summary, undone_by, undoes)`,
+ * ## Storage layout (migrations/0002_history.sql, 0011_change_caller_id.sql)
+ * `changes(seq AUTOINCREMENT, at, caller, session, tool, summary, undone_by, undoes, caller_id)`,
  * `change_items(item, seq)` (indexed both ways), `change_inverse(seq, part, ops)`.
  *
  * ## Lifecycle

@@ -8,6 +8,8 @@ export interface ChangeRow extends Record<string, SqlStorageValue> {
   seq: number;
   at: number;
   caller: string;
+  /** NULL on a token's changes recorded before ids were kept (migration 0011). */
+  caller_id: string | null;
   session: string | null;
   tool: string;
   summary: string;
@@ -32,6 +34,8 @@ export interface ChangeInfo {
   seq: number;
   at: string;
   caller: string;
+  /** The caller's stable id: a token's "tok_..." id, else admin, local or system; absent on a token's changes recorded before ids were kept. */
+  callerId?: string;
   session?: string;
   tool: string;
   summary: string;
@@ -48,6 +52,7 @@ export function toInfo(r: ChangeRow): ChangeInfo {
     seq: r.seq,
     at: new Date(r.at).toISOString(),
     caller: r.caller,
+    ...(r.caller_id !== null ? { callerId: r.caller_id } : {}),
     ...(r.session !== null ? { session: r.session } : {}),
     tool: r.tool,
     summary: r.summary,

@@ -98,6 +98,8 @@ export function inverseRegistry(...domains: Readonly<Record<string, InverseKind>
 /** Who made a change; MemoryContext's CallMeta satisfies it. */
 export interface ChangeMeta {
   caller: string;
+  /** The caller's stable id (a token's id, else the built-in caller's name): whose change it is, for undo. */
+  callerId: string;
   tool: string;
   session?: string;
 }
@@ -160,9 +162,10 @@ export class ChangeRecorder implements Recorder {
   seq(): number {
     if (this.seqValue !== undefined) return this.seqValue;
     const row = this.db.one<{ seq: number }>(
-      "INSERT INTO changes (at, caller, session, tool, summary) VALUES (?, ?, ?, ?, '') RETURNING seq",
+      "INSERT INTO changes (at, caller, caller_id, session, tool, summary) VALUES (?, ?, ?, ?, ?, '') RETURNING seq",
       this.now,
       this.meta.caller,
+      this.meta.callerId,
       this.meta.session ?? null,
       this.meta.tool,
     );

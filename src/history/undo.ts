@@ -2,6 +2,13 @@
  * Undo: revert changes by replaying their inverse ops, newest first, as one
  * new change (so an undo can itself be undone).
  *
+ * ## Whose changes are "mine"
+ * A change is the caller's own when it carries the caller's id (a token's
+ * id, else admin, local or system), not merely its name: a token name passes
+ * to a new token after a revocation, and the new token's `undo{}` must not
+ * take back the old one's work. A token's changes recorded before ids were
+ * kept (caller_id NULL) are no one's own; they are undone by number.
+ *
  * ## Which changes an undo reverts
  * The targets (the caller's last `count` changes, or the change named) plus
  * every later change, in effect, that touched an item one of them touched,
@@ -20,7 +27,10 @@
 import { DomainError } from "../errors";
 import type { Db } from "../storage/sql";
 import { changeItems, getChange, inversePartsNewestFirst, parseSeqs, type ChangeRow } from "./log";
-import type { InverseOp, InverseRegistry, RecordingScope } from "./recorder";
+import type { ChangeMeta, InverseOp, InverseRegistry, RecordingScope } from "./recorder";
+
+/** Who is undoing: the name history shows and the id that decides which changes are theirs. */
+type Undoer = Pick<ChangeMeta, "caller" | "callerId">;
 
 /** Changes one undo may revert in all (targets plus the later changes they pull in). */
 export const UNDO_MAX_CHANGES = 500;
@@ -41,7 +51,10 @@ export interface UndoResult {
 /** A change in effect that is not an undo: neither reverted nor netted out against what it reverted. */
 const live = (alias = "") => `${alias}undone_by IS NULL AND ${alias}undoes IS NULL`;
 
-function targets(db: Db, req: UndoRequest, caller: string): ChangeRow[] {
+/** The caller as messages name them: `"bob" (token tok_...)`, or `"local"` for a built-in caller. */
+const who = (u: Undoer) => (u.callerId === u.caller ? JSON.stringify(u.caller) : `${JSON.stringify(u.caller)} (token ${u.callerId})`);
+
+function targets(db: Db, req: UndoRequest, undoer: Undoer): ChangeRow[] {
   if (req.change !== undefined) {
     const c = getChange(db, req.change);
     if (!c) {
@@ -52,9 +65,18 @@ function targets(db: Db, req: UndoRequest, caller: string): ChangeRow[] {
     }
     return [c];
   }
-  const rows = db.all<ChangeRow>(`SELECT * FROM changes WHERE caller = ? AND ${live()} ORDER BY seq DESC LIMIT ?`, caller, req.count ?? 1);
+  const rows = db.all<ChangeRow>(`SELECT * FROM changes WHERE caller_id = ? AND ${live()} ORDER BY seq DESC LIMIT ?`, undoer.callerId, req.count ?? 1);
   if (rows.length === 0) {
-    throw new DomainError("NotFound", `"${caller}" has no change to undo in this context. memory_history lists changes; undo{change} undoes a given one.`);
+    const namesake = db.one<{ x: number }>(
+      `SELECT 1 AS x FROM changes WHERE caller = ? AND caller_id IS NOT ? AND ${live()} LIMIT 1`,
+      undoer.caller,
+      undoer.callerId,
+    );
+    const earlier = namesake ? ` Changes by an earlier token also named ${JSON.stringify(undoer.caller)} are not yours.` : "";
+    throw new DomainError(
+      "NotFound",
+      `Nothing of yours to undo: ${who(undoer)} has no change in effect in this context.${earlier} memory_history lists changes; undo{change} undoes a given one.`,
+    );
   }
   return rows;
 }
@@ -100,7 +122,11 @@ const refs = (seqs: readonly number[], max = 5) =>
     .map((s) => `#${s}`)
     .join(", ") + (seqs.length > max ? ` and ${seqs.length - max} more` : "");
 
-const line = (c: ChangeRow) => `#${c.seq} by ${c.caller} (${c.tool}: ${c.summary})`;
+/** "#5 by bob (add_observations: +obs A)"; with the token id when the name is the undoer's own, so two tokens of one name read apart. */
+const line = (c: ChangeRow, undoer: Undoer) => {
+  const id = c.caller === undoer.caller ? ` [${c.caller_id ?? "id not recorded"}]` : "";
+  return `#${c.seq} by ${c.caller}${id} (${c.tool}: ${c.summary})`;
+};
 
 function replay(scope: RecordingScope, kinds: InverseRegistry, c: ChangeRow): void {
   for (const part of inversePartsNewestFirst(scope.db, c.seq)) {
@@ -125,16 +151,19 @@ function setUndoneBy(db: Db, seq: number, by: number | null): void {
   }
 }
 
-export function undo(scope: RecordingScope, kinds: InverseRegistry, req: UndoRequest, caller: string): UndoResult {
-  const seeds = targets(scope.db, req, caller);
+export function undo(scope: RecordingScope, kinds: InverseRegistry, req: UndoRequest, undoer: Undoer): UndoResult {
+  const seeds = targets(scope.db, req, undoer);
   const seedSeqs = new Set(seeds.map((c) => c.seq));
   const all = closure(scope.db, seeds);
-  const others = all.filter((c) => !seedSeqs.has(c.seq) && c.caller !== caller);
+  const others = all.filter((c) => !seedSeqs.has(c.seq) && c.caller_id !== undoer.callerId);
   if (others.length > 0) {
     const what = refs(seeds.map((c) => c.seq).sort((a, b) => a - b));
     throw new DomainError(
       "Conflict",
-      `cannot undo ${what}: later changes by others touch the same items and are not undone: ${others.slice(0, 5).map(line).join("; ")}` +
+      `cannot undo ${what}: later changes by others touch the same items and are not undone: ${others
+        .slice(0, 5)
+        .map((c) => line(c, undoer))
+        .join("; ")}` +
         `${others.length > 5 ? ` and ${others.length - 5} more` : ""}. Undo those first, newest first (undo{change: ${others[others.length - 1]?.seq}}), or leave ${what} as it is; nothing was undone.`,
     );
   }

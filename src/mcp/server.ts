@@ -26,7 +26,7 @@ import {
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { openContext, type Need } from "../auth/access";
-import { callerKey, type Caller } from "../auth/caller";
+import { callerIdOf, callerKey, type Caller } from "../auth/caller";
 import { fail } from "../errors";
 import { CONTEXT_NAME_PATTERN } from "../limits";
 import { registryOf } from "../registry/Registry";
@@ -218,6 +218,7 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
       stub: scope.env.MEMORY.getByName(name),
       meta: {
         caller: scope.caller.id,
+        callerId: callerIdOf(scope.caller),
         tool,
         ...(scope.session ? { session: scope.session } : {}),
         ...(client ? { client } : {}),

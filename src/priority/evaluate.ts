@@ -52,7 +52,7 @@ const REFRESH_SLACK = 64;
 /** Items named in last_evaluation at most. */
 const REPORTED_ITEMS = 20;
 /** Who a pruning is recorded as, in memory_history. */
-export const EVALUATION_META = { caller: "system", tool: "memory_evaluation" } as const;
+export const EVALUATION_META = { caller: "system", callerId: "system", tool: "memory_evaluation" } as const;
 
 export interface EvaluationOptions {
   intervalMs: number;

@@ -71,9 +71,10 @@ export class Registry extends DurableObject<Env> {
     return this.tx((db) => tokens.listTokens(db, includeRevoked));
   }
 
-  revokeToken(ref: string, actor: string): Outcome<TokenInfo> {
+  /** Revokes the token `ref` names (src/registry/tokens.ts: by id, by live name, or told apart by the id prefix). */
+  revokeToken(ref: string, actor: string, by?: tokens.TokenRefKind): Outcome<TokenInfo> {
     return this.tx((db, now) => {
-      const t = tokens.revokeToken(db, ref, now);
+      const t = tokens.revokeToken(db, ref, now, by);
       if (t.revokedAt === now) record(db, now, actor, "token.revoke", t.name, { id: t.id });
       return t;
     });

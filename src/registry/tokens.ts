@@ -10,6 +10,22 @@ import type { Grant } from "../auth/grants";
 import type { Db } from "../storage/sql";
 import type { TokenInfo, TokenPrincipal } from "./types";
 
+/**
+ * A token's public id: this prefix and 16 hex digits. Token names may not
+ * start with it (case aside), so a reference to a token is an id exactly when
+ * it starts with the prefix.
+ */
+export const TOKEN_ID_PREFIX = "tok_";
+
+/** Whether a token reference names an id rather than a name (see TOKEN_ID_PREFIX). */
+export const isTokenIdRef = (ref: string): boolean => ref.startsWith(TOKEN_ID_PREFIX);
+
+/** Why `name` cannot name a token because of the id prefix, or undefined. */
+export const reservedNameProblem = (name: string): string | undefined =>
+  name.toLowerCase().startsWith(TOKEN_ID_PREFIX)
+    ? `name must not start with "${TOKEN_ID_PREFIX}": that prefix is reserved for token ids, so a name can never be mistaken for one`
+    : undefined;
+
 type TokenRow = {
   id: string;
   name: string;
@@ -30,6 +46,8 @@ const info = (r: TokenRow): TokenInfo => ({
 });
 
 export function insertToken(db: Db, t: { id: string; name: string; hash: string; grants: Grant[] }, now: number): TokenInfo {
+  const reserved = reservedNameProblem(t.name);
+  if (reserved) throw new DomainError("Invalid", reserved);
   if (db.one("SELECT 1 AS x FROM tokens WHERE name = ? AND revoked_at IS NULL", t.name)) {
     throw new DomainError("Conflict", `A live token is already named ${JSON.stringify(t.name)}; revoke it first or pick another name.`);
   }
@@ -50,12 +68,37 @@ export function listTokens(db: Db, includeRevoked: boolean): TokenInfo[] {
   return db.all<TokenRow>(`SELECT * FROM tokens ${where} ORDER BY created_at, id`).map(info);
 }
 
-/** Revokes a token by id ("tok_...") or by the name of a live token. */
-export function revokeToken(db: Db, ref: string, now: number): TokenInfo {
-  const row = ref.startsWith("tok_")
-    ? db.one<TokenRow>("SELECT * FROM tokens WHERE id = ?", ref)
-    : db.one<TokenRow>("SELECT * FROM tokens WHERE name = ? AND revoked_at IS NULL", ref);
-  if (!row) throw new DomainError("NotFound", `No token ${JSON.stringify(ref)} (give a token id or the name of a live token).`);
+/** How a revocation names its token: by id, by the name of a live token, or either, told apart by the id prefix. */
+export type TokenRefKind = "id" | "name";
+
+/**
+ * Revokes a token. `by` says how `ref` names it; without it a ref starting
+ * with "tok_" is an id and anything else the name of a live token (names may
+ * not start with "tok_"). A live token named like an id before that rule
+ * existed makes such a ref ambiguous: refused, naming both, until `by` says.
+ */
+export function revokeToken(db: Db, ref: string, now: number, by?: TokenRefKind): TokenInfo {
+  const q = JSON.stringify(ref);
+  const byId = () => db.one<TokenRow>("SELECT * FROM tokens WHERE id = ?", ref);
+  const byName = () => db.one<TokenRow>("SELECT * FROM tokens WHERE name = ? AND revoked_at IS NULL", ref);
+  let row: TokenRow | undefined;
+  if (by === "name" || (by === undefined && !isTokenIdRef(ref))) {
+    row = byName();
+    if (!row) throw new DomainError("NotFound", `No live token is named ${q}. GET /api/tokens lists the live tokens with their ids.`);
+  } else {
+    row = byId();
+    const named = by === undefined ? byName() : undefined;
+    if (named && named.id !== row?.id) {
+      const legacy = `the name of live token ${named.id} (named before "${TOKEN_ID_PREFIX}" was reserved for ids)`;
+      throw new DomainError(
+        "Conflict",
+        row
+          ? `${q} is the id of token ${JSON.stringify(row.name)} and ${legacy}. Say which you mean with ?by=id or ?by=name (npm run admin: --by id|name); nothing was revoked.`
+          : `${q} is no token's id but ${legacy}. To revoke that token, say ?by=name (npm run admin: --by name) or give its id; nothing was revoked.`,
+      );
+    }
+    if (!row) throw new DomainError("NotFound", `No token has the id ${q}. GET /api/tokens?revoked=true lists every token with its id.`);
+  }
   if (row.revoked_at !== null) return info(row);
   db.run("UPDATE tokens SET revoked_at = ? WHERE id = ?", now, row.id);
   return info({ ...row, revoked_at: now });

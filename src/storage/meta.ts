@@ -5,8 +5,14 @@
  * (src/covisit/session.ts).
  */
 export interface CallMeta {
-  /** The caller's identity: "admin", "local" or a token's name. */
+  /** The caller's name as history shows it: "admin", "local", "system" or a token's name. */
   caller: string;
+  /**
+   * The caller's stable id: a token's id ("tok_..."), else "admin", "local"
+   * or "system". A token's name passes to a new token after a revocation, its
+   * id never does; history keeps it so "my changes" means this token's.
+   */
+  callerId: string;
   /** The tool (or API route) that made the call. */
   tool: string;
   /** Session key, when the client has one: Mcp-Memory-Session, else Mcp-Session-Id (src/covisit/session.ts). */

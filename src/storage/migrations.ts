@@ -20,6 +20,7 @@ import m0007 from "../../migrations/0007_archive_bytes.sql";
 import m0008 from "../../migrations/0008_documents_fts_update.sql";
 import m0009 from "../../migrations/0009_search_compaction.sql";
 import m0010 from "../../migrations/0010_search_hubs.sql";
+import m0011 from "../../migrations/0011_change_caller_id.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 8, name: "0008_documents_fts_update", sql: m0008 },
   { version: 9, name: "0009_search_compaction", sql: m0009 },
   { version: 10, name: "0010_search_hubs", sql: m0010 },
+  { version: 11, name: "0011_change_caller_id", sql: m0011 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

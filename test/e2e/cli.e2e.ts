@@ -21,7 +21,7 @@ function script(name: string, args: string[]): Promise<{ code: number; stdout: s
     execFile(
       process.execPath,
       [join(ROOT, "scripts", `${name}.mjs`), ...args],
-      { cwd: ROOT, env: { ...process.env, ENGRAM_URL: "", ENGRAM_TOKEN: "" } },
+      { cwd: ROOT, env: { ...process.env, ENGRAM_URL: "", ENGRAM_TOKEN: "", ADMIN_TOKEN: "" } },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -154,5 +154,39 @@ describe("npm run import and export", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("Unknown option '--contxt'");
     expect(r.stderr).toContain("Usage: npm run export");
+  });
+});
+
+describe("npm run admin tokens", () => {
+  /** The JSON after "HTTP <status>: " on stderr. */
+  const refusal = (stderr: string) => JSON.parse(stderr.replace(/^HTTP \d+: /, "")) as { error: string; message: string };
+
+  it("refuses a grant with more than 8 '*' and a name starting with tok_, minting nothing", async () => {
+    const stars = await script("admin", ["--url", dev.url, "token", "create", "cli-stars", "--grant", "*a*a*a*a*a*a*a*a*a=read"]);
+    expect(stars.code).toBe(1);
+    expect(stars.stderr).toMatch(/^HTTP 400: /);
+    expect(refusal(stars.stderr).message).toBe('grants.0.context: "*a*a*a*a*a*a*a*a*a" has 9 "*"; a grant holds at most 8');
+    const named = await script("admin", ["--url", dev.url, "token", "create", "tok_d8bea437f0824a58", "--grant", "x=read"]);
+    expect(named.code).toBe(1);
+    expect(refusal(named.stderr).message).toBe(
+      'name: name must not start with "tok_": that prefix is reserved for token ids, so a name can never be mistaken for one',
+    );
+    const listed = await script("admin", ["--url", dev.url, "token", "list"]);
+    expect(JSON.parse(listed.stdout).tokens.map((t: { name: string }) => t.name)).not.toContain("cli-stars");
+  });
+
+  it("revokes by id, or by name with --by name, and treats another --by as a usage error", async () => {
+    const created = await script("admin", ["--url", dev.url, "token", "create", "cli-carol", "--grant", "team-*=write"]);
+    expect(created.code).toBe(0);
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const bad = await script("admin", ["--url", dev.url, "token", "revoke", id, "--by", "hash"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--by must be id or name, not "hash"');
+    const byName = await script("admin", ["--url", dev.url, "token", "revoke", "cli-carol", "--by", "name"]);
+    expect(byName.code).toBe(0);
+    expect(JSON.parse(byName.stdout).token).toMatchObject({ id, name: "cli-carol", revokedAt: expect.any(Number) });
+    const again = await script("admin", ["--url", dev.url, "token", "revoke", id]);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).token.id).toBe(id);
   });
 });

@@ -11,7 +11,7 @@ import { workerFetch } from "./clients";
 
 export const stubOf = (context: string) => env.MEMORY.getByName(context) as DurableObjectStub<MemoryContext>;
 
-export const as = (caller: string, tool = "test"): CallMeta => ({ caller, tool });
+export const as = (caller: string, tool = "test"): CallMeta => ({ caller, callerId: caller, tool });
 
 /** The value of a successful outcome; fails the test with the message otherwise. */
 export function unwrap<T>(o: Outcome<T>): T {

@@ -7,6 +7,7 @@ const ChangeOut = z.object({
   seq: z.number(),
   at: z.string(),
   caller: z.string(),
+  callerId: z.string().optional(),
   session: z.string().optional(),
   tool: z.string(),
   summary: z.string(),

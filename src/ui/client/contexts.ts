@@ -4,6 +4,8 @@
  * is not registered yet (a fresh server's "default"), with the role the
  * visitor's grants give there. Pure (no DOM).
  */
+import { globMatches } from "../../auth/grants";
+
 export type Role = "read" | "write" | "admin";
 
 export interface ContextChoice {
@@ -21,19 +23,10 @@ export interface Listed {
 
 const RANK: Record<Role, number> = { read: 0, write: 1, admin: 2 };
 
-/** Whether a grant's context (a name, or a glob with `*`) covers `name`. */
-const covers = (pattern: string, name: string) =>
-  new RegExp(
-    `^${pattern
-      .split("*")
-      .map((p) => p.replace(/[.\\^$+?()[\]{}|-]/g, "\\$&"))
-      .join(".*")}$`,
-  ).test(name);
-
 /** The highest role the grants give on `name`, as the server decides it (src/auth/grants.ts). */
 export function roleFor(grants: Listed["grants"], name: string): Role | undefined {
   let best: Role | undefined;
-  for (const g of grants) if (covers(g.context, name) && (best === undefined || RANK[g.role] > RANK[best])) best = g.role;
+  for (const g of grants) if (globMatches(g.context, name) && (best === undefined || RANK[g.role] > RANK[best])) best = g.role;
   return best;
 }
 
