@@ -39,7 +39,7 @@ app.notFound((c) => c.json({ error: "not_found", message: "Try /mcp, /mcp/<conte
 app.get("/health", (c) => c.json({ ok: true }));
 
 /** The methods each guarded prefix serves, as preflights announce them. */
-const METHODS = { mcp: "GET, POST, DELETE, OPTIONS", api: "GET, POST, PUT, PATCH, DELETE, OPTIONS" };
+const METHODS = { mcp: "GET, POST, DELETE, OPTIONS", api: "GET, POST, PATCH, DELETE, OPTIONS" };
 
 const guard = createMiddleware<AppEnv>(async (c, next) => {
   // DNS rebinding first: in open local mode no other answer (not even "set ADMIN_TOKEN") may come before it.
