@@ -148,7 +148,9 @@ async function main(argv) {
   const token = values.token ?? process.env.ADMIN_TOKEN ?? process.env.ENGRAM_TOKEN;
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
-  if (request.body) headers["Content-Type"] = "application/json";
+  // Every change is declared JSON, even a purge or a revocation without a body: the server refuses
+  // state-changing requests a browser form could send (see docs/contexts-and-auth.md).
+  if (request.method !== "GET") headers["Content-Type"] = "application/json";
   const res = await fetch(`${base}${request.path}`, {
     method: request.method,
     headers,

@@ -12,9 +12,10 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app";
-import { authenticate, hostRefusal, originAllowed } from "./auth";
+import { authenticate, hostRefusal } from "./auth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
+import { corsHeaders, forbiddenOrigin, originVerdict, preflight, withCors } from "./auth/origin";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "./limits";
 import type { RequestScope } from "./mcp/server";
 import { serveMcpHttp } from "./mcp/http";
@@ -37,24 +38,31 @@ app.notFound((c) => c.json({ error: "not_found", message: "Try /mcp, /mcp/<conte
 
 app.get("/health", (c) => c.json({ ok: true }));
 
+/** The methods each guarded prefix serves, as preflights announce them. */
+const METHODS = { mcp: "GET, POST, DELETE, OPTIONS", api: "GET, POST, PATCH, DELETE, OPTIONS" };
+
 const guard = createMiddleware<AppEnv>(async (c, next) => {
   // DNS rebinding first: in open local mode no other answer (not even "set ADMIN_TOKEN") may come before it.
   const refused = hostRefusal(c.req.raw, c.env);
   if (refused) return refused;
+  let allowedOrigins: readonly string[];
   try {
-    settings(c.env);
+    allowedOrigins = settings(c.env).ALLOWED_ORIGINS;
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     console.error(JSON.stringify({ event: "bad_settings", message: error.message }));
     return c.json({ error: "misconfigured", message: error.message }, 500);
   }
-  if (!originAllowed(c.req.raw, c.env)) {
-    return c.json({ error: "forbidden_origin", message: "Requests from this Origin are not allowed." }, 403);
-  }
+  // Origin before the token: a foreign page learns nothing, not even whether its token would do (src/auth/origin.ts).
+  const origin = originVerdict(c.req.raw, allowedOrigins);
+  if (origin.kind === "refused") return forbiddenOrigin();
+  // Preflights carry no credentials, so they are answered before authentication.
+  if (c.req.method === "OPTIONS") return preflight(origin, c.req.path.startsWith("/api/") ? METHODS.api : METHODS.mcp);
   const auth = await authenticate(c.req.raw, c.env);
-  if (!auth.ok) return auth.response;
+  if (!auth.ok) return withCors(auth.response, origin);
   c.set("caller", auth.caller);
   await next();
+  for (const [name, value] of corsHeaders(origin)) c.header(name, value, { append: name === "Vary" });
 });
 
 const limitBody = bodyLimit({

@@ -81,6 +81,26 @@ export const SettingsSchema = z.object({
   PROMOTION_THRESHOLD: num(0.2, z.number().min(0, "must be from 0 to 10").max(10, "must be from 0 to 10")),
   /** Related items (relations and co-visitation) that make a cluster: the cluster bonus and promotion to long term. */
   SEMANTIC_CLUSTER_THRESHOLD: num(3, z.number().int("must be a whole number").min(1, "must be from 1 to 1000").max(1000, "must be from 1 to 1000")),
+  /**
+   * Browser origins allowed besides the server's own (src/auth/origin.ts), comma-separated:
+   * each an http(s) scheme, host and optional port, no path. Kept serialized as browsers send them.
+   */
+  ALLOWED_ORIGINS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const origins: string[] = [];
+      for (const entry of (v ?? "").split(",").map((s) => s.trim())) {
+        if (entry === "") continue;
+        const origin = exactOrigin(entry);
+        if (origin === undefined) {
+          ctx.addIssue({ code: "custom", message: `${JSON.stringify(entry)} is not an origin; give scheme, host and optional port, e.g. https://app.example.com` });
+          return z.NEVER;
+        }
+        origins.push(origin);
+      }
+      return origins;
+    }),
   /** Priority category weights, "personal=2,technical=1.8" (src/priority/weights.ts); unnamed categories keep their defaults. */
   MEMORY_CATEGORY_WEIGHTS: z
     .string()
@@ -92,6 +112,20 @@ export const SettingsSchema = z.object({
       return z.NEVER;
     }),
 });
+
+/** `text` as a serialized http(s) origin, or undefined when it is not one (a path, query or credentials included). */
+function exactOrigin(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "" || url.username !== "" || url.password !== "") return undefined;
+  if (!/^https?:\/\/[^/]+\/?$/i.test(text)) return undefined;
+  return url.origin;
+}
 
 export type Settings = z.infer<typeof SettingsSchema>;
 

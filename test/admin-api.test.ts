@@ -290,7 +290,8 @@ describe("import and export follow the context's grants", () => {
     const reader = await mint([{ context: name, role: "read" }]);
     const writer = await mint([{ context: name, role: "write" }]);
     const stranger = await mint([{ context: "other", role: "admin" }]);
-    const post = (token: string) => api(`/contexts/${name}/import`, { method: "POST", body: entityLine("imported") }, token);
+    const post = (token: string) =>
+      api(`/contexts/${name}/import`, { method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body: entityLine("imported") }, token);
 
     expect((await post(reader.token)).status).toBe(403);
     expect((await post(stranger.token)).status).toBe(403);
@@ -300,7 +301,7 @@ describe("import and export follow the context's grants", () => {
 
     const exported = await api(`/contexts/${name}/export`, {}, reader.token);
     expect(exported.status).toBe(200);
-    expect(await exported.text()).toContain('"imported"');
+    expect(new TextDecoder().decode(await exported.arrayBuffer())).toContain('"imported"');
     expect((await api(`/contexts/${name}/export`, {}, stranger.token)).status).toBe(403);
 
     await api(`/contexts/${name}`, { method: "PATCH", json: { readOnly: true } });

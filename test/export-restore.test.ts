@@ -80,7 +80,8 @@ describe("export with history", () => {
 });
 
 describe("point-in-time restore", () => {
-  const post = (ctx: string, query: string, f = workerFetch()) => f(`${base}/${ctx}/restore${query}`, { method: "POST" });
+  const post = (ctx: string, query: string, f = workerFetch()) =>
+    f(`${base}/${ctx}/restore${query}`, { method: "POST", headers: { "Content-Type": "application/json" } });
 
   it("answers 501 under local workerd, which has no point-in-time recovery, and changes nothing", async () => {
     const ctx = freshContext("pitr");

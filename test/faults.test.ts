@@ -81,7 +81,11 @@ describe("a throw inside the transaction", () => {
     const ctx = freshContext("fault");
     await injectFault(ctx, "entities", "NEW.name = 'n1500'");
     const lines = Array.from({ length: 2000 }, (_, i) => JSON.stringify({ type: "entity", ...ent(`n${i}`, [`o${i}`]) }));
-    const res = await workerFetch()(`http://localhost/api/contexts/${ctx}/import`, { method: "POST", body: lines.join("\n") });
+    const res = await workerFetch()(`http://localhost/api/contexts/${ctx}/import`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-ndjson" },
+      body: lines.join("\n"),
+    });
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain("injected fault");
     await clearFault(ctx);

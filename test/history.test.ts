@@ -68,7 +68,7 @@ describe("change recording", () => {
       JSON.stringify({ type: "entity", name: "B", entityType: "t", observations: [] }),
       JSON.stringify({ type: "relation", from: "A", to: "B", relationType: "r" }),
     ].join("\n");
-    const res = await workerFetch()(`http://localhost/api/contexts/${ctx}/import`, { method: "POST", body });
+    const res = await workerFetch()(`http://localhost/api/contexts/${ctx}/import`, { method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body });
     expect(res.status).toBe(200);
     const [change] = await changesOf(ctx);
     expect(change).toMatchObject({ caller: "local", tool: "api:import", summary: "+entity A, B; +rel A -r-> B" });

@@ -119,11 +119,12 @@ describe("2025-era requests (served statelessly, answered as JSON)", () => {
     workerFetch()(url, { ...init({ "MCP-Protocol-Version": "2025-06-18" }), body: JSON.stringify({ jsonrpc: "2.0", id: 7, ...message }) });
   const call = (name: string, args: Record<string, unknown>, url?: string) => legacy({ method: "tools/call", params: { name, arguments: args } }, url);
 
-  it("answers a ping and a tool call with one JSON body and the CORS headers", async () => {
+  it("answers a ping and a tool call with one JSON body, and no CORS grant to a client that sent no Origin", async () => {
     const ping = await legacy({ method: "ping" });
     expect(ping.status).toBe(200);
     expect(ping.headers.get("Content-Type")).toBe("application/json");
-    expect(ping.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    expect(ping.headers.get("Access-Control-Allow-Origin")).toBeNull();
+    expect(ping.headers.get("Vary")).toContain("Origin");
     expect(await ping.json()).toEqual({ jsonrpc: "2.0", id: 7, result: {} });
 
     const res = await call("read_graph", { limit: 1, mode: "summary" });
@@ -145,15 +146,15 @@ describe("2025-era requests (served statelessly, answered as JSON)", () => {
     expect(await errorOf(await call("read_graph", { limit: "one" }))).toMatch(/limit/);
   });
 
-  it("refuses GET and DELETE with 405 and Allow: POST", async () => {
+  it("refuses GET and DELETE with 405 and Allow: POST, readable by the server's own page", async () => {
     for (const method of ["GET", "DELETE"]) {
       const res = await workerFetch()("http://localhost/mcp", {
         method,
-        headers: { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18" },
+        headers: { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18", Origin: "http://localhost" },
       });
       expect(res.status).toBe(405);
       expect(res.headers.get("Allow")).toBe("POST");
-      expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+      expect(res.headers.get("Access-Control-Allow-Origin")).toBe("http://localhost");
     }
   });
   it("rejects a context name in the URL with the one statement of the rule, for MCP and the API alike", async () => {

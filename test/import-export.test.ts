@@ -18,7 +18,7 @@ async function exportText(context: string) {
 }
 
 async function importText(context: string, body: string, query = "") {
-  const res = await f(`${base}/${context}/import${query}`, { method: "POST", body });
+  const res = await f(`${base}/${context}/import${query}`, { method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body });
   return { status: res.status, report: (await res.json()) as Record<string, unknown> & { rejected: { line: number; error: string }[] } };
 }
 

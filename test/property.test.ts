@@ -274,7 +274,11 @@ describe("property: random JSONL imports", () => {
         async (lines, eol, query) => {
           const before = await exportText(ctx, true);
           const historyBefore = before.split("\n").filter((l) => l.startsWith('{"type":"change"')).length;
-          const res = await f(`http://localhost/api/contexts/${ctx}/import${query}`, { method: "POST", body: lines.join(eol) });
+          const res = await f(`http://localhost/api/contexts/${ctx}/import${query}`, {
+            method: "POST",
+            headers: { "Content-Type": "application/x-ndjson" },
+            body: lines.join(eol),
+          });
           expect(res.status).toBeLessThan(500);
           const after = await exportText(ctx, true);
           if (res.status !== 200) {

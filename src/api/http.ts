@@ -1,6 +1,7 @@
 /**
- * What the REST routes share: admin-only and per-context guards, JSON body
- * validation and the mapping of domain failures to HTTP statuses.
+ * What the REST routes share: admin-only and per-context guards, the media
+ * types of state-changing requests, JSON body validation and the mapping of
+ * domain failures to HTTP statuses.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -58,3 +59,42 @@ export async function readBody<T extends z.ZodType>(c: Context<AppEnv>, schema: 
   }
   return { ok: true, value: parsed.data };
 }
+
+/** The media type a body of this route is sent as: JSON, or JSON Lines for the import. */
+export const JSON_MEDIA: readonly string[] = ["application/json"];
+export const JSONL_MEDIA: readonly string[] = ["application/x-ndjson", "application/jsonl"];
+
+const STATE_CHANGING = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/** The media type of `Content-Type` (lower case, no parameters), or undefined without one. */
+const mediaType = (header: string | undefined) => header?.split(";")[0]?.trim().toLowerCase() || undefined;
+
+/**
+ * A state-changing request must be one no page can send without a CORS
+ * preflight, which only accepted origins pass (src/auth/origin.ts): a form or
+ * a no-cors fetch can send only `text/plain`, `multipart/form-data` or
+ * `application/x-www-form-urlencoded` bodies, and no `Authorization`. So it
+ * declares its body as one of `media`, or, sending no body (a purge, a
+ * revocation), declares `application/json` anyway or carries `Authorization`.
+ * Anything else is 415 before the route runs.
+ */
+export const requireMedia =
+  (mediaFor: (c: Context<AppEnv>) => readonly string[]): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    if (!STATE_CHANGING.has(c.req.method)) return next();
+    const media = mediaFor(c);
+    const declared = mediaType(c.req.header("Content-Type"));
+    if (declared !== undefined) {
+      if (media.includes(declared) || (declared === "application/json" && bodyless(c.req.raw))) return next();
+      return unsupported(c, `${c.req.method} ${c.req.path} takes Content-Type ${media.join(" or ")}, not ${declared}.`);
+    }
+    if (bodyless(c.req.raw) && c.req.header("Authorization") !== undefined) return next();
+    return unsupported(
+      c,
+      `${c.req.method} ${c.req.path} needs Content-Type ${media.join(" or ")}${bodyless(c.req.raw) ? ' (or, without a body, an "Authorization" header)' : ""}.`,
+    );
+  };
+
+const bodyless = (request: Request) => request.body === null || request.headers.get("Content-Length") === "0";
+
+const unsupported = (c: Context<AppEnv>, message: string) => c.json({ error: "unsupported_media_type", message }, 415);

@@ -3,10 +3,14 @@
  *
  *   GET  /api/contexts/:name/export    memory.jsonl of the context, streamed page by page (read grant;
  *                                      ?history=1 appends the change history)
- *   POST /api/contexts/:name/import    memory.jsonl body; report of counts and rejected lines (write grant)
+ *   POST /api/contexts/:name/import    memory.jsonl body (application/x-ndjson); report of counts and rejected lines (write grant)
  *   POST /api/contexts/:name/restore   point-in-time recovery, administrators only (restore.ts)
  *   GET  /api/contexts/:name/stats     counts, size, settings, entities' access statistics (read grant; stats.ts)
  *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
+ *
+ * Every POST, PUT, PATCH and DELETE declares its body's media type (or, with
+ * no body, carries Authorization), so no form or no-cors page can send one:
+ * requireMedia in http.ts.
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app";
@@ -16,7 +20,7 @@ import { addReport, emptyImportReport, type ImportReport } from "../graph/import
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
 import { contexts } from "./contexts";
-import { requireAdmin, requireContext, STATUS } from "./http";
+import { JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
 import { restore } from "./restore";
 import { stats } from "./stats";
@@ -27,6 +31,13 @@ export const api = new Hono<AppEnv>();
 const EXPORT_PAGE_LINES = 500;
 /** History lines carry inverse ops, and archived items whole payloads, so their pages are cut by size. */
 const EXPORT_HISTORY_PAGE_CHARS = 1024 * 1024;
+
+/** The import takes JSON Lines; every other state-changing route JSON (see requireMedia). */
+const IMPORT_PATH = /^\/api\/contexts\/[^/]+\/import$/;
+api.use(
+  "*",
+  requireMedia((c) => (IMPORT_PATH.test(c.req.path) ? JSONL_MEDIA : JSON_MEDIA)),
+);
 
 api.use("/contexts/:name/*", async (c, next) => {
   if (!CONTEXT_NAME_PATTERN.test(c.req.param("name") ?? "")) {
@@ -117,7 +128,8 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   if (!Number.isSafeInteger(firstLine) || firstLine < 1) {
     return c.json({ error: "invalid", message: "firstLine must be a positive integer; nothing was written." }, 400);
   }
-  const parsed = parseJsonl(await c.req.text(), firstLine);
+  // Decoded by hand: text() on an application/x-ndjson body makes workerd warn that it may not be text.
+  const parsed = parseJsonl(new TextDecoder().decode(await c.req.arrayBuffer()), firstLine);
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
   const report = emptyImportReport();
   report.rejected.push(...parsed.rejected);

@@ -114,27 +114,3 @@ async function apiTokenCaller(token: string, env: Env): Promise<Caller | undefin
   tokenCache.set(hash, caller, settings(env).TOKEN_CACHE_SECONDS * 1000);
   return caller;
 }
-
-/**
- * Browsers send Origin; a foreign one is refused so a web page cannot drive
- * a local or shared server with the user's network position. Clients that
- * send no Origin (CLIs, IDEs) pass.
- */
-export function originAllowed(request: Request, env: Env): boolean {
-  const origin = request.headers.get("Origin");
-  if (origin === null) return true;
-  let originHost: string;
-  try {
-    originHost = new URL(origin).host;
-  } catch {
-    return false;
-  }
-  const url = new URL(request.url);
-  if (originHost === url.host) return true;
-  if (isLoopbackHost(url.hostname) && isLoopbackHost(new URL(origin).hostname)) return true;
-  const extra = (env.ALLOWED_ORIGINS ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return extra.includes(origin);
-}

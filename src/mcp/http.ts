@@ -24,10 +24,11 @@
  * to accept (docs/performance-history.md).
  *
  * agents' createMcpHandler, which this replaced, wrapped the same SDK
- * handler; this keeps what it added that a client can see (its CORS headers
- * on every answer, OPTIONS preflight). Its Host validation for loopback and
- * workers.dev URLs is done before authentication by the Worker
- * (`hostRefusal` in src/auth/), for /api as well. The 2025-era lane does not refuse server-to-client
+ * handler and added CORS headers (`Access-Control-Allow-Origin: *`) and
+ * preflight answers; the Worker now does both for /mcp and /api alike,
+ * echoing only an accepted origin (src/auth/origin.ts), and its Host
+ * validation for loopback and workers.dev URLs (`hostRefusal` in src/auth/),
+ * all before authentication. The 2025-era lane does not refuse server-to-client
  * requests; no tool sends any (no sampling, elicitation or roots).
  */
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
@@ -83,27 +84,11 @@ async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unk
   }
 }
 
-/** The headers agents' handler set on every answer (its defaults). */
-const CORS: readonly [string, string][] = [
-  ["Access-Control-Allow-Headers", "Content-Type, Accept, Authorization, mcp-session-id, MCP-Protocol-Version, Mcp-Method, Mcp-Name"],
-  ["Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"],
-  ["Access-Control-Allow-Origin", "*"],
-  ["Access-Control-Expose-Headers", "mcp-session-id"],
-  ["Access-Control-Max-Age", "86400"],
-];
-
-function withCors(response: Response): Response {
-  const headers = new Headers(response.headers);
-  for (const [name, value] of CORS) headers.set(name, value);
-  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
-}
-
-/** Answers one MCP request. Host, Origin and authentication are checked before this (src/index.ts). */
+/** Answers one MCP request. Host, Origin, preflights and authentication are handled before this, and CORS headers added after (src/index.ts). */
 export async function serveMcpHttp(request: Request, scope: RequestScope, clientId: string, parsedBody: unknown): Promise<Response> {
-  if (request.method === "OPTIONS") return new Response(null, { headers: CORS.map(([name, value]) => [name, value]) });
   const timed: RequestScope = request.headers.get(TIMING_HEADER) === "1" ? { ...scope, timing: true } : scope;
   const extra: Extra = { scope: timed, surface: surfaceOf(parsedBody, scope.toolsets) };
   const authInfo: AuthInfo = { token: "", clientId, scopes: [], extra: extra as unknown as Record<string, unknown> };
-  if (await isLegacyRequest(request, parsedBody)) return withCors(await serveLegacy(request, authInfo, parsedBody));
-  return withCors(await modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }));
+  if (await isLegacyRequest(request, parsedBody)) return serveLegacy(request, authInfo, parsedBody);
+  return modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
 }
