@@ -14,7 +14,7 @@ import { emptyImportReport, type ImportItem, type ImportReport } from "../graph/
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
 import { contexts } from "./contexts";
-import { requireAdmin, requireContext } from "./http";
+import { internalError, requireAdmin, requireContext } from "./http";
 import type { ArchivedImport } from "../priority/transfer";
 import { parseJsonl } from "./jsonl";
 import { restore } from "./restore";
@@ -120,6 +120,7 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   const items: (ImportItem | ArchivedImport)[] = [...parsed.entities, ...parsed.relations, ...parsed.archived];
   for (let i = 0; i < items.length; i += LIMITS.batchItems) {
     const outcome = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), { caller: c.get("caller").id, tool: "api:import" });
+    if (!outcome.ok && outcome.kind === "Internal") return internalError(c, outcome.ref, { partial: report });
     if (!outcome.ok) return c.json({ error: outcome.kind, message: outcome.message, partial: report }, 400);
     merge(report, outcome.value);
   }
