@@ -112,7 +112,8 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   if (!Number.isSafeInteger(firstLine) || firstLine < 1) {
     return c.json({ error: "invalid", message: "firstLine must be a positive integer." }, 400);
   }
-  const parsed = parseJsonl(await c.req.text(), firstLine);
+  // Decoded by hand: workerd warns when .text() reads a body whose Content-Type (x-ndjson, as `npm run import` sends) is not text.
+  const parsed = parseJsonl(new TextDecoder().decode(await c.req.arrayBuffer()), firstLine);
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
   const report = emptyImportReport();
   report.rejected.push(...parsed.rejected);
