@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { INVALID_CONTEXT_NAME } from "../../src/limits";
 import { freePort, startDev, type Dev } from "./harness";
 
 const ROOT = resolve(import.meta.dirname, "../..");
@@ -100,7 +101,7 @@ describe("npm run import and export", () => {
     const out = join(dir, "refused.jsonl");
     const r = await script("export", ["--url", dev.url, "--context", "Not A Name", "--out", out]);
     expect(r.code).toBe(1);
-    expect(oneLine(r.stderr)).toBe('Export of "Not A Name" failed: HTTP 400: Context names match [a-z0-9][a-z0-9._-]{0,63}.');
+    expect(oneLine(r.stderr)).toBe(`Export of "Not A Name" failed: HTTP 400: ${INVALID_CONTEXT_NAME}`);
     expect(existsSync(out)).toBe(false);
   });
 
