@@ -1,8 +1,9 @@
 /**
  * Domain failures. They cross the Durable Object RPC boundary as plain
  * values (`Outcome`), never as thrown errors, so their kind and message reach
- * the tool layer intact; anything thrown is an internal error and is never
- * shown to a client.
+ * the tool layer intact. Anything else thrown is an internal error: the
+ * object that caught it logs it once, with a reference, and hands back only
+ * the reference (`InternalFailure`), which is all a client is ever shown.
  */
 export type ErrorKind = "NotFound" | "Invalid" | "Forbidden" | "Conflict" | "TooLarge";
 
@@ -12,7 +13,17 @@ export interface DomainFailure {
   message: string;
 }
 
-export type Outcome<T> = { ok: true; value: T } | DomainFailure;
+/** An unexpected error, already logged where it happened under `ref`; it carries nothing else, so nothing else can leak. */
+export interface InternalFailure {
+  ok: false;
+  kind: "Internal";
+  ref: string;
+  message: string;
+}
+
+export type Failure = DomainFailure | InternalFailure;
+
+export type Outcome<T> = { ok: true; value: T } | Failure;
 
 /** Thrown inside a transaction to roll it back; caught and turned into a DomainFailure. */
 export class DomainError extends Error {
@@ -28,6 +39,12 @@ export class DomainError extends Error {
 export const ok = <T>(value: T): Outcome<T> => ({ ok: true, value });
 
 export const fail = (kind: ErrorKind, message: string): DomainFailure => ({ ok: false, kind, message });
+
+/** A fresh reference that ties what a client is told to the one log line that says what went wrong. */
+export const errorRef = (): string => crypto.randomUUID().slice(0, 8);
+
+/** The failure a client gets for an internal error logged under `ref`. */
+export const internalFailure = (ref: string): InternalFailure => ({ ok: false, kind: "Internal", ref, message: `Internal error (ref ${ref}).` });
 
 /** Runs `fn`; a DomainError becomes a failure value, anything else propagates. */
 export function capture<T>(fn: () => T): Outcome<T> {

@@ -301,6 +301,7 @@ describe("import and export follow the context's grants", () => {
 
     const exported = await api(`/contexts/${name}/export`, {}, reader.token);
     expect(exported.status).toBe(200);
+    // Decoded by hand: workerd warns when .text() reads an x-ndjson body.
     expect(new TextDecoder().decode(await exported.arrayBuffer())).toContain('"imported"');
     expect((await api(`/contexts/${name}/export`, {}, stranger.token)).status).toBe(403);
 

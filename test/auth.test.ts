@@ -4,6 +4,7 @@ import { tokenCache } from "../src/auth/cache";
 import { registryOf } from "../src/registry/Registry";
 import { workerFetch } from "./helpers/clients";
 import { ADMIN, api, bearer, initialize, mint, secured } from "./helpers/teams";
+import { withLogs } from "./helpers/logs";
 
 afterEach(() => {
   tokenCache.now = Date.now;
@@ -74,9 +75,11 @@ describe("authentication with ADMIN_TOKEN configured", () => {
 
   it("answers 500 naming the variable when TOKEN_CACHE_SECONDS is out of range", async () => {
     const f = workerFetch({ ADMIN_TOKEN: ADMIN, TOKEN_CACHE_SECONDS: "120" });
-    const res = await initialize("/mcp", bearer(ADMIN), f);
+    // The operator's mistake is logged once, at error level: that line is part of what is checked.
+    const { value: res, logged } = await withLogs(() => initialize("/mcp", bearer(ADMIN), f));
     expect(res.status).toBe(500);
     expect(await res.text()).toContain("TOKEN_CACHE_SECONDS");
+    expect(logged).toEqual([{ level: "error", line: { event: "bad_settings", message: expect.stringContaining("TOKEN_CACHE_SECONDS") } }]);
   });
 
   it("records when a token was last used", async () => {

@@ -1,7 +1,11 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { TOOLSETS } from "../src/mcp/tool";
+import { serveMcpHttp } from "../src/mcp/http";
+import type { RequestScope } from "../src/mcp/server";
+import { TOOLSETS, type Toolset } from "../src/mcp/tool";
 import { CONTEXT_NAME_RULE, INVALID_CONTEXT_NAME } from "../src/limits";
 import { connectV1, connectV2, workerFetch } from "./helpers/clients";
+import { withLogs } from "./helpers/logs";
 
 const init = (headers: Record<string, string> = {}) => ({
   method: "POST",
@@ -90,17 +94,33 @@ describe("HTTP edge", () => {
     );
   });
 
-  it("answers malformed JSON-RPC with a protocol error and keeps serving", async () => {
+  it("answers malformed JSON-RPC with a protocol error, logs it as the client's mistake (info, not error) and keeps serving", async () => {
     const f = workerFetch();
-    const bad = await f("http://localhost/mcp", { ...init(), body: "{not json" });
+    const { value: bad, logged } = await withLogs(() => f("http://localhost/mcp", { ...init(), body: "{not json" }));
     expect(bad.status).toBeGreaterThanOrEqual(400);
     expect(bad.status).toBeLessThan(500);
     const body = (await bad.json()) as { error?: { code: number } };
     expect(body.error?.code).toBe(-32700);
-    expect((await f("http://localhost/mcp", { ...init(), body: JSON.stringify({ jsonrpc: "2.0", id: 2 }) })).status).toBeLessThan(500);
+    const { value: incomplete, logged: more } = await withLogs(() => f("http://localhost/mcp", { ...init(), body: JSON.stringify({ jsonrpc: "2.0", id: 2 }) }));
+    expect(incomplete.status).toBeLessThan(500);
+    for (const l of [...logged, ...more]) expect(l).toEqual({ level: "info", line: expect.objectContaining({ event: "mcp_rejected", status: expect.any(Number) }) });
+    expect(more).toEqual([{ level: "info", line: expect.objectContaining({ status: incomplete.status, error: expect.stringContaining("invalid-json-rpc-body") }) }]);
     const c = await connectV2();
     expect((await c.listTools()).length).toBeGreaterThan(0);
     await c.close();
+  });
+
+  it("logs a fault while serving MCP at error level, with no details in the answer", async () => {
+    // A toolset lookup that throws stands for a server fault: the server cannot be built for the request.
+    const broken = new Set<Toolset>(TOOLSETS);
+    broken.has = () => {
+      throw new Error("toolsets unavailable");
+    };
+    const scope: RequestScope = { env, caller: { id: "local", kind: "local", grants: [] }, toolsets: broken };
+    const { value: res, logged } = await withLogs(() => serveMcpHttp(new Request("http://localhost/mcp", init()), scope, "test", JSON.parse(init().body)));
+    expect(res.status).toBe(500);
+    expect(await res.text()).not.toContain("toolsets unavailable");
+    expect(logged).toEqual([{ level: "error", line: { event: "mcp_error", error: "Error: toolsets unavailable" } }]);
   });
 
   it("refuses bodies over 4 MB with 413", async () => {

@@ -7,6 +7,7 @@ import { TRIM_BATCH } from "../src/history/retention";
 import { settings, SettingsError } from "../src/settings";
 import { freshContext, workerFetch } from "./helpers/clients";
 import { as, changesOf, exportText, stubOf, unwrap } from "./helpers/context";
+import { withLogs } from "./helpers/logs";
 
 const ent = (name: string) => ({ name, entityType: "t", observations: [] });
 
@@ -110,8 +111,9 @@ describe("retention settings", () => {
   ])("rejects %s=%s, naming the variable", async (name, value) => {
     expect(() => settings({ ...env, [name]: value } as unknown as Env)).toThrow(SettingsError);
     expect(() => settings({ ...env, [name]: value } as unknown as Env)).toThrow(name);
-    const res = await workerFetch({ [name]: value } as Partial<Env>)("http://localhost/mcp", { method: "POST", body: "{}" });
+    const { value: res, logged } = await withLogs(() => workerFetch({ [name]: value } as Partial<Env>)("http://localhost/mcp", { method: "POST", body: "{}" }));
     expect(res.status).toBe(500);
     expect(((await res.json()) as { message: string }).message).toContain(name);
+    expect(logged).toEqual([{ level: "error", line: { event: "bad_settings", message: expect.stringContaining(name) } }]);
   });
 });

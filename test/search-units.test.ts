@@ -7,6 +7,7 @@ import { derivedText, derivedUnicode } from "../src/search/indexer";
 import { combine, DAY_MS, idfFactor, importanceFactor, priorityFactor, RECENCY_FLOOR, recencyFactor, tfFactor } from "../src/search/score";
 import { MAX_QUERY_TERMS, quote, tokenize } from "../src/search/tokenize";
 import { workerFetch } from "./helpers/clients";
+import { withLogs } from "./helpers/logs";
 
 const keys = (q: string) => tokenize(q).map((t) => t.key);
 
@@ -116,9 +117,10 @@ describe("search settings", () => {
 
   it("stop the server with a clear error instead of ranking with NaN", async () => {
     const f = workerFetch({ SEARCH_MIN_RELATIVE_SCORE: "lots" } as unknown as Partial<Env>);
-    const res = await f("http://localhost/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" });
+    const { value: res, logged } = await withLogs(() => f("http://localhost/mcp", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }));
     expect(res.status).toBe(500);
     expect(await res.json()).toMatchObject({ error: "misconfigured", message: expect.stringMatching(/SEARCH_MIN_RELATIVE_SCORE: "lots"/) });
+    expect(logged).toEqual([{ level: "error", line: { event: "bad_settings", message: expect.stringContaining('SEARCH_MIN_RELATIVE_SCORE: "lots"') } }]);
   });
 
   it("are overridden per call; limit caps the result like maxTotalNodes", () => {

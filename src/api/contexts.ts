@@ -25,6 +25,7 @@ import { checkLimits, LIMIT_NAMES, MAX_LIMIT } from "../priority/capacity";
 import { contextCache } from "../auth/cache";
 import { registryOf } from "../registry/Registry";
 import type { Capacity } from "../registry/types";
+import { fail } from "../errors";
 import { failed, invalid, readBody, requireAdmin } from "./http";
 
 const name = z.string().regex(CONTEXT_NAME_PATTERN, `name ${CONTEXT_NAME_RULE}`);
@@ -87,7 +88,7 @@ contexts.post("/", requireAdmin, async (c) => {
   const { name: n, description: d, readOnly, capacity: cap } = body.value;
   const row = await known(c.env, n);
   if (!row.ok) return failed(c, row);
-  if (row.value && row.value.removedAt === null) return failed(c, { kind: "Conflict", message: `Context ${JSON.stringify(n)} already exists.` });
+  if (row.value && row.value.removedAt === null) return failed(c, fail("Conflict", `Context ${JSON.stringify(n)} already exists.`));
   // A revived context keeps its capacity unless a new one is given (as the Registry does).
   const pushed = await pushCapacity(c.env, n, cap !== undefined ? cap : (row.value?.capacity ?? null));
   if (!pushed.ok) return failed(c, pushed);

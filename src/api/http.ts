@@ -1,14 +1,14 @@
 /**
  * What the REST routes share: admin-only and per-context guards, the media
  * types of state-changing requests, JSON body validation and the mapping of
- * domain failures to HTTP statuses.
+ * failures to HTTP statuses.
  */
 import type { Context, MiddlewareHandler } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { isAdmin } from "../auth/caller";
-import type { DomainFailure, ErrorKind } from "../errors";
+import type { ErrorKind, Failure } from "../errors";
 import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME } from "../limits";
 
@@ -21,7 +21,13 @@ export const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
   TooLarge: 413,
 };
 
-export const failed = (c: Context<AppEnv>, f: Pick<DomainFailure, "kind" | "message">) => c.json({ error: f.kind, message: f.message }, STATUS[f.kind]);
+/** A failure as its status; an internal one (logged where it happened) answers like the Worker's own 500s, plus its reference. */
+export const failed = (c: Context<AppEnv>, f: Failure) =>
+  f.kind === "Internal" ? internalError(c, f.ref) : c.json({ error: f.kind, message: f.message }, STATUS[f.kind]);
+
+/** The 500 for an internal error logged under `ref`: the reference, never the error. */
+export const internalError = (c: Context<AppEnv>, ref: string, extra: Record<string, unknown> = {}) =>
+  c.json({ error: "internal_error", message: `Internal server error (ref ${ref}).`, ...extra }, 500);
 
 export const invalid = (c: Context<AppEnv>, message: string) => c.json({ error: "Invalid", message }, 400);
 

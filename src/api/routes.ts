@@ -20,7 +20,7 @@ import { addReport, emptyImportReport, type ImportReport } from "../graph/import
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
 import { contexts } from "./contexts";
-import { JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
+import { internalError, JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
 import { restore } from "./restore";
 import { stats } from "./stats";
@@ -128,7 +128,7 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   if (!Number.isSafeInteger(firstLine) || firstLine < 1) {
     return c.json({ error: "invalid", message: "firstLine must be a positive integer; nothing was written." }, 400);
   }
-  // Decoded by hand: text() on an application/x-ndjson body makes workerd warn that it may not be text.
+  // Decoded by hand: workerd warns when .text() reads a body whose Content-Type (x-ndjson, as `npm run import` sends) is not text.
   const parsed = parseJsonl(new TextDecoder().decode(await c.req.arrayBuffer()), firstLine);
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
   const report = emptyImportReport();

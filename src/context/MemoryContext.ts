@@ -12,7 +12,8 @@
  * Every RPC method is synchronous inside one `transactionSync`: the object
  * serialises calls, and a call's writes commit together or not at all. A
  * domain failure (missing entity, bad cursor) rolls the transaction back and
- * comes back as a value, never as a thrown error.
+ * comes back as a value, never as a thrown error; so does an internal error,
+ * as a reference to the line the runner logged (./runner.ts).
  *
  * ## History
  * Each domain's inverse kinds are joined in INVERSES below; the runner's

@@ -19,7 +19,7 @@
  *
  * ## Stopping
  * A failure that is not a line's (a DomainError outside the lines, or an
- * internal error, logged here and never shown) stops the batch: the answer
+ * internal error, logged once by the runner under a reference and never shown) stops the batch: the answer
  * holds what was committed before it and why it stopped, so the caller can
  * say exactly what was written.
  */
@@ -58,23 +58,19 @@ type Attempt = { report: ImportReport } | { failedAt: number; reason: string } |
 function attempt(runner: Runner, meta: CallMeta, items: readonly ImportLine[], part: readonly number[]): Attempt {
   // The line being applied when the transaction threw.
   let current: number | undefined;
-  let outcome: Outcome<ImportReport>;
-  try {
-    outcome = runner.run(meta, "write", (w) => {
-      const out = emptyImportReport();
-      for (const at of part) {
-        current = at;
-        addReport(out, applyLine(w, items[at] as ImportLine));
-      }
-      current = undefined;
-      return { value: out };
-    });
-  } catch (error) {
-    const line = current === undefined ? undefined : items[current]?.line;
-    console.error(JSON.stringify({ event: "import_failed", line, error: String(error), stack: (error as Error)?.stack }));
-    return { stopped: { error: "internal_error", message: "Internal server error.", ...(line === undefined ? {} : { line }) } };
-  }
+  const outcome: Outcome<ImportReport> = runner.run(meta, "write", (w) => {
+    const out = emptyImportReport();
+    for (const at of part) {
+      current = at;
+      addReport(out, applyLine(w, items[at] as ImportLine));
+    }
+    current = undefined;
+    return { value: out };
+  });
   if (outcome.ok) return { report: outcome.value };
+  const line = current === undefined ? undefined : items[current]?.line;
+  // An internal error, logged by the runner under its ref, is no line's fault: it stops the import.
+  if (outcome.kind === "Internal") return { stopped: { error: "internal_error", message: outcome.message, ...(line === undefined ? {} : { line }) } };
   // A domain failure while a line was applied is that line's; after the lines (the write's own checks) it is the batch's.
   if (current !== undefined) return { failedAt: current, reason: outcome.message };
   return { stopped: { error: outcome.kind, message: outcome.message } };

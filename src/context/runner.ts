@@ -25,9 +25,15 @@
  * ## Atomicity
  * The search indexes are flushed before each transaction commits, so they
  * always describe the rows they index. A DomainError rolls everything back
- * and comes back as a failure value (src/errors.ts); anything else throws.
+ * and comes back as a failure value (src/errors.ts).
+ *
+ * ## Internal errors
+ * Anything else thrown (a SQL fault, a bug) rolls back too, and is logged
+ * here once as one `internal_error` line with a reference; the call comes
+ * back as an `Internal` failure carrying only that reference, so the RPC
+ * never throws and nothing about the fault reaches a client.
  */
-import { capture, type Outcome } from "../errors";
+import { capture, errorRef, internalFailure, type Outcome } from "../errors";
 import { ChangeRecorder, type InverseRegistry, type RecordingScope } from "../history";
 import type { Access, ItemEffects } from "../items";
 import type { ModelOptions } from "../priority/model";
@@ -91,6 +97,16 @@ export class Runner {
   run<T>(meta: CallMeta, kind: "search", fn: (s: ReadScope) => Ran<T>): Outcome<T>;
   run<T>(meta: CallMeta, kind: "write", fn: (w: RecordingScope) => Ran<T>): Outcome<T>;
   run(meta: CallMeta | undefined, kind: CallKind, fn: ReadCall | WriteCall): Outcome<unknown> {
+    try {
+      return this.runCall(meta, kind, fn);
+    } catch (error) {
+      const ref = errorRef();
+      console.error(JSON.stringify({ event: "internal_error", ref, tool: meta?.tool, kind, error: String(error), stack: (error as Error)?.stack }));
+      return internalFailure(ref);
+    }
+  }
+
+  private runCall(meta: CallMeta | undefined, kind: CallKind, fn: ReadCall | WriteCall): Outcome<unknown> {
     let options: AccessOptions | undefined;
     const access = (): AccessOptions => (options ??= accessOptions(this.host.config()));
     let accessed = false;

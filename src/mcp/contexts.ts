@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { callerKey } from "../auth/caller";
 import { roleFor, ROLES } from "../auth/grants";
-import { fail, ok, type Outcome } from "../errors";
+import { ok, type Outcome } from "../errors";
 import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, LIMITS } from "../limits";
 import { registryOf } from "../registry/Registry";
 import type { ContextInfo } from "../registry/types";
@@ -42,7 +42,7 @@ export interface CurrentContext {
 export async function currentContext(ctx: ToolContext): Promise<Outcome<CurrentContext>> {
   if (ctx.pinned !== undefined) return ok({ name: ctx.pinned, source: "url" });
   const active = await registryOf(ctx.env).activeContext(callerKey(ctx.caller));
-  if (!active.ok) return fail(active.kind, active.message);
+  if (!active.ok) return active;
   const { name, fellBackFrom } = active.value;
   if (fellBackFrom !== undefined) {
     return ok({ name, source: "default", note: `Your active context "${fellBackFrom}" was removed; calls use "${name}".` });

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { DOCUMENT_ID_PATTERN, utf8Bytes } from "../documents/links";
-import type { DomainFailure, Outcome } from "../errors";
+import type { Failure, Outcome } from "../errors";
 import { LIMITS } from "../limits";
 import { CONTROL_EXCEPT_WHITESPACE } from "./schemas";
 import { callContext, failure, type ResolvedContext, type ToolContext } from "./tool";
@@ -23,7 +23,7 @@ export const documentContent = z
   .describe("Whole new markdown");
 
 /** A failure as a tool error; a missing document reads `Error: <id>: not found`. */
-export function documentFailure(f: DomainFailure, context: string): CallToolResult {
+export function documentFailure(f: Failure, context: string): CallToolResult {
   const result = failure(f, context);
   if (f.kind === "NotFound") result.content[0] = { type: "text", text: `Error: ${f.message}` };
   return result;

@@ -30,7 +30,16 @@
  * validation for loopback and workers.dev URLs (`hostRefusal` in src/auth/),
  * all before authentication. The 2025-era lane does not refuse server-to-client
  * requests; no tool sends any (no sampling, elicitation or roots).
+ *
+ * ## What is logged
+ * The SDK reports every request it refuses or fails to `onerror`, its own
+ * faults and a client's malformed request alike. The status of the answer
+ * tells them apart: a 4xx is the client's mistake, answered with the
+ * reason, and is logged as `mcp_rejected` at info level; a 5xx, or a report
+ * outside any request, is a server fault and is logged as `mcp_error` at
+ * error level.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
 import { buildServer, surfaceOf, type RequestScope, type Surface } from "./server";
 import { TIMING_HEADER } from "./tool";
@@ -43,7 +52,33 @@ interface Extra {
 
 const extraOf = (authInfo: AuthInfo | undefined) => authInfo?.extra as unknown as Extra;
 
-const onerror = (error: Error) => console.error(JSON.stringify({ event: "mcp_error", error: String(error) }));
+/** What the SDK reported while one request was served, held until the answer's status says whose fault it was. */
+interface Reports {
+  errors: Error[];
+  settled: boolean;
+}
+
+const reports = new AsyncLocalStorage<Reports>();
+
+const logFault = (error: Error) => console.error(JSON.stringify({ event: "mcp_error", error: String(error) }));
+
+const onerror = (error: Error) => {
+  const held = reports.getStore();
+  if (held && !held.settled) held.errors.push(error);
+  else logFault(error);
+};
+
+/** Serves one request, then logs what the SDK reported by the answer's status (see "What is logged" above). */
+async function reported(serve: () => Promise<Response>): Promise<Response> {
+  const held: Reports = { errors: [], settled: false };
+  const response = await reports.run(held, serve);
+  held.settled = true;
+  for (const error of held.errors) {
+    if (response.status >= 500) logFault(error);
+    else console.info(JSON.stringify({ event: "mcp_rejected", status: response.status, error: String(error) }));
+  }
+  return response;
+}
 
 const modern = createMcpHandler(
   (rc) => {
@@ -61,16 +96,18 @@ const jsonRpcError = (status: number, code: number, message: string, id: unknown
 async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
   if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed.");
   const { scope, surface } = extraOf(authInfo);
-  const server = buildServer(scope, surface);
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  let closed = false;
-  const close = () => {
-    if (closed) return;
-    closed = true;
-    transport.close().catch(() => {});
-    server.close().catch(() => {});
-  };
+  let close = () => {};
   try {
+    // Built inside the try, as the SDK's modern lane calls its factory: a fault here is answered like any other.
+    const server = buildServer(scope, surface);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    let closed = false;
+    close = () => {
+      if (closed) return;
+      closed = true;
+      transport.close().catch(() => {});
+      server.close().catch(() => {});
+    };
     await server.connect(transport);
     request.signal?.addEventListener("abort", close, { once: true });
     const response = await transport.handleRequest(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
@@ -89,6 +126,6 @@ export async function serveMcpHttp(request: Request, scope: RequestScope, client
   const timed: RequestScope = request.headers.get(TIMING_HEADER) === "1" ? { ...scope, timing: true } : scope;
   const extra: Extra = { scope: timed, surface: surfaceOf(parsedBody, scope.toolsets) };
   const authInfo: AuthInfo = { token: "", clientId, scopes: [], extra: extra as unknown as Record<string, unknown> };
-  if (await isLegacyRequest(request, parsedBody)) return serveLegacy(request, authInfo, parsedBody);
-  return modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
+  if (await isLegacyRequest(request, parsedBody)) return reported(() => serveLegacy(request, authInfo, parsedBody));
+  return reported(() => modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }));
 }

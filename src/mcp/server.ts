@@ -27,12 +27,12 @@ import {
 import { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { callerIdOf, callerKey, type Caller } from "../auth/caller";
-import { fail } from "../errors";
+import { errorRef, fail } from "../errors";
 import { CONTEXT_NAME_PATTERN } from "../limits";
 import { registryOf } from "../registry/Registry";
 import { contextArg, contextArgListed } from "./schemas";
 import { TOOLS } from "./tools";
-import { contextLine, failure, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
+import { contextLine, failure, internalErrorText, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
 
 export const SERVER_INFO = { name: "engram", version: "0.1.0" } as const;
 
@@ -269,12 +269,9 @@ async function withContextLine(result: CallToolResult, attempt: Attempt, scope: 
 const issues = (error: z.ZodError) => error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)).join(", ");
 
 function internalError(tool: string, error: unknown): CallToolResult {
-  const ref = crypto.randomUUID().slice(0, 8);
+  const ref = errorRef();
   console.error(JSON.stringify({ event: "tool_error", tool, ref, error: String(error), stack: (error as Error)?.stack }));
-  return {
-    isError: true,
-    content: [{ type: "text", text: `Internal error (ref ${ref}). The call may not have completed; check with a read tool before retrying.` }],
-  };
+  return { isError: true, content: [{ type: "text", text: internalErrorText(ref) }] };
 }
 
 export function buildServer(scope: RequestScope, surface: Surface = ALL): McpServer {
@@ -338,6 +335,7 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
         const c = await toolContext("resource:knowledge-graph", "read").context(undefined);
         if ("ok" in c) throw new ProtocolError(ProtocolErrorCode.InvalidParams, c.message);
         const page = await c.stub.readGraph({}, c.meta);
+        if (!page.ok && page.kind === "Internal") throw new ProtocolError(ProtocolErrorCode.InternalError, internalErrorText(page.ref));
         if (!page.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, page.message);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };
       },

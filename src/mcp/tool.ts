@@ -8,7 +8,7 @@
  */
 import type { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { DomainFailure, Outcome } from "../errors";
+import type { Failure, Outcome } from "../errors";
 import type { CallMeta, MemoryContext } from "../context/MemoryContext";
 import type { Caller } from "../auth/caller";
 
@@ -37,7 +37,7 @@ export interface ToolContext {
    * A tool whose annotations say it writes is refused here on a read grant or
    * a read-only context, so no tool checks that itself.
    */
-  context(argument: string | undefined): Promise<ResolvedContext | DomainFailure>;
+  context(argument: string | undefined): Promise<ResolvedContext | Failure>;
 }
 
 /**
@@ -105,9 +105,12 @@ export function reply(context: string, structured: Record<string, unknown>, text
   };
 }
 
-/** A domain failure as a tool error a model can act on. */
-export function failure(f: DomainFailure, context?: string): CallToolResult {
-  const text = `Error (${f.kind}): ${f.message}`;
+/** What a client is told of an internal error logged under `ref`: the reference, and what to do. */
+export const internalErrorText = (ref: string) => `Internal error (ref ${ref}). The call may not have completed; check with a read tool before retrying.`;
+
+/** A domain failure as a tool error a model can act on; an internal one as its reference alone. */
+export function failure(f: Failure, context?: string): CallToolResult {
+  const text = f.kind === "Internal" ? internalErrorText(f.ref) : `Error (${f.kind}): ${f.message}`;
   return {
     isError: true,
     content: context
@@ -141,7 +144,7 @@ export async function callContext<T>(
   argument: string | undefined,
   call: (c: ResolvedContext) => Promise<Outcome<T>>,
   answer: (value: T, c: ResolvedContext) => CallToolResult,
-  fail: (f: DomainFailure, context: string) => CallToolResult = failure,
+  fail: (f: Failure, context: string) => CallToolResult = failure,
 ): Promise<CallToolResult> {
   const c = await ctx.context(argument);
   if ("ok" in c) return failure(c);
