@@ -20,7 +20,7 @@ import { addReport, emptyImportReport, type ImportReport } from "../graph/import
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
 import { contexts } from "./contexts";
-import { internalError, JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
+import { JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
 import { restore } from "./restore";
 import { stats } from "./stats";
