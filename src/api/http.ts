@@ -10,6 +10,7 @@ import { isAdmin } from "../auth/caller";
 import type { DomainFailure, ErrorKind } from "../errors";
 import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME } from "../limits";
+import { describeMalformed, malformedIn } from "../text";
 
 const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
   Invalid: 400,
@@ -42,7 +43,7 @@ export const requireContext =
     await next();
   };
 
-/** The request's JSON body checked against `schema`, or the 400 response to send. */
+/** The request's JSON body, well-formed (src/text.ts) and checked against `schema`, or the 400 response to send. */
 export async function readBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<{ ok: true; value: z.infer<T> } | { ok: false; response: Response }> {
   let json: unknown;
   try {
@@ -50,6 +51,8 @@ export async function readBody<T extends z.ZodType>(c: Context<AppEnv>, schema: 
   } catch {
     return { ok: false, response: invalid(c, "The body must be a JSON object.") };
   }
+  const malformed = malformedIn(json);
+  if (malformed) return { ok: false, response: invalid(c, describeMalformed(malformed)) };
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");

@@ -30,6 +30,7 @@ import { callerKey, type Caller } from "../auth/caller";
 import { fail } from "../errors";
 import { CONTEXT_NAME_PATTERN } from "../limits";
 import { registryOf } from "../registry/Registry";
+import { describeMalformed, malformedIn } from "../text";
 import { contextArg, contextArgListed } from "./schemas";
 import { TOOLS } from "./tools";
 import { contextLine, failure, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
@@ -309,10 +310,16 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
         const attempt: Attempt = {};
         let result: CallToolResult;
         try {
-          const parsed = await input.safeParseAsync(args);
-          result = parsed.success
-            ? await def.run(parsed.data as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, attempt, extra))
-            : failure(fail("Invalid", `arguments for ${def.name}: ${issues(parsed.error)}`));
+          // Every string argument must be well-formed Unicode (src/text.ts), whatever field holds it.
+          const malformed = malformedIn(args);
+          if (malformed) {
+            result = failure(fail("Invalid", `arguments for ${def.name}: ${describeMalformed(malformed)}`));
+          } else {
+            const parsed = await input.safeParseAsync(args);
+            result = parsed.success
+              ? await def.run(parsed.data as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, attempt, extra))
+              : failure(fail("Invalid", `arguments for ${def.name}: ${issues(parsed.error)}`));
+          }
           // The SDK checks a listed output schema itself; the unlisted ones are checked here, as strictly.
           if (!listedOutput && !result.isError) output.parse(result.structuredContent);
         } catch (error) {
