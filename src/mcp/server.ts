@@ -27,7 +27,7 @@ import {
 import { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { callerKey, type Caller } from "../auth/caller";
-import { fail } from "../errors";
+import { describeThrown, fail } from "../errors";
 import { CONTEXT_NAME_PATTERN } from "../limits";
 import { registryOf } from "../registry/Registry";
 import { describeMalformed, malformedIn } from "../text";
@@ -63,8 +63,10 @@ function clientName(extra: ServerContext | undefined, scope: RequestScope): stri
   const envelope = extra?.mcpReq.envelope as Record<string, unknown> | undefined;
   const info = envelope?.[CLIENT_INFO_META_KEY];
   const name = info && typeof info === "object" && "name" in info && typeof info.name === "string" ? info.name : scope.userAgent;
+  // Recorded in history beside every change: well-formed (src/text.ts), so the record is what was stored.
   const clean = name
-    ?.replace(/[\u0000-\u001f\u007f]/g, "")
+    ?.toWellFormed()
+    .replace(/[\u0000-\u001f\u007f]/g, "")
     .trim()
     .slice(0, CLIENT_NAME_MAX);
   return clean ? clean : undefined;
@@ -268,9 +270,15 @@ async function withContextLine(result: CallToolResult, attempt: Attempt, scope: 
 /** zod's issues in the SDK's words: "path: message", comma-separated. */
 const issues = (error: z.ZodError) => error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)).join(", ");
 
-function internalError(tool: string, error: unknown): CallToolResult {
+/** Logs an unexpected error with a short reference, the only part of it a client sees. */
+function logInternal(where: string, error: unknown): string {
   const ref = crypto.randomUUID().slice(0, 8);
-  console.error(JSON.stringify({ event: "tool_error", tool, ref, error: String(error), stack: (error as Error)?.stack }));
+  console.error(JSON.stringify({ event: "tool_error", tool: where, ref, ...describeThrown(error) }));
+  return ref;
+}
+
+function internalError(tool: string, error: unknown): CallToolResult {
+  const ref = logInternal(tool, error);
   return {
     isError: true,
     content: [{ type: "text", text: `Internal error (ref ${ref}). The call may not have completed; check with a read tool before retrying.` }],
@@ -343,7 +351,13 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
         // A domain failure (an unknown or forbidden context) is the caller's to fix: Invalid Params, as the SDK answers a resource miss.
         const c = await toolContext("resource:knowledge-graph", "read").context(undefined);
         if ("ok" in c) throw new ProtocolError(ProtocolErrorCode.InvalidParams, c.message);
-        const page = await c.stub.readGraph({}, c.meta);
+        let page: Awaited<ReturnType<typeof c.stub.readGraph>>;
+        try {
+          page = await c.stub.readGraph({}, c.meta);
+        } catch (error) {
+          // The SDK would send the error's own message, which may hold a query or a path.
+          throw new ProtocolError(ProtocolErrorCode.InternalError, `Internal error (ref ${logInternal("resource:knowledge-graph", error)}).`);
+        }
         if (!page.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, page.message);
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };
       },
