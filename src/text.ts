@@ -48,31 +48,41 @@ const join = (path: string, key: string | number) => (path === "" ? String(key) 
 /**
  * The first string in a parsed JSON value (object keys included) that is
  * not well-formed Unicode, or undefined. `path` prefixes the field's path.
+ * Iterative, so no nesting depth a 4 MB body allows can overflow the stack.
  */
 export function malformedIn(value: unknown, path = ""): Malformed | undefined {
-  if (typeof value === "string") {
-    const at = loneSurrogateAt(value);
-    return at < 0 ? undefined : { path, message: malformedMessage(at) };
-  }
-  if (typeof value !== "object" || value === null) return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = malformedIn(value[i], join(path, i));
-      if (found) return found;
+  const pending: [unknown, string][] = [[value, path]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [v, at] = next;
+    if (typeof v === "string") {
+      const index = loneSurrogateAt(v);
+      if (index >= 0) return { path: at, message: malformedMessage(index) };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) pending.push([v[i], join(at, i)]);
+    } else if (typeof v === "object" && v !== null) {
+      const entries = Object.entries(v);
+      for (const [key] of entries) {
+        const index = loneSurrogateAt(key);
+        if (index >= 0) return { path: join(at, JSON.stringify(key.toWellFormed())), message: `key ${malformedMessage(index)}` };
+      }
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i] as [string, unknown];
+        pending.push([item, join(at, key)]);
+      }
     }
-    return undefined;
-  }
-  for (const [key, item] of Object.entries(value)) {
-    const at = loneSurrogateAt(key);
-    if (at >= 0) return { path: join(path, JSON.stringify(key.toWellFormed())), message: `key ${malformedMessage(at)}` };
-    const found = malformedIn(item, join(path, key));
-    if (found) return found;
   }
   return undefined;
 }
 
-/** "path: message", or the message alone for the value itself. */
-export const describeMalformed = (m: Malformed) => (m.path === "" ? m.message : `${m.path}: ${m.message}`);
+const PATH_SHOWN = 200;
+
+/** "path: message", or the message alone for the value itself; a path deeper than anyone would read is cut in the middle. */
+export function describeMalformed(m: Malformed): string {
+  if (m.path === "") return m.message;
+  const half = PATH_SHOWN / 2;
+  const path = m.path.length > PATH_SHOWN ? `${m.path.slice(0, half)}…${m.path.slice(-half)}` : m.path;
+  return `${path}: ${m.message}`;
+}
 
 // C0 controls, DEL, C1 controls (U+0085 NEL among them); ZWSP, ZWNJ, ZWJ; bidi embeddings and overrides; word joiner; bidi isolates; BOM.
 const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200d\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;

@@ -190,6 +190,18 @@ describe("malformed Unicode in the import and the admin API", () => {
     expect(exported).toContain("text \u202e kept");
   });
 
+  it("finds a lone surrogate under 100,000 levels of nesting without overflowing", async () => {
+    const depth = 100_000;
+    const deep = `{"type":"entity","name":"deep","entityType":"t","observations":[],"extra":${"[".repeat(depth)}"\\ud800"${"]".repeat(depth)}}`;
+    const context = freshContext("utf");
+    const res = await f(`http://localhost/api/contexts/${context}/import`, { method: "POST", body: `${line({ type: "entity", ...ent("good") })}\n${deep}` });
+    expect(res.status).toBe(200);
+    const report = (await res.json()) as { entitiesCreated: number; rejected: { line: number; error: string }[] };
+    expect(report.entitiesCreated).toBe(1);
+    // The path is cut in the middle: the answer stays short whatever the depth.
+    expect(report.rejected).toEqual([{ line: 2, error: `extra${".0".repeat(47)}.…${".0".repeat(50)}: ${lone} 0` }]);
+  });
+
   it("refuses a lone surrogate in an admin API body, naming the field, and changes nothing", async () => {
     const name = freshContext("utf");
     const res = await f("http://localhost/api/contexts", {
