@@ -43,6 +43,7 @@ describe.each(CLIENTS)("malformed Unicode (%s)", (_label, connect) => {
     ["an item to mark", "mark_important", { items: ["entity:keep\ud800"], important: true }, `items.0: ${lone} 11`],
     ["a context description", "add_context", { name: "never-made-unicode", description: "d\ud800" }, `description: ${lone} 1`],
     ["an unknown argument", "read_graph", { extra: "\ud800" }, `extra: ${lone} 0`],
+    ["an argument's name", "read_graph", { "x\udc00": 1 }, `"x\ufffd": key ${lone} 1`],
   ];
 
   it.each(cases)("refuses a lone surrogate in %s, naming the field, and stores and records nothing", async (_what, tool, args, field) => {

@@ -348,18 +348,18 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
         mimeType: "application/json",
       },
       async (uri) => {
-        // A domain failure (an unknown or forbidden context) is the caller's to fix: Invalid Params, as the SDK answers a resource miss.
-        const c = await toolContext("resource:knowledge-graph", "read").context(undefined);
-        if ("ok" in c) throw new ProtocolError(ProtocolErrorCode.InvalidParams, c.message);
-        let page: Awaited<ReturnType<typeof c.stub.readGraph>>;
         try {
-          page = await c.stub.readGraph({}, c.meta);
+          // A domain failure (an unknown or forbidden context) is the caller's to fix: Invalid Params, as the SDK answers a resource miss.
+          const c = await toolContext("resource:knowledge-graph", "read").context(undefined);
+          if ("ok" in c) throw new ProtocolError(ProtocolErrorCode.InvalidParams, c.message);
+          const page = await c.stub.readGraph({}, c.meta);
+          if (!page.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, page.message);
+          return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };
         } catch (error) {
-          // The SDK would send the error's own message, which may hold a query or a path.
+          if (error instanceof ProtocolError) throw error;
+          // The SDK would answer with the error's own message, which may hold a query or a path.
           throw new ProtocolError(ProtocolErrorCode.InternalError, `Internal error (ref ${logInternal("resource:knowledge-graph", error)}).`);
         }
-        if (!page.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, page.message);
-        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };
       },
     );
   }
