@@ -62,3 +62,17 @@ export function listNames(names: readonly string[], max = 10): string {
   const more = names.length > max ? ` and ${names.length - max} more` : "";
   return shown.join(", ") + more;
 }
+
+/**
+ * Something thrown, for a log line: an Error's message and stack, else the
+ * value as JSON (an RPC may reject with a plain object). Only logs see it;
+ * clients get a generic message and a reference.
+ */
+export function describeThrown(error: unknown): { error: string; stack?: string } {
+  if (error instanceof Error) return error.stack ? { error: String(error), stack: error.stack } : { error: String(error) };
+  try {
+    return { error: typeof error === "string" ? error : (JSON.stringify(error) ?? String(error)) };
+  } catch {
+    return { error: String(error) };
+  }
+}

@@ -16,6 +16,7 @@ import { authenticate, hostRefusal } from "./auth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
 import { corsHeaders, forbiddenOrigin, originVerdict, preflight, withCors } from "./auth/origin";
+import { describeThrown } from "./errors";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "./limits";
 import type { RequestScope } from "./mcp/server";
 import { serveMcpHttp } from "./mcp/http";
@@ -30,8 +31,25 @@ export { Registry } from "./registry/Registry";
 const app = new Hono<AppEnv>();
 
 app.onError((error, c) => {
-  console.error(JSON.stringify({ event: "unhandled", path: c.req.path, error: String(error), stack: error.stack }));
+  console.error(
+    JSON.stringify({
+      event: "unhandled",
+      path: c.req.path,
+      ...describeThrown(error),
+      ...(error.cause !== undefined ? { cause: describeThrown(error.cause).error } : {}),
+    }),
+  );
   return c.json({ error: "internal_error", message: "Internal server error." }, 500);
+});
+
+// Hono hands only Error instances to onError; anything else thrown (a string, a plain object from an RPC)
+// would escape the Worker, and `wrangler dev` answers that with a page showing the stack and local paths.
+app.use(async (_c, next) => {
+  try {
+    await next();
+  } catch (error) {
+    throw error instanceof Error ? error : new Error("non-Error thrown", { cause: error });
+  }
 });
 
 app.notFound((c) => c.json({ error: "not_found", message: "Try /mcp, /mcp/<context> or /api/contexts/<name>/export." }, 404));

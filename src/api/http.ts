@@ -11,6 +11,7 @@ import { isAdmin } from "../auth/caller";
 import type { ErrorKind, Failure } from "../errors";
 import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME } from "../limits";
+import { describeMalformed, malformedIn } from "../text";
 
 /** The HTTP status of each domain failure kind. */
 export const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
@@ -50,7 +51,7 @@ export const requireContext =
     await next();
   };
 
-/** The request's JSON body checked against `schema`, or the 400 response to send. */
+/** The request's JSON body, well-formed (src/text.ts) and checked against `schema`, or the 400 response to send. */
 export async function readBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<{ ok: true; value: z.infer<T> } | { ok: false; response: Response }> {
   let json: unknown;
   try {
@@ -58,6 +59,8 @@ export async function readBody<T extends z.ZodType>(c: Context<AppEnv>, schema: 
   } catch {
     return { ok: false, response: invalid(c, "The body must be a JSON object.") };
   }
+  const malformed = malformedIn(json);
+  if (malformed) return { ok: false, response: invalid(c, describeMalformed(malformed)) };
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     const detail = parsed.error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");

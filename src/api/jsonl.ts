@@ -5,17 +5,18 @@
  */
 import { z } from "zod";
 import type { ImportItem } from "../graph/import";
-import { categoryField, EntitySchema, entityName, observationText, RelationSchema, typeName } from "../mcp/schemas";
+import { categoryField, EntitySchema, NewRelationSchema, newEntityName, newTypeName, observationText } from "../mcp/schemas";
 import { ARCHIVE_MAX_ROWS } from "../priority/archive";
 import type { ArchivedImport } from "../priority/transfer";
+import { describeMalformed, malformedIn } from "../text";
 
 // category and important are engram's optional extras (written by its export); the official server ignores them.
 const EntityLine = EntitySchema.extend({ type: z.literal("entity"), important: z.boolean().optional() });
-const RelationLine = RelationSchema.extend({ type: z.literal("relation") });
+const RelationLine = NewRelationSchema.extend({ type: z.literal("relation") });
 // Archived rows (src/priority/transfer.ts): each relation has the line's entity at one end, as the archive keeps them.
-const archivedRelations = z.array(RelationSchema).max(ARCHIVE_MAX_ROWS, `at most ${ARCHIVE_MAX_ROWS} relations`);
+const archivedRelations = z.array(NewRelationSchema).max(ARCHIVE_MAX_ROWS, `at most ${ARCHIVE_MAX_ROWS} relations`);
 const archivedRow = {
-  name: entityName,
+  name: newEntityName,
   relations: archivedRelations,
   priority: z.number().min(0, "priority must not be negative"),
   reason: z.string().min(1, "reason must not be empty").max(2000, "reason must be at most 2000 characters"),
@@ -26,7 +27,7 @@ const endsMessage = { message: "every relation must start or end at the entity n
 const ArchivedEntityLine = z
   .object({
     type: z.literal("archived_entity"),
-    entityType: typeName("entityType"),
+    entityType: newTypeName("entityType"),
     observations: z.array(observationText).max(ARCHIVE_MAX_ROWS, `at most ${ARCHIVE_MAX_ROWS} observations`),
     category: categoryField.optional(),
     ...archivedRow,
@@ -61,6 +62,12 @@ export function parseJsonl(text: string, firstLine = 1): ParsedJsonl {
       json = JSON.parse(raw);
     } catch {
       out.rejected.push({ line, error: "not valid JSON" });
+      continue;
+    }
+    // A "\ud800" escape parses to a lone surrogate, which storage could not keep as sent (src/text.ts).
+    const malformed = malformedIn(json);
+    if (malformed) {
+      out.rejected.push({ line, error: describeMalformed(malformed) });
       continue;
     }
     const parsed = Line.safeParse(json);

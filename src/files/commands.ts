@@ -89,7 +89,7 @@ export function create(
   content: string,
   overwrite: boolean,
 ): FileResult<{ path: string; created: boolean; lines: number; bytes: number }> {
-  const path = normalisePath(rawPath);
+  const path = normalisePath(rawPath, "path", "create");
   if (path === "") throw fail("Invalid", "path must name a file, not the memory root (e.g. notes/todo.md).");
   requireSize(path, content);
   const existing = readFile(w.db, path);
@@ -172,7 +172,7 @@ export function remove(w: WriteScope, rawPath: string): FileResult<{ path: strin
 
 export function rename(w: WriteScope, rawOld: string, rawNew: string): FileResult<{ old_path: string; new_path: string; type: EntryType; filesMoved: number }> {
   const from = normalisePath(rawOld, "old_path");
-  const to = normalisePath(rawNew, "new_path");
+  const to = normalisePath(rawNew, "new_path", "create");
   if (from === "" || to === "") throw fail("Invalid", "The memory root cannot be renamed, and nothing can be renamed to it.");
   if (from === to) throw fail("Invalid", `old_path and new_path are the same (${from}).`);
   if (readFile(w.db, to)) throw fail("Conflict", `new_path ${to} already exists; delete it first or choose another name.`);

@@ -10,34 +10,52 @@
  *   host path (backslashes, drive letters, "~", URLs). A leading "/" means
  *   the memory root, as in Anthropic's memory tool.
  * - NUL and other control characters never reach storage.
+ * - A path that names a new file or directory (create, rename's new_path)
+ *   also follows the name rule of src/text.ts (no bidirectional controls or
+ *   zero-width characters), and no segment of it may be blank: `" / "` is
+ *   refused, not trimmed, so the path stored is the path typed. Paths that
+ *   refer to what exists skip these two checks, so a file stored before them
+ *   can still be read, edited and deleted.
  */
 import { DomainError } from "../errors";
 import { itemRef } from "../items";
 import { LIMITS } from "../limits";
+import { codePoint, hiddenCharacterProblem, visible } from "../text";
 
 // C0 controls (NUL included), DEL and C1 controls.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const DRIVE = /^[A-Za-z]:/;
 const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 
-const quote = (raw: string) => JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw);
+// JSON escapes C0 controls; `visible` spells out the other hidden characters, so the message shows them.
+const quote = (raw: string) => visible(JSON.stringify(raw.length > 80 ? `${raw.slice(0, 80)}…` : raw));
 
 const invalid = (field: string, raw: string, why: string) => new DomainError("Invalid", `${field} ${quote(raw)}: ${why}`);
+
+/** Whether a path refers to what exists or names something new (see the invariants). */
+export type PathUse = "refer" | "create";
 
 /**
  * The canonical form of `raw`, or a DomainError("Invalid") naming `field` and
  * the problem. `./notes//a.md/` and `/notes/a.md` both become `notes/a.md`.
  */
-export function normalisePath(raw: string, field = "path"): string {
+export function normalisePath(raw: string, field = "path", use: PathUse = "refer"): string {
   if (raw.length === 0) throw invalid(field, raw, "must not be empty; use / for the memory root");
   if (raw.length > LIMITS.filePath) throw invalid(field, raw, `must be at most ${LIMITS.filePath} characters`);
-  if (CONTROL.test(raw)) throw invalid(field, raw, "must not contain NUL or other control characters");
+  const control = CONTROL.exec(raw);
+  if (control) throw invalid(field, raw, `must not contain NUL or other control characters: ${codePoint(control[0])} at index ${control.index}`);
   if (raw.includes("\\")) {
     throw invalid(field, raw, "must use / between names; backslashes (Windows or UNC host paths) are not allowed");
   }
   if (DRIVE.test(raw)) throw invalid(field, raw, "looks like a Windows drive path; paths are relative to the memory root, e.g. notes/todo.md");
   if (URL_LIKE.test(raw)) throw invalid(field, raw, "must be a path inside the memory, not a URL");
   const segments = raw.split("/").filter((s) => s !== "" && s !== ".");
+  if (use === "create") {
+    const problem = hiddenCharacterProblem(raw);
+    if (problem) throw invalid(field, raw, problem);
+    if (raw.trim() === "") throw invalid(field, raw, "must not be blank");
+    if (segments.some((s) => s.trim() === "")) throw invalid(field, raw, "has a blank segment (only white space between slashes); name every directory and file");
+  }
   if (segments[0] === "~") throw invalid(field, raw, "looks like a home-directory host path; paths are relative to the memory root");
   if (segments.includes("..")) throw invalid(field, raw, '".." is not allowed: paths stay inside the memory root');
   return segments.join("/");

@@ -6,8 +6,9 @@
 import { z } from "zod";
 import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, LIMITS } from "../limits";
 import { CATEGORIES } from "../items";
+import { hiddenCharacterProblem } from "../text";
 
-// C0 controls and DEL; observations may still hold tabs and line breaks.
+// C0 controls and DEL; observations may still hold tabs and line breaks. Names refuse more (src/text.ts) where they are created.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 export const CONTROL_EXCEPT_WHITESPACE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const encoder = new TextEncoder();
@@ -15,16 +16,30 @@ const encoder = new TextEncoder();
 const utf8Length = (s: string) => encoder.encode(s).length;
 const utf8Within = (s: string, max: number) => s.length * 3 <= max || utf8Length(s) <= max;
 
-const label = (max: number, what: string) =>
+/**
+ * A name or type. One that names something new (`creating`) also refuses the
+ * characters src/text.ts keeps out of names; one that refers to what exists
+ * (open_nodes, the delete tools) does not, so an entity stored before that
+ * rule can still be read and deleted.
+ */
+const label = (max: number, what: string, creating = false) =>
   z
     .string()
     .min(1, `${what} must not be empty`)
     .max(max, `${what} must be at most ${max} characters`)
     .refine((s) => s.trim() !== "", `${what} must not be blank`)
-    .refine((s) => !CONTROL.test(s), `${what} must not contain control characters`);
+    .superRefine((s, ctx) => {
+      const problem = creating ? hiddenCharacterProblem(s) : CONTROL.test(s) ? "must not contain control characters" : undefined;
+      if (problem) ctx.addIssue({ code: "custom", message: `${what} ${problem}` });
+    });
 
+/** An entity name that refers to an entity. */
 export const entityName = label(LIMITS.entityName, "entity name");
+/** The name of an entity being created (create_entities, an import line). */
+export const newEntityName = label(LIMITS.entityName, "entity name", true);
 export const typeName = (what: string) => label(LIMITS.entityType, what);
+/** An entity type or relation type being written. */
+export const newTypeName = (what: string) => label(LIMITS.entityType, what, true);
 
 export const observationText = z
   .string()
@@ -38,17 +53,20 @@ export const batch = <T extends z.ZodType>(item: T) => z.array(item).max(LIMITS.
 export const categoryField = z.enum(CATEGORIES, { error: () => `category must be one of ${CATEGORIES.join(", ")}` });
 
 export const EntitySchema = z.object({
-  name: entityName,
-  entityType: typeName("entityType"),
+  name: newEntityName,
+  entityType: newTypeName("entityType"),
   observations: batch(observationText),
   category: categoryField.optional().describe("Priority category; omitted: guessed from the text"),
 });
 
+/** A relation that exists (delete_relations). */
 export const RelationSchema = z.object({
   from: entityName,
   to: entityName,
   relationType: typeName("relationType"),
 });
+/** A relation being created: its ends exist, its type is written. */
+export const NewRelationSchema = RelationSchema.extend({ relationType: newTypeName("relationType") });
 
 /** Output shapes are looser than inputs: they describe what is stored. */
 export const EntityOut = z.object({ name: z.string(), entityType: z.string(), observations: z.array(z.string()) });

@@ -27,9 +27,10 @@ import {
 import { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { callerIdOf, callerKey, type Caller } from "../auth/caller";
-import { errorRef, fail } from "../errors";
+import { describeThrown, errorRef, fail } from "../errors";
 import { CONTEXT_NAME_PATTERN } from "../limits";
 import { registryOf } from "../registry/Registry";
+import { describeMalformed, malformedIn } from "../text";
 import { contextArg, contextArgListed } from "./schemas";
 import { TOOLS } from "./tools";
 import { contextLine, failure, internalErrorText, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
@@ -62,8 +63,10 @@ function clientName(extra: ServerContext | undefined, scope: RequestScope): stri
   const envelope = extra?.mcpReq.envelope as Record<string, unknown> | undefined;
   const info = envelope?.[CLIENT_INFO_META_KEY];
   const name = info && typeof info === "object" && "name" in info && typeof info.name === "string" ? info.name : scope.userAgent;
+  // Recorded in history beside every change: well-formed (src/text.ts), so the record is what was stored.
   const clean = name
-    ?.replace(/[\u0000-\u001f\u007f]/g, "")
+    ?.toWellFormed()
+    .replace(/[\u0000-\u001f\u007f]/g, "")
     .trim()
     .slice(0, CLIENT_NAME_MAX);
   return clean ? clean : undefined;
@@ -268,10 +271,15 @@ async function withContextLine(result: CallToolResult, attempt: Attempt, scope: 
 /** zod's issues in the SDK's words: "path: message", comma-separated. */
 const issues = (error: z.ZodError) => error.issues.map((i) => (i.path.length ? `${i.path.map(String).join(".")}: ${i.message}` : i.message)).join(", ");
 
-function internalError(tool: string, error: unknown): CallToolResult {
+/** Logs an unexpected error with a short reference, the only part of it a client sees. */
+function logInternal(where: string, error: unknown): string {
   const ref = errorRef();
-  console.error(JSON.stringify({ event: "tool_error", tool, ref, error: String(error), stack: (error as Error)?.stack }));
-  return { isError: true, content: [{ type: "text", text: internalErrorText(ref) }] };
+  console.error(JSON.stringify({ event: "tool_error", tool: where, ref, ...describeThrown(error) }));
+  return ref;
+}
+
+function internalError(tool: string, error: unknown): CallToolResult {
+  return { isError: true, content: [{ type: "text", text: internalErrorText(logInternal(tool, error)) }] };
 }
 
 export function buildServer(scope: RequestScope, surface: Surface = ALL): McpServer {
@@ -307,10 +315,16 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
         const attempt: Attempt = {};
         let result: CallToolResult;
         try {
-          const parsed = await input.safeParseAsync(args);
-          result = parsed.success
-            ? await def.run(parsed.data as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, attempt, extra))
-            : failure(fail("Invalid", `arguments for ${def.name}: ${issues(parsed.error)}`));
+          // Every string argument must be well-formed Unicode (src/text.ts), whatever field holds it.
+          const malformed = malformedIn(args);
+          if (malformed) {
+            result = failure(fail("Invalid", `arguments for ${def.name}: ${describeMalformed(malformed)}`));
+          } else {
+            const parsed = await input.safeParseAsync(args);
+            result = parsed.success
+              ? await def.run(parsed.data as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, attempt, extra))
+              : failure(fail("Invalid", `arguments for ${def.name}: ${issues(parsed.error)}`));
+          }
           // The SDK checks a listed output schema itself; the unlisted ones are checked here, as strictly.
           if (!listedOutput && !result.isError) output.parse(result.structuredContent);
         } catch (error) {
@@ -331,13 +345,19 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
         mimeType: "application/json",
       },
       async (uri) => {
-        // A domain failure (an unknown or forbidden context) is the caller's to fix: Invalid Params, as the SDK answers a resource miss.
-        const c = await toolContext("resource:knowledge-graph", "read").context(undefined);
-        if ("ok" in c) throw new ProtocolError(ProtocolErrorCode.InvalidParams, c.message);
-        const page = await c.stub.readGraph({}, c.meta);
-        if (!page.ok && page.kind === "Internal") throw new ProtocolError(ProtocolErrorCode.InternalError, internalErrorText(page.ref));
-        if (!page.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, page.message);
-        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };
+        try {
+          // A domain failure (an unknown or forbidden context) is the caller's to fix: Invalid Params, as the SDK answers a resource miss.
+          const c = await toolContext("resource:knowledge-graph", "read").context(undefined);
+          if ("ok" in c) throw new ProtocolError(ProtocolErrorCode.InvalidParams, c.message);
+          const page = await c.stub.readGraph({}, c.meta);
+          if (!page.ok && page.kind === "Internal") throw new ProtocolError(ProtocolErrorCode.InternalError, internalErrorText(page.ref));
+          if (!page.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, page.message);
+          return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };
+        } catch (error) {
+          if (error instanceof ProtocolError) throw error;
+          // The SDK would answer with the error's own message, which may hold a query or a path.
+          throw new ProtocolError(ProtocolErrorCode.InternalError, internalErrorText(logInternal("resource:knowledge-graph", error)));
+        }
       },
     );
   }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { RelationOut, RelationSchema, batch } from "../schemas";
+import { NewRelationSchema, RelationOut, batch } from "../schemas";
 import { ADDITIVE, callContext, defineTool, reply } from "../tool";
 
 export default defineTool({
@@ -7,7 +7,7 @@ export default defineTool({
   toolset: "graph",
   title: "Create Relations",
   description: "Create relations (active voice) between existing entities; a missing end rejects the call, existing ones are skipped.",
-  input: { relations: batch(RelationSchema) },
+  input: { relations: batch(NewRelationSchema) },
   output: { relations: z.array(RelationOut) },
   annotations: ADDITIVE,
   listOutputSchema: true,
