@@ -82,10 +82,17 @@ describe("internal errors reach no client", () => {
     it("answers an /api route with a generic 500", async () => {
       const context = await registered(freshContext("oops"));
       const body = JSON.stringify({ type: "entity", name: "a", entityType: "t", observations: [] });
-      const res = await f(`http://localhost/api/contexts/${context}/import`, { method: "POST", body });
+      const res = await f(`http://localhost/api/contexts/${context}/import`, { method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body });
       expect(res.status).toBe(500);
       const answer = await res.text();
-      expect(JSON.parse(answer)).toEqual({ error: "internal_error", message: "Internal server error." });
+      // The import says what it wrote before the call failed (nothing here), with the reference of its log line.
+      expect(JSON.parse(answer)).toEqual({
+        error: "internal_error",
+        message: expect.stringMatching(
+          /^The import stopped: Internal server error \(ref [0-9a-f]{8}\)\. `partial` counts what was written before the batch in progress/,
+        ),
+        partial: expect.objectContaining({ entitiesCreated: 0, rejected: [] }),
+      });
       expectClean(answer);
     });
   });

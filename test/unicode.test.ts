@@ -174,7 +174,7 @@ describe("malformed Unicode in the import and the admin API", () => {
     ].join("\n");
     // JSON.stringify escapes the lone surrogates: the body is valid UTF-8 and valid JSON.
     expect(body).toContain("\\ud800");
-    const res = await f(`http://localhost/api/contexts/${context}/import`, { method: "POST", body });
+    const res = await f(`http://localhost/api/contexts/${context}/import`, { method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body });
     expect(res.status).toBe(200);
     const report = (await res.json()) as { entitiesCreated: number; rejected: { line: number; error: string }[] };
     expect(report.entitiesCreated).toBe(2);
@@ -195,7 +195,11 @@ describe("malformed Unicode in the import and the admin API", () => {
     const depth = 100_000;
     const deep = `{"type":"entity","name":"deep","entityType":"t","observations":[],"extra":${"[".repeat(depth)}"\\ud800"${"]".repeat(depth)}}`;
     const context = freshContext("utf");
-    const res = await f(`http://localhost/api/contexts/${context}/import`, { method: "POST", body: `${line({ type: "entity", ...ent("good") })}\n${deep}` });
+    const res = await f(`http://localhost/api/contexts/${context}/import`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-ndjson" },
+      body: `${line({ type: "entity", ...ent("good") })}\n${deep}`,
+    });
     expect(res.status).toBe(200);
     const report = (await res.json()) as { entitiesCreated: number; rejected: { line: number; error: string }[] };
     expect(report.entitiesCreated).toBe(1);

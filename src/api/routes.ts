@@ -16,6 +16,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app";
 import { callerIdOf } from "../auth/caller";
 import type { ImportBatchResult, ImportLine, ImportStop } from "../context/importing";
+import { describeThrown, errorRef } from "../errors";
 import { addReport, emptyImportReport, type ImportReport } from "../graph/import";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
@@ -146,9 +147,10 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
         tool: "api:import",
       });
     } catch (error) {
-      console.error(JSON.stringify({ event: "import_failed", path: c.req.path, error: String(error), stack: (error as Error)?.stack }));
+      const ref = errorRef();
+      console.error(JSON.stringify({ event: "import_failed", ref, path: c.req.path, ...describeThrown(error) }));
       byLine();
-      return c.json(stoppedAnswer({ error: "internal_error", message: "Internal server error." }, report, true), 500);
+      return c.json(stoppedAnswer({ error: "internal_error", message: `Internal server error (ref ${ref}).` }, report, true), 500);
     }
     addReport(report, result.report);
     const { stopped } = result;

@@ -142,7 +142,7 @@ describe("npm run import and export", () => {
   });
 
   it("passes the server's refusal on in one line and writes no file", async () => {
-    const out = join(dir, "refused.jsonl");
+    const out = join(dir, "refused-export.jsonl");
     const r = await script("export", ["--url", dev.url, "--context", "Not A Name", "--out", out]);
     expect(r.code).toBe(1);
     expect(oneLine(r.stderr)).toBe(`Export of "Not A Name" failed: HTTP 400: ${INVALID_CONTEXT_NAME}`);
