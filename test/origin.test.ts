@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { connectV2, freshContext, json, workerFetch, type Fetch } from "./helpers/clients";
 import { ADMIN, bearer, initialize, secured } from "./helpers/teams";
+import { withLogs } from "./helpers/logs";
 
 const SERVER = "http://127.0.0.1:8787";
 /** Pages a user may have open on the same machine: neither is the server. */
@@ -122,8 +123,12 @@ describe("ALLOWED_ORIGINS", () => {
 
   it("answers 500 naming the variable when an entry is not an origin, instead of ignoring it", async () => {
     for (const value of ["*", "app.example.com", "https://app.example.com/path", "ftp://files.example.com"]) {
-      const res = await initialize("/mcp", bearer(ADMIN), workerFetch({ ADMIN_TOKEN: ADMIN, ALLOWED_ORIGINS: value }));
+      const { value: res, logged } = await withLogs(() => initialize("/mcp", bearer(ADMIN), workerFetch({ ADMIN_TOKEN: ADMIN, ALLOWED_ORIGINS: value })));
       expect(res.status, value).toBe(500);
+      // The operator's log says what is wrong, once.
+      expect(logged, value).toEqual([
+        { level: "error", line: { event: "bad_settings", message: expect.stringContaining(`ALLOWED_ORIGINS: ${JSON.stringify(value)} is not an origin`) } },
+      ]);
       const body = (await res.json()) as { error: string; message: string };
       expect(body.error).toBe("misconfigured");
       expect(body.message).toContain("ALLOWED_ORIGINS");

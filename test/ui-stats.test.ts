@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { openedCount } from "../src/context/stats";
+import { openedCount, type EntityAccessStats } from "../src/context/stats";
 import { EngramClient } from "../src/ui/client/mcp";
 import { freshContext, workerFetch } from "./helpers/clients";
 import { ADMIN, BASE, api, bearer, createContext, mint, secured } from "./helpers/teams";
@@ -11,16 +11,7 @@ const stats = (ctx: string, query = "", f = workerFetch(), headers: Record<strin
 interface Stats {
   context: { name: string; readOnly: boolean; role: string; capacity: unknown; description: string };
   counts: Record<string, number>;
-  entities?: {
-    name: string;
-    entityType: string;
-    accessCount: number;
-    openedCount: number;
-    searchCount: number;
-    lastAccessedAt: number | null;
-    createdAt: number;
-    updatedAt: number;
-  }[];
+  entities?: EntityAccessStats[];
   notFound?: string[];
 }
 
