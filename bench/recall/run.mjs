@@ -34,6 +34,7 @@ import { startEngram } from "../lib/engram.mjs";
 import { load as loadAverage, machine } from "../lib/proc.mjs";
 import { ms, renderMachine } from "../lib/report.mjs";
 import { summarize } from "../lib/stats.mjs";
+import { RPC_MS_META } from "../lib/workload.mjs";
 import { bm25Index } from "./bm25.mjs";
 import { CATEGORIES, conversationFiles, firstHit, readConversation } from "./locomo.mjs";
 
@@ -87,8 +88,11 @@ try {
 } catch {
   fail(`--tuned must be a JSON object of search_nodes arguments, got ${opts.tuned}`);
 }
-if (!tuned || typeof tuned !== "object" || Array.isArray(tuned) || "query" in tuned)
-  fail("--tuned must be a JSON object of search_nodes arguments other than query");
+const TUNABLE = ["limit", "minRelativeScore", "topPerToken", "maxPathLength", "maxTotalNodes"];
+if (!tuned || typeof tuned !== "object" || Array.isArray(tuned)) fail(`--tuned must be a JSON object of search_nodes arguments (${TUNABLE.join(", ")})`);
+for (const [k, v] of Object.entries(tuned)) {
+  if (!TUNABLE.includes(k) || typeof v !== "number") fail(`--tuned: ${k} is not a numeric search_nodes argument; use ${TUNABLE.join(", ")}`);
+}
 const timeoutMs = Number(opts.timeout) * 1000;
 if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) fail(`--timeout must be a positive number of seconds, got "${opts.timeout}"`);
 
@@ -123,7 +127,8 @@ async function search(client, query, args) {
   const result = await client.callTool({ name: "search_nodes", arguments: { query, ...args } }, undefined, { timeout: timeoutMs });
   const elapsed = performance.now() - started;
   if (result.isError) throw new Error(`search_nodes failed for ${JSON.stringify({ query, ...args })}: ${result.content?.[0]?.text ?? "(no message)"}`);
-  return { names: (result.structuredContent?.entities ?? []).map((e) => e.name), ms: elapsed };
+  const engineMs = result._meta?.[RPC_MS_META];
+  return { names: (result.structuredContent?.entities ?? []).map((e) => e.name), ms: elapsed, engineMs: typeof engineMs === "number" ? engineMs : undefined };
 }
 
 /**
@@ -143,6 +148,7 @@ function score(answers) {
   const n = answers.length;
   const share = (f) => (n ? answers.filter(f).length / n : null);
   const latency = summarize(answers.map((a) => a.ms));
+  const engine = summarize(answers.map((a) => a.engineMs));
   const byCategory = {};
   for (const [c, name] of Object.entries(CATEGORIES)) {
     const of = answers.filter((a) => a.category === Number(c));
@@ -155,6 +161,8 @@ function score(answers) {
     mrr: n ? answers.reduce((s, a) => s + (a.rank ? 1 / a.rank : 0), 0) / n : null,
     p50: latency?.p50 ?? null,
     p95: latency?.p95 ?? null,
+    /** search_nodes only: the Worker's RPC to the object (docs/performance.md), without the MCP layer and the network. */
+    engine: engine && { p50: engine.p50, p95: engine.p95 },
     byCategory,
   };
 }
@@ -164,6 +172,8 @@ const results = {
   startedAt: new Date().toISOString(),
   config: { data: path.basename(dataDir), tuned, dates: !opts["no-dates"], depth: DEPTH, excludedCategories: [5] },
   conversations: [],
+  /** Every question asked, with the 1-based rank of its first evidence turn per method (0: not among the first 50). */
+  questions: [],
 };
 console.log(renderMachine(results.machine));
 
@@ -197,21 +207,25 @@ try {
     for (const m of METHODS.filter((m) => m.args)) for (let i = 0; i < 3; i++) await search(clients[m.key], "zqxjv", m.args);
     const mine = Object.fromEntries(METHODS.map((m) => [m.key, []]));
     for (const q of conv.questions) {
+      const ranks = {};
       for (const m of METHODS) {
         let names;
         let elapsed;
+        let engineMs;
         if (m.args) {
-          ({ names, ms: elapsed } = await search(clients[m.key], q.question, m.args));
+          ({ names, ms: elapsed, engineMs } = await search(clients[m.key], q.question, m.args));
           await settleAccesses(clients[m.key]);
         } else {
           const started = performance.now();
           names = bm25.search(q.question, DEPTH).map((r) => r.id);
           elapsed = performance.now() - started;
         }
-        const answer = { rank: firstHit(names.slice(0, DEPTH), q.evidence), ms: elapsed, category: q.category, returned: names.length };
+        const answer = { rank: firstHit(names.slice(0, DEPTH), q.evidence), ms: elapsed, engineMs, category: q.category, returned: names.length };
         mine[m.key].push(answer);
         answers[m.key].push(answer);
+        ranks[m.key] = answer.rank;
       }
+      results.questions.push({ conversation: conv.id, question: q.question, category: q.category, evidence: q.evidence, ranks });
     }
     for (const client of Object.values(clients)) await client.close();
     for (const m of METHODS) row.methods[m.key] = score(mine[m.key]);
@@ -220,10 +234,12 @@ try {
   }
 } catch (error) {
   log(`\nwrangler dev's last output:\n${engram.output()}`);
-  throw error;
+  log(`\nbench:recall stopped: ${error.message}`);
+  process.exitCode = 1;
 } finally {
   await engram.stop();
 }
+if (process.exitCode) process.exit();
 
 results.overall = Object.fromEntries(METHODS.map((m) => [m.key, score(answers[m.key])]));
 results.methods = Object.fromEntries(METHODS.map((m) => [m.key, m.label]));
