@@ -48,7 +48,12 @@ function sessions(conv) {
 
 /** One conversation file as {id, speakers, entities, questions, skipped}. */
 export function readConversation(file, { dates = true } = {}) {
-  const conv = JSON.parse(fs.readFileSync(file, "utf8"));
+  let conv;
+  try {
+    conv = JSON.parse(fs.readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new Error(`${file}: ${error.message}`);
+  }
   const id = path.basename(file, ".json");
   if (!Array.isArray(conv.qa)) throw new Error(`${file}: no "qa" list; is it a LoCoMo conversation?`);
   const entities = [];

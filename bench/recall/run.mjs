@@ -97,7 +97,12 @@ const timeoutMs = Number(opts.timeout) * 1000;
 if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) fail(`--timeout must be a positive number of seconds, got "${opts.timeout}"`);
 
 const log = (line) => console.error(line);
-const conversations = files.map((f) => readConversation(f, { dates: !opts["no-dates"] }));
+let conversations;
+try {
+  conversations = files.map((f) => readConversation(f, { dates: !opts["no-dates"] }));
+} catch (error) {
+  fail(`LoCoMo data not readable: ${error.message}`);
+}
 const METHODS = [
   { key: "defaults", label: "search_nodes (defaults)", args: {} },
   {
@@ -194,7 +199,10 @@ try {
     const row = { id: conv.id, turns: conv.entities.length, skipped: conv.skipped, loadAverage: loadAverage(), methods: {} };
     const clients = {};
     for (const m of METHODS.filter((m) => m.args)) {
-      const context = `recall-${conv.id}-${m.key}-${process.pid}`.toLowerCase().replace(/[^a-z0-9._-]/g, "-");
+      const context = `recall-${m.key}-${process.pid}-${conv.id}`
+        .toLowerCase()
+        .replace(/[^a-z0-9._-]/g, "-")
+        .slice(0, 64);
       clients[m.key] = await engram.connect(context);
       const t0 = performance.now();
       await loadTurns(clients[m.key], conv.entities);
