@@ -100,7 +100,10 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
 
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
-    if (exited !== null) throw new Error(`wrangler dev exited (${JSON.stringify(exited)}) before it was ready:\n${output}`);
+    if (exited !== null) {
+      await stop(); // removes the persist dir, which nothing else would
+      throw new Error(`wrangler dev exited (${JSON.stringify(exited)}) before it was ready:\n${output}`);
+    }
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`wrangler dev was not ready within ${READY_TIMEOUT_MS / 1000} s:\n${output}`);
