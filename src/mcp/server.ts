@@ -30,6 +30,7 @@ import { callerIdOf, callerKey, type Caller } from "../auth/caller";
 import { fail } from "../errors";
 import { CONTEXT_NAME_PATTERN } from "../limits";
 import { registryOf } from "../registry/Registry";
+import { instructions } from "./guidance";
 import { contextArg, contextArgListed } from "./schemas";
 import { TOOLS } from "./tools";
 import { contextLine, failure, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
@@ -278,11 +279,7 @@ function internalError(tool: string, error: unknown): CallToolResult {
 }
 
 export function buildServer(scope: RequestScope, surface: Surface = ALL): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    instructions:
-      "Engram is a shared team memory. Search before creating; every result names the memory context it acted on. " +
-      "A tool's optional `context` argument picks the context (list_contexts shows yours); without it a call uses the URL's context, else your active one.",
-  });
+  const server = new McpServer(SERVER_INFO, { instructions: instructions(scope.toolsets, scope.pinned) });
   const toolContext = (tool: string, need: Need, notes: string[] = [], attempt: Attempt = {}, extra?: ServerContext): ToolContext => ({
     env: scope.env,
     caller: scope.caller,
