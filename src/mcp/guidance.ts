@@ -44,6 +44,13 @@ const SMALL: Part[] = [
   },
 ];
 
+const SHORTCUTS: Part[] = [
+  {
+    needs: ["graph"],
+    text: "The recall and remember prompts and the memory://brief resource do the above in one step.",
+  },
+];
+
 const served = (parts: readonly Part[], toolsets: ReadonlySet<Toolset>) =>
   parts
     .filter((p) => p.needs.every((t) => toolsets.has(t)))
@@ -66,6 +73,7 @@ export function instructions(toolsets: ReadonlySet<Toolset>, pinned?: string): s
     served(RECALL, toolsets),
     served(STORE, toolsets),
     served(SMALL, toolsets),
+    served(SHORTCUTS, toolsets),
     whereCallsGo(toolsets, pinned),
   ]
     .filter(Boolean)
