@@ -4,7 +4,9 @@
  * cursor, a missing item as the SDK's resource-not-found error, and only
  * what the connection's toolsets serve.
  */
-import { describe, expect, it } from "vitest";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { Db } from "../src/storage/sql";
 import { CLIENTS, freshContext } from "./helpers/clients";
 import { registered, stubOf, unwrap } from "./helpers/context";
 
@@ -119,6 +121,31 @@ describe.each(CLIENTS)("resources, with %s client", (_label, connect) => {
     const e = await rejection(c.listResources("nonsense"));
     expect(e.code).toBe(-32602);
     expect(e.message).toContain("Invalid cursor");
+    await c.close();
+  });
+});
+
+describe.each(CLIENTS)("an unexpected failure, with %s client", (_label, connect) => {
+  it("is an internal error with a reference, logged, and never shows its message", async () => {
+    const context = await registered(freshContext("res"));
+    const c = await connect({ url: `http://localhost/mcp/${context}` });
+    await c.call("create_entities", { entities: [{ name: "x", entityType: "t", observations: [] }] });
+    const rename = (from: string, to: string) =>
+      runInDurableObject(stubOf(context), (_i, state) => {
+        new Db(state.storage.sql).run(`ALTER TABLE ${from} RENAME TO ${to}`);
+      });
+    await rename("files", "files_gone");
+    const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const e = await rejection(c.readResource("memory://brief"));
+      expect(e.code).toBe(-32603);
+      expect(e.message).toMatch(/Internal error \(ref [0-9a-f]{8}\)/);
+      expect(e.message).not.toMatch(/SQL|files/);
+      expect(logged.mock.calls.map((call) => String(call[0])).join("\n")).toMatch(/"event":"guide_error","label":"resource:brief"/);
+    } finally {
+      logged.mockRestore();
+      await rename("files_gone", "files");
+    }
     await c.close();
   });
 });
