@@ -95,6 +95,15 @@ describe.each(CLIENTS)("prompts, with %s client", (_label, connect) => {
     await c.close();
   });
 
+  it("memory-guide's example calls are valid calls of the tools they name", async () => {
+    const { c } = await withMemory(connect);
+    const guide = textOf(await c.getPrompt("memory-guide"));
+    const calls = [...guide.matchAll(/^- (\w+) (\{.*\})/gm)].map((m) => [m[1] as string, JSON.parse(m[2] as string)] as const);
+    expect(calls.map(([name]) => name)).toEqual(["search_nodes", "add_observations", "create_relations"]);
+    for (const [name, args] of calls) expect((await c.call(name, args)).isError, name).toBeFalsy();
+    await c.close();
+  });
+
   it("refuses a missing or empty required argument with Invalid Params naming it", async () => {
     const c = await connect();
     for (const [name, args, argument] of [
