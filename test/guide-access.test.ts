@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { CLIENTS, freshContext, type TestClient } from "./helpers/clients";
-import { connectAs, createContext, mint } from "./helpers/teams";
+import { ADMIN, connectAs, createContext, mint } from "./helpers/teams";
 
 async function rejection(p: Promise<unknown>): Promise<{ code?: number; message: string }> {
   const e = await p.then(
@@ -45,6 +45,25 @@ describe.each(CLIENTS)("grants and contexts for prompts and resources, with %s c
     const onFrozen = await connectAs(connect, (await mint([{ context: frozen, role: "read" }])).token, `/mcp/${frozen}`);
     expect((await onFrozen.getPrompt("brief")).messages[0]?.content.text).toContain("Nothing is stored yet");
     await onFrozen.close();
+  });
+
+  it("reads the default context when the active one was removed, and says so in the brief and the prompts", async () => {
+    const ctx = freshContext("team");
+    await createContext(ctx);
+    const client = await connectAs(connect, (await mint([{ context: "*", role: "write" }])).token);
+    await client.call("set_active_context", { name: ctx });
+    const admin = await connectAs(connect, ADMIN);
+    expect((await admin.call("remove_context", { name: ctx })).isError).toBeFalsy();
+    const note = `your active context "${ctx}" was removed, so this call used "default"`;
+    expect((await client.readResource("memory://brief")).contents[0]?.text).toContain(note);
+    for (const [name, args] of [
+      ["recall", { topic: "x" }],
+      ["remember", { summary: "x" }],
+      ["memory-guide", undefined],
+    ] as const) {
+      expect((await client.getPrompt(name, args)).messages[0]?.content.text, name).toContain(note);
+    }
+    for (const c of [client, admin]) await c.close();
   });
 
   it("refuses every read of a context the caller has no grant for, naming the context, with no data", async () => {

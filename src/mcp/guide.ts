@@ -13,12 +13,20 @@ import type { DomainFailure, Outcome } from "../errors";
 import type { ItemKind } from "../items";
 import type { ResolvedContext, Toolset } from "./tool";
 
+/** A context opened for a read, with what the reader must be told (a removed active context, as a tool's reply says). */
+export interface OpenedContext extends ResolvedContext {
+  notes: readonly string[];
+}
+
 export interface GuideScope {
   toolsets: ReadonlySet<Toolset>;
   pinned?: string;
   /** Opens the context for a read, labelled in CallMeta as `label`; throws Invalid Params when it cannot. */
-  open(label: string): Promise<ResolvedContext>;
+  open(label: string): Promise<OpenedContext>;
 }
+
+/** The notes as lines to put before a text, or nothing. */
+export const noteLines = (c: OpenedContext) => (c.notes.length ? `${c.notes.join("\n")}\n` : "");
 
 /** The item kinds a connection's toolsets serve. */
 export function servedKinds(toolsets: ReadonlySet<Toolset>): ItemKind[] {

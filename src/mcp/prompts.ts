@@ -16,7 +16,7 @@
 import type { GetPromptResult, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { estimateTokens } from "../priority/brief";
-import { guarded, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
+import { guarded, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
 import { memoryGuide } from "./guidance";
 import { readBrief } from "./resources";
 import { cutQuery } from "./schemas";
@@ -77,7 +77,7 @@ async function recall(scope: GuideScope, topic: string): Promise<GetPromptResult
       lines.push(`- document ${d.id} "${d.title}" (${resourceUri.doc(d.id)}): ${clip(d.snippet, OBSERVATION_CHARS)}`);
     }
   }
-  const head = `What memory (context "${c.name}") holds about ${JSON.stringify(topic)}, best first:`;
+  const head = `${noteLines(c)}What memory (context "${c.name}") holds about ${JSON.stringify(topic)}, best first:`;
   const tail =
     lines.length === 0
       ? "Nothing yet. If you learn something worth keeping, store it (the remember prompt says how)."
@@ -96,7 +96,7 @@ async function remember(scope: GuideScope, summary: string): Promise<GetPromptRe
   );
   const lines = found.entities.map((e) => `- ${JSON.stringify(e.name)} (${e.entityType})`);
   const head = [
-    `Store this in memory (context "${c.name}"):`,
+    `${noteLines(c)}Store this in memory (context "${c.name}"):`,
     summary,
     "",
     "How: split it into facts. One fact per observation, a short sentence (add_observations).",
@@ -118,7 +118,7 @@ async function guide(scope: GuideScope): Promise<GetPromptResult> {
     kinds.includes("file") ? `${counts.files} files` : "",
     kinds.includes("doc") ? `${counts.documents} documents` : "",
   ].filter(Boolean);
-  const context = `Your memory context "${c.name}"${held.length ? ` holds ${held.join(", ")}` : ""}.`;
+  const context = `${noteLines(c)}Your memory context "${c.name}"${held.length ? ` holds ${held.join(", ")}` : ""}.`;
   return message(`${memoryGuide(scope.toolsets, scope.pinned)}\n\n${context}`);
 }
 

@@ -15,7 +15,7 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
 import { itemKey, itemRef, type ItemKind } from "../items";
 import { BRIEF_TOKENS } from "../priority/brief";
-import { decodeName, guarded, invalid, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
+import { decodeName, guarded, invalid, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
 
 export const RESOURCES_PAGE = 100;
 export const BRIEF_URI = "memory://brief";
@@ -50,7 +50,7 @@ const text = (uri: string, mimeType: string, body: string) => ({ contents: [{ ur
 /** The brief's text for memory://brief and the brief prompt. */
 export async function readBrief(scope: GuideScope, label: string, maxTokens = BRIEF_TOKENS) {
   const c = await scope.open(label);
-  const header = `# Memory brief of context "${c.name}" (marked important, then most used, then most recent)`;
+  const header = `${noteLines(c)}# Memory brief of context "${c.name}" (marked important, then most used, then most recent)`;
   return unwrapped(await c.stub.brief({ maxTokens, kinds: servedKinds(scope.toolsets), header }, c.meta));
 }
 

@@ -329,9 +329,10 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
       toolsets: scope.toolsets,
       ...(scope.pinned !== undefined ? { pinned: scope.pinned } : {}),
       open: async (label) => {
-        const c = await toolContext(label, "read").context(undefined);
+        const notes: string[] = [];
+        const c = await toolContext(label, "read", notes).context(undefined);
         if ("ok" in c) throw invalid(c);
-        return c;
+        return { ...c, notes };
       },
     };
     registerResources(server, guide);
