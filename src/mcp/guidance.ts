@@ -33,6 +33,8 @@ const STORE: Part[] = [
       "One fact per observation, a short sentence. Reuse the exact name of an existing entity (search first; never a second spelling); " +
       'name entities canonically ("Ada Lovelace", not "ada"). Relations in active voice: Ada works_on Engram.',
   },
+  { needs: ["files"], text: "Longer notes go in files, one per topic; change them with str_replace or insert, not a rewrite." },
+  { needs: ["documents"], text: "update_document replaces a whole document: read_document it first." },
   { needs: ["priority"], text: "mark_important what must never be forgotten." },
   { needs: ["history"], text: "undo reverts a mistaken change; memory_history shows who changed what." },
 ];
@@ -40,7 +42,7 @@ const STORE: Part[] = [
 const SMALL: Part[] = [
   {
     needs: ["graph"],
-    text: "Keep answers small: search instead of read_graph; read_graph pages, so ask for the next page only when you need it.",
+    text: 'Keep answers small: search instead of read_graph; read_graph pages (mode "summary" lists names and types only), so ask for the next page only when you need it.',
   },
 ];
 
