@@ -19,11 +19,17 @@ describe("surfaceOf: what the server built for one request registers", () => {
     expect(surfaceOf(rpc({ method: "notifications/initialized" }), all)).toEqual({ kind: "none" });
   });
 
+  it("registers the prompts, resources and completions, and no tool, for their methods", () => {
+    for (const method of ["prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "completion/complete"]) {
+      expect(surfaceOf(rpc({ id: 1, method, params: {} }), all), method).toEqual({ kind: "guide" });
+    }
+  });
+
   it("registers everything for anything else", () => {
     for (const body of [
       rpc({ id: 1, method: "initialize", params: {} }),
       rpc({ id: 1, method: "tools/list" }),
-      rpc({ id: 1, method: "resources/read", params: { uri: "memory://knowledge-graph" } }),
+      rpc({ id: 1, method: "server/discover" }),
       rpc({ id: 1, method: "tools/call", params: { name: "no_such_tool" } }),
       rpc({ id: 1, method: "tools/call", params: { name: 42 } }),
       rpc({ id: 1, method: "tools/call" }),

@@ -31,6 +31,33 @@ describe("token economy", () => {
     }
   });
 
+  it("prints what tools/list, prompts/list, resources/list and the templates cost per toolset, in bytes and tokens", async () => {
+    const rows: string[] = [];
+    const tokens = (bytes: number) => Math.ceil(bytes / 4);
+    for (const set of [...TOOLSETS, "all"]) {
+      const c = await connectV2({ url: `http://localhost/mcp?tools=${set}` });
+      const tools = bytesOf(await c.listTools());
+      const prompts = new TextEncoder().encode(JSON.stringify({ prompts: await c.listPrompts() })).length;
+      // The fixed resources of a context's first page (an empty context lists no item).
+      const resources = c.capabilities()?.resources ? new TextEncoder().encode(JSON.stringify(await c.listResources(""))).length : 0;
+      const templates = c.capabilities()?.resources ? new TextEncoder().encode(JSON.stringify({ resourceTemplates: await c.listResourceTemplates() })).length : 0;
+      await c.close();
+      rows.push(
+        `| ${set} | ${tools} (${tokens(tools)}) | ${prompts} (${tokens(prompts)}) | ${resources} (${tokens(resources)}) | ${templates} (${tokens(templates)}) |`,
+      );
+      expect(prompts, set).toBeLessThanOrEqual(1200);
+      expect(resources + templates, set).toBeLessThanOrEqual(1500);
+    }
+    console.log(
+      [
+        "bytes of JSON (tokens, bytes / 4) per toolset; resources/list is the first page of an empty context",
+        "| toolset | tools/list | prompts/list | resources/list | resources/templates/list |",
+        "|---|---|---|---|---|",
+        ...rows,
+      ].join("\n"),
+    );
+  });
+
   it.each(CLIENTS)(`lists every tool in at most ${DEFAULT_LIST_BUDGET} bytes by default (%s client)`, async (_label, connect) => {
     const c = await connect();
     const list = await c.listTools();

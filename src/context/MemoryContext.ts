@@ -39,8 +39,10 @@ import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import * as graph from "../graph/store";
 import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { exportChanges, inverseRegistry, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
-import { itemKey, type AccessKind, type ItemEffects } from "../items";
+import { itemKey, listItems, type AccessKind, type ItemEffects, type ItemKind, type ItemListing, type ItemPosition } from "../items";
 import { archiveInverses } from "../priority/archive";
+import { brief, type Brief, type BriefOptions } from "../priority/brief";
+import { completeItems, type Completion } from "../priority/complete";
 import { checkLimits, writeCapacity, type CapacityLimits } from "../priority/capacity";
 import { EVALUATION_META, evaluateIfDue, evaluationOptions, planEvaluation } from "../priority/evaluate";
 import { markImportant, priorityInverses, type MarkResult } from "../priority/mark";
@@ -152,6 +154,22 @@ export class MemoryContext extends DurableObject<Env> {
   /** memory_stats: counts by tier and category, capacity use, the archive, the last evaluation, the top items. */
   memoryStats(meta: CallMeta): Outcome<MemoryStats> {
     return this.runner.run(meta, "read", ({ db, now }) => ({ value: memoryStats(db, now, evaluationOptions(this.config())) }));
+  }
+
+  /** memory://brief: marked, most used and most recent items within a token budget (src/priority/brief.ts). Not an access. */
+  brief(opts: BriefOptions, meta: CallMeta): Outcome<Brief> {
+    return this.runner.run(meta, "read", ({ db }) => ({ value: brief(db, opts) }));
+  }
+
+  /** completion/complete: names of one kind by prefix, best priority first (src/priority/complete.ts). Not an access. */
+  completeItems(kind: ItemKind, prefix: string, meta: CallMeta): Outcome<Completion> {
+    const model = modelOptions(this.config());
+    return this.runner.run(meta, "read", ({ db, now }) => ({ value: completeItems(db, kind, prefix, now, model) }));
+  }
+
+  /** resources/list: one page of the items of `kinds`, after `after` (src/items/list.ts). Not an access. */
+  listItems(kinds: ItemKind[], after: ItemPosition | undefined, limit: number, meta: CallMeta): Outcome<ItemListing> {
+    return this.runner.run(meta, "read", ({ db }) => ({ value: listItems(db, kinds, after, limit) }));
   }
 
   /** Capacity, use, archive and last evaluation, without the scans (the contexts API's stats). */

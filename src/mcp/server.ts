@@ -2,8 +2,9 @@
  * Builds the McpServer for one request. The transport is stateless, so the
  * server is rebuilt per request, with only what that request can reach
  * (`Surface`): a `tools/call` gets its one tool, a `ping` or a notification
- * gets none, anything else (`initialize`, `tools/list`, resources) gets every
- * enabled tool and the resource. What does not depend on the request (each
+ * gets none, a prompts, resources or completion request gets the prompts,
+ * resources and completions and no tool, anything else (`initialize`,
+ * `server/discover`, `tools/list`) gets everything enabled. What does not depend on the request (each
  * tool's zod object schemas and their JSON Schema conversions) is built once
  * per isolate.
  *
@@ -15,15 +16,7 @@
  * per-request protocol state (negotiated version, client capabilities),
  * which the SDK does not promise.
  */
-import {
-  CLIENT_INFO_META_KEY,
-  McpServer,
-  ProtocolError,
-  ProtocolErrorCode,
-  type CallToolResult,
-  type ServerContext,
-  type StandardSchemaWithJSON,
-} from "@modelcontextprotocol/server";
+import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { openContext, type Need } from "../auth/access";
 import { callerIdOf, callerKey, type Caller } from "../auth/caller";
@@ -31,6 +24,11 @@ import { describeThrown, errorRef, fail } from "../errors";
 import { CONTEXT_NAME_PATTERN } from "../limits";
 import { registryOf } from "../registry/Registry";
 import { describeMalformed, malformedIn } from "../text";
+import { registerCompletions } from "./completions";
+import { invalid, type GuideScope } from "./guide";
+import { instructions } from "./guidance";
+import { registerPrompts } from "./prompts";
+import { registerResources } from "./resources";
 import { contextArg, contextArgListed } from "./schemas";
 import { TOOLS } from "./tools";
 import { contextLine, failure, internalErrorText, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
@@ -163,13 +161,18 @@ const compiledByName = new Map(compiled.map((c) => [c.def.name, c]));
 
 /**
  * What one request can reach, so the server built for it registers no more:
- * every enabled tool and the resource, nothing (a ping or a notification has
- * no use for tools), or one enabled tool (a tools/call naming it).
+ * everything enabled, nothing (a ping or a notification has no use for
+ * tools), the prompts, resources and completions (./guide.ts), or one enabled
+ * tool (a tools/call naming it).
  */
-export type Surface = { kind: "all" } | { kind: "none" } | { kind: "tool"; name: string };
+export type Surface = { kind: "all" } | { kind: "none" } | { kind: "guide" } | { kind: "tool"; name: string };
 
 const ALL: Surface = { kind: "all" };
 const NONE: Surface = { kind: "none" };
+const GUIDE: Surface = { kind: "guide" };
+
+/** The methods the prompts, resources and completions answer: a server for them registers no tool. */
+const GUIDE_METHODS = new Set(["prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "completion/complete"]);
 
 /**
  * The surface a parsed JSON-RPC body needs. Anything but one message of a
@@ -182,6 +185,7 @@ export function surfaceOf(body: unknown, toolsets: ReadonlySet<Toolset>): Surfac
   const { method, params, id } = body as { method?: unknown; params?: unknown; id?: unknown };
   if (typeof method !== "string") return ALL;
   if (method === "ping" || (id === undefined && method.startsWith("notifications/"))) return NONE;
+  if (GUIDE_METHODS.has(method)) return GUIDE;
   if (method !== "tools/call" || typeof params !== "object" || params === null) return ALL;
   const name = (params as { name?: unknown }).name;
   const tool = typeof name === "string" ? compiledByName.get(name) : undefined;
@@ -283,11 +287,7 @@ function internalError(tool: string, error: unknown): CallToolResult {
 }
 
 export function buildServer(scope: RequestScope, surface: Surface = ALL): McpServer {
-  const server = new McpServer(SERVER_INFO, {
-    instructions:
-      "Engram is a shared team memory. Search before creating; every result names the memory context it acted on. " +
-      "A tool's optional `context` argument picks the context (list_contexts shows yours); without it a call uses the URL's context, else your active one.",
-  });
+  const server = new McpServer(SERVER_INFO, { instructions: instructions(scope.toolsets, scope.pinned) });
   const toolContext = (tool: string, need: Need, notes: string[] = [], attempt: Attempt = {}, extra?: ServerContext): ToolContext => ({
     env: scope.env,
     caller: scope.caller,
@@ -335,31 +335,20 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
     );
   }
 
-  if (surface.kind === "all" && scope.toolsets.has("graph")) {
-    server.registerResource(
-      "knowledge-graph",
-      "memory://knowledge-graph",
-      {
-        title: "Knowledge Graph",
-        description: "The knowledge graph of the current context (first page; use read_graph to page further)",
-        mimeType: "application/json",
+  if (surface.kind === "all" || surface.kind === "guide") {
+    const guide: GuideScope = {
+      toolsets: scope.toolsets,
+      ...(scope.pinned !== undefined ? { pinned: scope.pinned } : {}),
+      open: async (label) => {
+        const notes: string[] = [];
+        const c = await toolContext(label, "read", notes).context(undefined);
+        if ("ok" in c) throw invalid(c);
+        return { ...c, notes };
       },
-      async (uri) => {
-        try {
-          // A domain failure (an unknown or forbidden context) is the caller's to fix: Invalid Params, as the SDK answers a resource miss.
-          const c = await toolContext("resource:knowledge-graph", "read").context(undefined);
-          if ("ok" in c) throw new ProtocolError(ProtocolErrorCode.InvalidParams, c.message);
-          const page = await c.stub.readGraph({}, c.meta);
-          if (!page.ok && page.kind === "Internal") throw new ProtocolError(ProtocolErrorCode.InternalError, internalErrorText(page.ref));
-          if (!page.ok) throw new ProtocolError(ProtocolErrorCode.InvalidParams, page.message);
-          return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(page.value) }] };
-        } catch (error) {
-          if (error instanceof ProtocolError) throw error;
-          // The SDK would answer with the error's own message, which may hold a query or a path.
-          throw new ProtocolError(ProtocolErrorCode.InternalError, internalErrorText(logInternal("resource:knowledge-graph", error)));
-        }
-      },
-    );
+    };
+    registerResources(server, guide);
+    registerPrompts(server, guide);
+    registerCompletions(server, guide);
   }
   return server;
 }

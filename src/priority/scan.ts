@@ -24,7 +24,7 @@ export interface ScoredItem {
   input: PriorityInput;
 }
 
-interface ItemRow extends Record<string, SqlStorageValue> {
+export interface ItemRow extends Record<string, SqlStorageValue> {
   k: string;
   uses: number;
   created_at: number;
@@ -37,7 +37,7 @@ interface ItemRow extends Record<string, SqlStorageValue> {
   tier: string;
 }
 
-const COLUMNS = "uses, created_at, last_accessed_at, category, important, cluster_size, base_relevance, access_count, tier";
+export const COLUMNS = "uses, created_at, last_accessed_at, category, important, cluster_size, base_relevance, access_count, tier";
 
 /** Items accessed this recently are never pruned (a restore counts as an access, so a restored item is safe). */
 export const PRUNE_GRACE_MS = DAY_MS;

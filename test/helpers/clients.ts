@@ -29,8 +29,51 @@ export interface TestClient {
   name: "v1" | "v2";
   listTools(): Promise<{ name: string; inputSchema: unknown; outputSchema?: unknown; annotations?: Record<string, unknown> }[]>;
   call(name: string, args?: Record<string, unknown>): Promise<ToolResult>;
-  readResource(uri: string): Promise<{ contents: { uri: string; text?: string }[] }>;
+  readResource(uri: string): Promise<{ contents: { uri: string; text?: string; mimeType?: string }[] }>;
+  /** The server's instructions (initialize, or discover for 2026-07-28). */
+  instructions(): string | undefined;
+  capabilities(): Record<string, unknown> | undefined;
+  listPrompts(): Promise<{ name: string; description?: string; arguments?: { name: string; required?: boolean }[] }[]>;
+  getPrompt(name: string, args?: Record<string, string>): Promise<PromptResult>;
+  /** One page of resources/list. */
+  listResources(cursor?: string): Promise<{ resources: { uri: string; name: string; mimeType?: string }[]; nextCursor?: string }>;
+  listResourceTemplates(): Promise<{ name: string; uriTemplate: string }[]>;
+  complete(ref: CompleteRef, argument: string, value: string): Promise<{ values: string[]; total?: number; hasMore?: boolean }>;
   close(): Promise<void>;
+}
+
+export interface PromptResult {
+  description?: string;
+  messages: { role: string; content: { type: string; text?: string } }[];
+}
+
+export type CompleteRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
+
+/** The calls beyond tools, the same on both SDK generations' clients. */
+interface GuideCalls {
+  getInstructions(): string | undefined;
+  getServerCapabilities(): unknown;
+  listPrompts(): Promise<{ prompts: unknown[] }>;
+  getPrompt(params: { name: string; arguments?: Record<string, string> }): Promise<unknown>;
+  listResources(params?: { cursor?: string }): Promise<unknown>;
+  listResourceTemplates(): Promise<{ resourceTemplates: unknown[] }>;
+  complete(params: { ref: CompleteRef; argument: { name: string; value: string } }): Promise<{ completion: unknown }>;
+}
+
+function guideCalls(
+  client: GuideCalls,
+): Pick<TestClient, "instructions" | "capabilities" | "listPrompts" | "getPrompt" | "listResources" | "listResourceTemplates" | "complete"> {
+  return {
+    instructions: () => client.getInstructions(),
+    capabilities: () => client.getServerCapabilities() as Record<string, unknown> | undefined,
+    listPrompts: async () => (await client.listPrompts()).prompts as Awaited<ReturnType<TestClient["listPrompts"]>>,
+    getPrompt: async (name, args) => (await client.getPrompt({ name, ...(args ? { arguments: args } : {}) })) as PromptResult,
+    // An explicit cursor (even "") asks for one page; the clients walk every page otherwise.
+    listResources: async (cursor) => (await client.listResources(cursor === undefined ? undefined : { cursor })) as Awaited<ReturnType<TestClient["listResources"]>>,
+    listResourceTemplates: async () => (await client.listResourceTemplates()).resourceTemplates as { name: string; uriTemplate: string }[],
+    complete: async (ref, name, value) =>
+      (await client.complete({ ref, argument: { name, value } })).completion as { values: string[]; total?: number; hasMore?: boolean },
+  };
 }
 
 export interface ConnectOptions {
@@ -52,6 +95,7 @@ export async function connectV1(opts: ConnectOptions = {}): Promise<TestClient> 
     listTools: async () => (await client.listTools()).tools,
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolResult,
     readResource: async (uri) => (await client.readResource({ uri })) as { contents: { uri: string; text?: string }[] },
+    ...guideCalls(client as unknown as GuideCalls),
     close: () => client.close(),
   };
 }
@@ -70,6 +114,7 @@ export async function connectV2(opts: ConnectOptions = {}): Promise<TestClient> 
     listTools: async () => (await client.listTools()).tools as Awaited<ReturnType<TestClient["listTools"]>>,
     call: async (name, args = {}) => (await client.callTool({ name, arguments: args })) as ToolResult,
     readResource: async (uri) => (await client.readResource({ uri })) as { contents: { uri: string; text?: string }[] },
+    ...guideCalls(client as unknown as GuideCalls),
     close: () => client.close(),
   };
 }
