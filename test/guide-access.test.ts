@@ -5,17 +5,8 @@
  * advertised match what the connection serves.
  */
 import { describe, expect, it } from "vitest";
-import { CLIENTS, freshContext, type TestClient } from "./helpers/clients";
+import { CLIENTS, freshContext, type TestClient, rejection } from "./helpers/clients";
 import { ADMIN, connectAs, createContext, mint } from "./helpers/teams";
-
-async function rejection(p: Promise<unknown>): Promise<{ code?: number; message: string }> {
-  const e = await p.then(
-    () => undefined,
-    (error: unknown) => error as { code?: number; message: string },
-  );
-  if (!e) throw new Error("expected the request to be rejected");
-  return e;
-}
 
 /** Every read of the guide surface, each expected to fail without a grant. */
 const reads = (c: TestClient): [string, () => Promise<unknown>][] => [

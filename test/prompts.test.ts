@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "../src/priority/brief";
 import { PROMPT_TOKENS } from "../src/mcp/prompts";
-import { CLIENTS, freshContext } from "./helpers/clients";
+import { CLIENTS, freshContext, rejection } from "./helpers/clients";
 import { as, registered, stubOf, unwrap } from "./helpers/context";
 
 type Connect = (typeof CLIENTS)[number][1];
@@ -25,15 +25,6 @@ async function withMemory(connect: Connect, tools = "all") {
 }
 
 const textOf = (r: { messages: { content: { text?: string } }[] }) => r.messages.map((m) => m.content.text ?? "").join("\n");
-
-async function rejection(p: Promise<unknown>): Promise<{ code?: number; message: string }> {
-  const e = await p.then(
-    () => undefined,
-    (error: unknown) => error as { code?: number; message: string },
-  );
-  if (!e) throw new Error("expected the request to be rejected");
-  return e;
-}
 
 describe.each(CLIENTS)("prompts, with %s client", (_label, connect) => {
   it("lists recall, remember, memory-guide and brief with their arguments", async () => {

@@ -7,7 +7,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { Db } from "../src/storage/sql";
-import { CLIENTS, freshContext } from "./helpers/clients";
+import { CLIENTS, freshContext, rejection } from "./helpers/clients";
 import { registered, stubOf, unwrap } from "./helpers/context";
 
 type Connect = (typeof CLIENTS)[number][1];
@@ -19,14 +19,6 @@ async function seeded(connect: Connect, tools = "all") {
 }
 
 /** The error a rejected request throws, as { code, message, data }. */
-async function rejection(p: Promise<unknown>): Promise<{ code?: number; message: string; data?: unknown }> {
-  const e = (await p.then(
-    () => undefined,
-    (error: unknown) => error,
-  )) as { code?: number; message: string; data?: unknown } | undefined;
-  if (!e) throw new Error("expected the request to be rejected");
-  return e;
-}
 
 describe.each(CLIENTS)("resources, with %s client", (_label, connect) => {
   it("reads an entity, a file and a document through their templates, and each read counts as a use", async () => {

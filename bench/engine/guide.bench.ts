@@ -19,21 +19,12 @@ import { completeItems } from "../../src/priority/complete";
 import { settings } from "../../src/settings";
 import { Db } from "../../src/storage/sql";
 import { generateGraph } from "../lib/generate.mjs";
+import { timePerRun } from "./timing";
 
 const vars = env as unknown as Record<string, string | undefined>;
 const SIZES = (vars.ENGINE_SIZES ?? "20000").split(",").map(Number);
 const REPEAT = Number(vars.ENGINE_REPEAT ?? 20);
 const BATCH = 1000;
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-async function timePerRun(n: number, fn: () => void): Promise<number> {
-  await tick();
-  const t0 = Date.now();
-  for (let i = 0; i < n; i++) fn();
-  await tick();
-  return (Date.now() - t0) / n;
-}
 
 it.each(SIZES)("brief and completion time inside the object at %i entities", { timeout: 3_600_000 }, async (SIZE) => {
   const stub = env.MEMORY.getByName(`guide-bench-${SIZE}`) as DurableObjectStub<MemoryContext>;

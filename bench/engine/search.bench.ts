@@ -32,6 +32,7 @@ import { compactionStep, indexShape, SEARCH_INDEXES } from "../../src/search/com
 import { settings } from "../../src/settings";
 import { generateGraph, prefix, searchQueries } from "../lib/generate.mjs";
 import { summarize as summarizeSamples, type Summary } from "../lib/stats.mjs";
+import { tick, timePerRun } from "./timing";
 
 const vars = env as unknown as Record<string, string | undefined>;
 const knob = (name: string, fallback: number) => Number(vars[name] ?? fallback);
@@ -40,17 +41,6 @@ const REPEAT = knob("ENGINE_REPEAT", 20);
 const QUERIES = knob("ENGINE_QUERIES", 200);
 const SEED = knob("ENGINE_SEED", 1);
 const BATCH = 1000;
-
-const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-/** Milliseconds per run of `fn`, over `n` runs between two clock readings taken after I/O. */
-async function timePerRun(n: number, fn: () => void): Promise<number> {
-  await tick();
-  const t0 = Date.now();
-  for (let i = 0; i < n; i++) fn();
-  await tick();
-  return (Date.now() - t0) / n;
-}
 
 /** Percentiles as the rest of the bench computes them (nearest rank, bench/lib/stats.mjs). */
 function summarize(xs: number[]): Summary {

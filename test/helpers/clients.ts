@@ -134,3 +134,13 @@ export const text = (r: ToolResult) => r.content.map((c) => c.text ?? "").join("
 let counter = 0;
 /** A context name no other test uses, so tests never see each other's data. */
 export const freshContext = (prefix = "t") => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+
+/** The protocol error a request was rejected with (its JSON-RPC code, message and data); fails when it was not rejected. */
+export async function rejection(p: Promise<unknown>): Promise<{ code?: number; message: string; data?: unknown }> {
+  const e = (await p.then(
+    () => undefined,
+    (error: unknown) => error,
+  )) as { code?: number; message: string; data?: unknown } | undefined;
+  if (!e) throw new Error("expected the request to be rejected");
+  return e;
+}
