@@ -22,7 +22,7 @@ import { z } from "zod";
 import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { checkLimits, LIMIT_NAMES, MAX_LIMIT } from "../priority/capacity";
-import { contextCache } from "../auth/cache";
+import { activeCache, contextCache } from "../auth/cache";
 import { registryOf } from "../registry/Registry";
 import type { Capacity } from "../registry/types";
 import { fail } from "../errors";
@@ -137,11 +137,12 @@ contexts.post("/:name/purge", requireAdmin, async (c) => {
   }
   const registry = registryOf(c.env);
   const before = await registry.beginPurge(target);
-  // Reads cached in this isolate stop at once; other isolates' cached reads end within TOKEN_CACHE_SECONDS and,
-  // arriving after the wipe, find an empty object. Writes never use the cache, so none lands after the purge.
+  // Calls cached in this isolate stop at once. Other isolates' cached calls reach the object, which refuses
+  // them once wiped (marked purged until registered again); a write before the wipe is wiped with the rest.
   contextCache.forget(target);
+  activeCache.forgetContext(target);
   if (!before.ok) return failed(c, before);
-  await c.env.MEMORY.getByName(target).purge();
+  await c.env.MEMORY.getByName(target).purge(target);
   const done = await registry.finishPurge(target, c.get("caller").id);
   if (!done.ok) return failed(c, done);
   return c.json({ purged: target, wasRegistered: before.value !== null && before.value.removedAt === null });
