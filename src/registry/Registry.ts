@@ -207,20 +207,33 @@ export class Registry extends DurableObject<Env> {
     });
   }
 
-  /** Step one of a purge: stop calls from using `name` while its data is wiped. */
-  beginPurge(name: string): Outcome<ContextInfo | null> {
-    return this.tx((db, now) => {
-      const c = contexts.findContext(db, name);
-      if (c && c.removedAt === null && name !== DEFAULT_CONTEXT) contexts.removeContext(db, name, now);
-      return c ?? null;
-    });
-  }
-
-  /** Step two, after the MemoryContext wiped itself: forget the name and record the purge. */
-  finishPurge(name: string, actor: string): Outcome<void> {
-    return this.tx((db, now) => {
-      contexts.deleteContext(db, name);
-      record(db, now, actor, "context.purge", name);
+  /**
+   * Purges `name`, one step for that name at a time (no lookup's push can
+   * come between): stop routing calls to it, have its object wipe itself
+   * (it then refuses every call until registered again), forget the name and
+   * record the purge. A failed wipe leaves the context removed, not forgotten.
+   */
+  purgeContext(name: string, actor: string): Promise<Outcome<{ wasRegistered: boolean }>> {
+    return this.serially(name, async () => {
+      const before = this.tx((db, now) => {
+        const c = contexts.findContext(db, name);
+        if (c && c.removedAt === null && name !== DEFAULT_CONTEXT) contexts.removeContext(db, name, now);
+        return c ?? null;
+      });
+      if (!before.ok) return before;
+      try {
+        await this.env.MEMORY.getByName(name).purge(name);
+      } catch (error) {
+        const ref = errorRef();
+        console.error(JSON.stringify({ event: "internal_error", ref, where: "registry.purge", context: name, error: String(error) }));
+        return internalFailure(ref);
+      }
+      const done = this.tx((db, now) => {
+        contexts.deleteContext(db, name);
+        record(db, now, actor, "context.purge", name);
+      }, false);
+      if (!done.ok) return done;
+      return ok({ wasRegistered: before.value !== null && before.value.removedAt === null });
     });
   }
 
