@@ -69,6 +69,21 @@ describe("context cache", () => {
     await client.close();
   });
 
+  it("lets writes in at once when the read-only flag is lifted elsewhere", async () => {
+    const name = freshContext("cc");
+    await createContext(name, { readOnly: true });
+    const t = await mint([{ context: name, role: "write" }]);
+    const client = await connectAs(connectV2, t.token, `/mcp/${name}`);
+    // This isolate caches the context as read-only.
+    expect((await client.call("read_graph", { limit: 1, mode: "summary" })).isError).toBeFalsy();
+    const refused = await client.call("create_entities", { entities: [{ name: "beta", entityType: "t", observations: [] }] });
+    expect(text(refused)).toContain("read-only");
+    expect((await registryOf(env).updateContext(name, { readOnly: false }, "test")).ok).toBe(true);
+    const written = await client.call("create_entities", { entities: [{ name: "beta", entityType: "t", observations: [] }] });
+    expect(written.isError, text(written)).toBeFalsy();
+    await client.close();
+  });
+
   it("never lets a write land in an object purged elsewhere while calls were cached, and refuses cached reads too", async () => {
     const { name, client } = await setup();
     expect((await client.call("search_nodes", { query: "alpha" })).isError).toBeFalsy();

@@ -18,7 +18,9 @@
  * write into a read-only, removed or purged context itself
  * (src/context/registration.ts), at once, whatever this cache holds. A
  * write's Registry lookup also pushes the registration to the object
- * (src/registry/Registry.ts), which heals one left refusing.
+ * (src/registry/Registry.ts), which heals one left refusing; a write into a
+ * context cached as read-only looks it up again, so lifting the flag
+ * elsewhere binds at once too.
  */
 import { fail, ok, type Outcome } from "../errors";
 import { registryOf } from "../registry/Registry";
@@ -51,7 +53,8 @@ export async function openContext(env: Env, caller: Caller, name: string, need: 
   if (!role) return fail("Forbidden", noGrant(name));
   const cached = contextCache.get(name);
   let context: ContextInfo;
-  if (cached) context = cached;
+  // A write into a context cached as read-only asks again: the flag may have been lifted elsewhere.
+  if (cached && !(need === "write" && cached.readOnly)) context = cached;
   else {
     const write = need === "write";
     const used = await registryOf(env).useContext(name, write && mayCreate(caller.grants, name), caller.id, write);
