@@ -11,8 +11,9 @@
  * constructor, like a MemoryContext's.
  *
  * ## Concurrency and atomicity
- * Every method is one `transactionSync`; a change and its audit entry commit
- * together. Domain failures come back as `Outcome` values.
+ * Every change is one `transactionSync`; a change and its audit entry commit
+ * together (a purge, around its object's wipe, is two). Domain failures come
+ * back as `Outcome` values.
  *
  * ## Pushes to the contexts' objects
  * A context's object checks its own writes (src/context/registration.ts), so
@@ -23,8 +24,9 @@
  * run one after another (`serially`), so two pushes never cross.
  *
  * ## Count
- * `callCount()` says how many calls this object served since it started:
- * the tests and the bench check that warm tool calls make none.
+ * `callCount()` says how many calls this object served since it started
+ * (each once, however many steps it took): test/hot-path.test.ts checks
+ * that warm tool calls make none.
  */
 import { DurableObject } from "cloudflare:workers";
 import { capture, DomainError, errorRef, fail, internalFailure, ok, type Outcome } from "../errors";
