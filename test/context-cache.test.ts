@@ -1,9 +1,10 @@
 /**
- * The isolate's cache of registered contexts (src/auth/cache.ts): a read on
+ * The isolate's cache of registered contexts (src/auth/cache.ts): a call on
  * a context seen in the last TOKEN_CACHE_SECONDS needs no Registry call; a
- * removal elsewhere reaches reads within that bound; writes always ask the
- * Registry, so a read-only flag, a removal or a purge binds them at once and
- * nothing is written into a purged object.
+ * removal elsewhere reaches reads within that bound; the context's object
+ * refuses writes itself (src/context/registration.ts), so a read-only flag, a
+ * removal or a purge binds them at once whatever the cache holds, and a
+ * purged object refuses every call until registered again.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
@@ -68,20 +69,32 @@ describe("context cache", () => {
     await client.close();
   });
 
-  it("never lets a write land in an object purged elsewhere while reads were cached, and a cached read finds it empty", async () => {
+  it("lets writes in at once when the read-only flag is lifted elsewhere", async () => {
+    const name = freshContext("cc");
+    await createContext(name, { readOnly: true });
+    const t = await mint([{ context: name, role: "write" }]);
+    const client = await connectAs(connectV2, t.token, `/mcp/${name}`);
+    // This isolate caches the context as read-only.
+    expect((await client.call("read_graph", { limit: 1, mode: "summary" })).isError).toBeFalsy();
+    const refused = await client.call("create_entities", { entities: [{ name: "beta", entityType: "t", observations: [] }] });
+    expect(text(refused)).toContain("read-only");
+    expect((await registryOf(env).updateContext(name, { readOnly: false }, "test")).ok).toBe(true);
+    const written = await client.call("create_entities", { entities: [{ name: "beta", entityType: "t", observations: [] }] });
+    expect(written.isError, text(written)).toBeFalsy();
+    await client.close();
+  });
+
+  it("never lets a write land in an object purged elsewhere while calls were cached, and refuses cached reads too", async () => {
     const { name, client } = await setup();
     expect((await client.call("search_nodes", { query: "alpha" })).isError).toBeFalsy();
-    // A purge in another isolate, step by step as the purge route does it, without touching this isolate's cache.
-    const registry = registryOf(env);
-    expect((await registry.beginPurge(name)).ok).toBe(true);
-    await env.MEMORY.getByName(name).purge();
-    expect((await registry.finishPurge(name, "test")).ok).toBe(true);
+    // A purge in another isolate, as the purge route asks the Registry for it, without touching this isolate's cache.
+    expect(await registryOf(env).purgeContext(name, "test")).toEqual({ ok: true, value: { wasRegistered: true } });
     const write = await client.call("create_entities", { entities: [{ name: "ghost", entityType: "t", observations: ["after purge"] }] });
     expect(write.isError).toBe(true);
     expect(text(write)).toContain("does not exist");
     const read = await client.call("search_nodes", { query: "alpha ghost" });
-    expect(read.isError).toBeFalsy();
-    expect(read.structuredContent?.entities).toEqual([]);
+    expect(read.isError).toBe(true);
+    expect(text(read)).toContain("was purged");
     expect(await rows(name)).toBe(0);
     await client.close();
   });

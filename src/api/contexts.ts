@@ -14,15 +14,16 @@
  * a name the Registry will accept, so a rejected call changes no object.
  *
  * A purge is the only way data is deleted wholesale: the name must be typed
- * twice, the Registry stops routing to the context first, then the
- * MemoryContext wipes itself, then the name is forgotten and the purge audited.
+ * twice; the Registry stops routing to the context, has the MemoryContext
+ * wipe itself (marked purged: it refuses every call until registered again),
+ * then forgets the name and audits the purge (Registry.purgeContext).
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { checkLimits, LIMIT_NAMES, MAX_LIMIT } from "../priority/capacity";
-import { contextCache } from "../auth/cache";
+import { activeCache, contextCache } from "../auth/cache";
 import { registryOf } from "../registry/Registry";
 import type { Capacity } from "../registry/types";
 import { fail } from "../errors";
@@ -135,14 +136,11 @@ contexts.post("/:name/purge", requireAdmin, async (c) => {
   if (c.req.query("confirm") !== target) {
     return invalid(c, `Purging deletes every entity, observation and relation in "${target}" for good. Type the name again: ?confirm=${target}`);
   }
-  const registry = registryOf(c.env);
-  const before = await registry.beginPurge(target);
-  // Reads cached in this isolate stop at once; other isolates' cached reads end within TOKEN_CACHE_SECONDS and,
-  // arriving after the wipe, find an empty object. Writes never use the cache, so none lands after the purge.
+  const purged = await registryOf(c.env).purgeContext(target, c.get("caller").id);
+  // Calls cached in this isolate stop at once; other isolates' cached calls reach the object, which refuses them
+  // once wiped (marked purged until registered again); a write before the wipe is wiped with the rest.
   contextCache.forget(target);
-  if (!before.ok) return failed(c, before);
-  await c.env.MEMORY.getByName(target).purge();
-  const done = await registry.finishPurge(target, c.get("caller").id);
-  if (!done.ok) return failed(c, done);
-  return c.json({ purged: target, wasRegistered: before.value !== null && before.value.removedAt === null });
+  activeCache.forgetContext(target);
+  if (!purged.ok) return failed(c, purged);
+  return c.json({ purged: target, wasRegistered: purged.value.wasRegistered });
 });

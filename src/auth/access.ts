@@ -10,32 +10,59 @@
  *    nothing, so a typo does not leave a context behind;
  * 3. a write needs a write or admin grant and a context that is not read-only.
  *
- * Step 2 is a Registry round trip. For a read, a registration seen in the
- * last TOKEN_CACHE_SECONDS in this isolate answers instead (./cache.ts):
- * a removal elsewhere reaches reads within that bound. A write always asks
- * the Registry, so read-only flags, removals and purges bind writes at once.
+ * Step 2 is a Registry round trip only the first time in
+ * TOKEN_CACHE_SECONDS: a registration seen since in this isolate answers
+ * instead (./cache.ts), for reads and writes alike, so a warm tool call
+ * never reaches the Registry. A removal elsewhere reaches reads within that
+ * bound. Writes need no fresher answer: the context's own object refuses a
+ * write into a read-only, removed or purged context itself
+ * (src/context/registration.ts), at once, whatever this cache holds. A
+ * write's Registry lookup also pushes the registration to the object
+ * (src/registry/Registry.ts), which heals one left refusing; a write into a
+ * context cached as read-only looks it up again, so lifting the flag
+ * elsewhere binds at once too.
  */
 import { fail, ok, type Outcome } from "../errors";
 import { registryOf } from "../registry/Registry";
-import type { ContextInfo } from "../registry/types";
+import type { ActiveContext, ContextInfo } from "../registry/types";
 import { settings } from "../settings";
-import { contextCache } from "./cache";
-import type { Caller } from "./caller";
+import { activeCache, contextCache } from "./cache";
+import { callerKey, type Caller } from "./caller";
 import { mayCreate, roleFor, type Role } from "./grants";
 
 export type Need = "read" | "write";
 
 export const noGrant = (name: string) => `You have no grant for context ${JSON.stringify(name)}. list_contexts shows the contexts you can use.`;
 
+/**
+ * The caller's active context: the Registry's answer, kept with the token for
+ * TOKEN_CACHE_SECONDS in this isolate (set_active_context changes it here at
+ * once, elsewhere within the bound).
+ */
+export async function activeContextOf(env: Env, caller: Caller): Promise<Outcome<ActiveContext>> {
+  const key = callerKey(caller);
+  const cached = activeCache.get(key);
+  if (cached) return ok(cached);
+  const active = await registryOf(env).activeContext(key);
+  if (active.ok) activeCache.set(key, active.value, settings(env).TOKEN_CACHE_SECONDS * 1000);
+  return active;
+}
+
 export async function openContext(env: Env, caller: Caller, name: string, need: Need): Promise<Outcome<ContextInfo & { role: Role }>> {
   const role = roleFor(caller.grants, name);
   if (!role) return fail("Forbidden", noGrant(name));
-  const cached = need === "read" ? contextCache.get(name) : undefined;
-  if (cached) return ok({ ...cached, role });
-  const used = await registryOf(env).useContext(name, need === "write" && mayCreate(caller.grants, name), caller.id);
-  if (!used.ok) return used;
-  const { created: _, ...context } = used.value;
-  contextCache.set(name, context, settings(env).TOKEN_CACHE_SECONDS * 1000);
+  const cached = contextCache.get(name);
+  let context: ContextInfo;
+  // A write into a context cached as read-only asks again: the flag may have been lifted elsewhere.
+  if (cached && !(need === "write" && cached.readOnly)) context = cached;
+  else {
+    const write = need === "write";
+    const used = await registryOf(env).useContext(name, write && mayCreate(caller.grants, name), caller.id, write);
+    if (!used.ok) return used;
+    const { created: _, ...fresh } = used.value;
+    context = fresh;
+    contextCache.set(name, context, settings(env).TOKEN_CACHE_SECONDS * 1000);
+  }
   if (need === "write") {
     if (role === "read") {
       return fail("Forbidden", `Your grant on context ${JSON.stringify(name)} is read-only, and this call writes. Reads work.`);

@@ -1,7 +1,8 @@
 /**
  * The Worker isolate's short-lived memory of Registry lookups, so a busy
  * client does not cost a Registry call per request: API tokens (who the
- * caller is) and registered contexts (whether a name may be read).
+ * caller is), registered contexts (whether a name may be used) and each
+ * caller's active context.
  *
  * ## Bound
  * An entry lives TOKEN_CACHE_SECONDS (default 30, at most 60) from the
@@ -14,12 +15,15 @@
  * injectable so tests cross the bound without sleeping.
  *
  * ## What the context cache may decide
- * Reads only (src/auth/access.ts): a write always asks the Registry, so a
- * read-only flag or a removal is never missed by a write, and a purged
- * object never receives a write from a stale entry.
+ * Whether a call may go on to the context's object (src/auth/access.ts).
+ * The object itself refuses a write into a read-only, removed or purged
+ * context, and any call into a purged one (src/context/registration.ts),
+ * so a stale entry never lets a write through. The active context is kept
+ * per caller (`activeCache`): set_active_context replaces this isolate's
+ * entry at once, and a removal or purge here forgets the entries naming it.
  */
 import type { Caller } from "./caller";
-import type { ContextInfo } from "../registry/types";
+import type { ActiveContext, ContextInfo } from "../registry/types";
 
 export class TtlCache<V> {
   now: () => number = Date.now;
@@ -67,3 +71,13 @@ export const tokenCache = new TokenCache();
 
 /** The isolate's registered contexts, keyed by name (a removed or unknown name is never stored). */
 export const contextCache = new TtlCache<ContextInfo>();
+
+export class ActiveCache extends TtlCache<ActiveContext> {
+  /** Forgets every caller's entry that names `context` (removed or purged here). */
+  forgetContext(context: string): void {
+    for (const [key, e] of this.entries) if (e.value.name === context) this.entries.delete(key);
+  }
+}
+
+/** The isolate's active contexts, keyed by callerKey. */
+export const activeCache = new ActiveCache();

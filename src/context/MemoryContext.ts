@@ -61,6 +61,7 @@ import type { RelatedItem } from "./access";
 import { PendingAccesses, realTimers, type Scheduler } from "./pending";
 import { importBatch, type ImportBatchResult, type ImportLine } from "./importing";
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
+import { applyRegistration, type RegistrationPush } from "./registration";
 import { Runner } from "./runner";
 import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
 import { Upkeep } from "./upkeep";
@@ -148,6 +149,14 @@ export class MemoryContext extends DurableObject<Env> {
     return this.runner.run(undefined, "read", ({ db }) => {
       writeState(db, "read_only", readOnly ? true : null);
       return { value: { readOnly } };
+    });
+  }
+
+  /** A registration fact pushed by the Registry (./registration.ts): what this object admits from now on. */
+  setRegistration(push: RegistrationPush): Outcome<RegistrationPush> {
+    return this.runner.run(undefined, "read", ({ db }) => {
+      applyRegistration(db, push);
+      return { value: push };
     });
   }
 
@@ -347,14 +356,16 @@ export class MemoryContext extends DurableObject<Env> {
 
   /**
    * Wipes everything this context holds (the administrator's purge, after the
-   * Registry stopped routing calls here) and re-creates the empty schema. No
-   * other call runs in between.
+   * Registry stopped routing calls here) and re-creates the empty schema,
+   * marked purged: the object refuses every call until a registration is
+   * pushed (./registration.ts). No other call runs in between.
    */
-  async purge(): Promise<void> {
+  async purge(name: string): Promise<void> {
     await this.ctx.blockConcurrencyWhile(async () => {
       this.pending.drop();
       await this.ctx.storage.deleteAll();
       migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
+      this.ctx.storage.transactionSync(() => applyRegistration(this.db, { name, status: "purged" }));
       await this.upkeep.load();
     });
   }

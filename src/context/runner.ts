@@ -15,6 +15,12 @@
  *   read_graph runs as one too: a listing with no hits, it leaves earlier
  *   hits pending rather than wait for their commit.
  *
+ * ## Admission
+ * Before `fn`, inside the same transaction, the object checks what it was
+ * told of its registration (./registration.ts): a write into a read-only,
+ * removed or purged context, and a caller's read of a purged one, are
+ * refused here, whatever the Worker's caches believed.
+ *
  * ## Effects
  * `fn` returns `{ value, effects }`: what the call did to items. A read or a
  * write that reports effects hands them to the access hook (./access.ts) in
@@ -45,6 +51,7 @@ import type { CallMeta } from "../storage/meta";
 import type { Db } from "../storage/sql";
 import { accessOptions, itemSink, reportEffects, type AccessOptions, type RelatedItem } from "./access";
 import type { PendingAccesses } from "./pending";
+import { admit } from "./registration";
 import type { Upkeep } from "./upkeep";
 
 export type CallKind = "read" | "write" | "search";
@@ -119,10 +126,18 @@ export class Runner {
     };
     let out: Outcome<unknown>;
     if (readsOnly(kind, fn)) {
-      if (kind === "search") return this.search(called(meta), access(), fn);
-      out = this.read((scope) => report(fn(scope), scope), true);
+      // A caller's read is admitted like a write; the object's own calls (no caller) are not.
+      const checked = (scope: ReadScope) => {
+        if (meta) admit(scope.db, "read");
+        return fn(scope);
+      };
+      if (kind === "search") return this.search(called(meta), access(), checked);
+      out = this.read((scope) => report(checked(scope), scope), true);
     } else {
-      out = this.write(called(meta), (w) => report(fn(w), w));
+      out = this.write(called(meta), (w) => {
+        admit(w.db, "write");
+        return report(fn(w), w);
+      });
     }
     // A session may have started or gone on: the alarm must drop it once it idles out.
     if (out.ok && accessed) this.host.upkeep.sessionsMayIdle(this.host.now(), access().sessionIdleMs);

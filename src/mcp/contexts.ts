@@ -5,11 +5,10 @@
  * themselves; they never act inside a memory context.
  */
 import { z } from "zod";
-import { callerKey } from "../auth/caller";
+import { activeContextOf } from "../auth/access";
 import { roleFor, ROLES } from "../auth/grants";
 import { ok, type Outcome } from "../errors";
 import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, LIMITS } from "../limits";
-import { registryOf } from "../registry/Registry";
 import type { ContextInfo } from "../registry/types";
 import type { ToolContext } from "./tool";
 
@@ -41,7 +40,7 @@ export interface CurrentContext {
 
 export async function currentContext(ctx: ToolContext): Promise<Outcome<CurrentContext>> {
   if (ctx.pinned !== undefined) return ok({ name: ctx.pinned, source: "url" });
-  const active = await registryOf(ctx.env).activeContext(callerKey(ctx.caller));
+  const active = await activeContextOf(ctx.env, ctx.caller);
   if (!active.ok) return active;
   const { name, fellBackFrom } = active.value;
   if (fellBackFrom !== undefined) {

@@ -18,11 +18,10 @@
  */
 import { CLIENT_INFO_META_KEY, McpServer, type CallToolResult, type ServerContext, type StandardSchemaWithJSON } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { openContext, type Need } from "../auth/access";
-import { callerIdOf, callerKey, type Caller } from "../auth/caller";
+import { activeContextOf, openContext, type Need } from "../auth/access";
+import { callerIdOf, type Caller } from "../auth/caller";
 import { describeThrown, errorRef, fail } from "../errors";
 import { CONTEXT_NAME_PATTERN } from "../limits";
-import { registryOf } from "../registry/Registry";
 import { describeMalformed, malformedIn } from "../text";
 import { registerCompletions } from "./completions";
 import { invalid, type GuideScope } from "./guide";
@@ -210,7 +209,7 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
     }
     let name = scope.pinned ?? argument;
     if (name === undefined) {
-      const active = await registryOf(scope.env).activeContext(callerKey(scope.caller));
+      const active = await activeContextOf(scope.env, scope.caller);
       if (!active.ok) return active;
       name = active.value.name;
       if (active.value.fellBackFrom !== undefined) {
@@ -252,7 +251,7 @@ async function intendedContext(scope: RequestScope, args: unknown): Promise<stri
   const argument = (args as { context?: unknown } | undefined)?.context;
   if (typeof argument === "string" && CONTEXT_NAME_PATTERN.test(argument)) return argument;
   try {
-    const active = await registryOf(scope.env).activeContext(callerKey(scope.caller));
+    const active = await activeContextOf(scope.env, scope.caller);
     if (active.ok) return active.value.name;
   } catch {
     // The line then says so; the result itself carries the failure.

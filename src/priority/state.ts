@@ -7,11 +7,12 @@
  *   last_evaluation  what the last evaluation found and did (./evaluate.ts)
  *   cluster_refresh  where the evaluation's cluster promotion pass goes on (./promote.ts)
  *   read_only        true while the Registry says the context is read-only (pushed by the contexts API):
- *                    the evaluation then never prunes
+ *                    the evaluation then never prunes, and the object refuses writes (src/context/registration.ts)
+ *   registration     {name, status} when the Registry removed the context or it was purged (src/context/registration.ts)
  */
 import type { Db } from "../storage/sql";
 
-export type StateKey = "capacity" | "next_evaluation" | "last_evaluation" | "cluster_refresh" | "read_only";
+export type StateKey = "capacity" | "next_evaluation" | "last_evaluation" | "cluster_refresh" | "read_only" | "registration";
 
 export function readState<T>(db: Db, key: StateKey): T | null {
   const row = db.one<{ value: string }>("SELECT value FROM priority_state WHERE key = ?", key);

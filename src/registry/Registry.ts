@@ -11,11 +11,27 @@
  * constructor, like a MemoryContext's.
  *
  * ## Concurrency and atomicity
- * Every method is one `transactionSync`; a change and its audit entry commit
- * together. Domain failures come back as `Outcome` values.
+ * Every change is one `transactionSync`; a change and its audit entry commit
+ * together (a purge, around its object's wipe, is two). Domain failures come
+ * back as `Outcome` values.
+ *
+ * ## Pushes to the contexts' objects
+ * A context's object checks its own writes (src/context/registration.ts), so
+ * every change here that binds writes is pushed to it in the same method: a
+ * removal or a read-only flag before it is recorded (a failed push changes
+ * nothing here), a registration after (a write's first lookup in an isolate
+ * pushes it again, so an object left refusing heals). The steps for one name
+ * run one after another (`serially`), so two pushes never cross.
+ *
+ * ## Count
+ * `callCount()` says how many calls this object served since it started
+ * (each once, however many steps it took): test/hot-path.test.ts checks
+ * that warm tool calls make none.
  */
 import { DurableObject } from "cloudflare:workers";
-import { capture, DomainError, type Outcome } from "../errors";
+import { capture, DomainError, errorRef, fail, internalFailure, ok, type Outcome } from "../errors";
+// same level: the push a context's object understands (type only)
+import type { RegistrationPush } from "../context/registration";
 import { DEFAULT_CONTEXT } from "../limits";
 // upward: the Registry stores grants in the shape auth defines and checks (type only)
 import type { Grant } from "../auth/grants";
@@ -45,8 +61,51 @@ export class Registry extends DurableObject<Env> {
     });
   }
 
-  private tx<T>(fn: (db: Db, now: number) => T): Outcome<T> {
+  private served = 0;
+  /** The tail of each name's running steps (see `serially`). */
+  private readonly steps = new Map<string, Promise<unknown>>();
+
+  /** One transaction; each call served counts once (`counted` false: a further step of the same call). */
+  private tx<T>(fn: (db: Db, now: number) => T, counted = true): Outcome<T> {
+    if (counted) this.served++;
     return capture(() => this.ctx.storage.transactionSync(() => fn(this.db, this.now())));
+  }
+
+  /** The calls this object served since it started (not counting this one). */
+  callCount(): number {
+    return this.served;
+  }
+
+  /** Runs `fn` after every earlier step for `name` finished, so a lookup's push and a removal's never interleave. */
+  private async serially<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const run = (this.steps.get(name) ?? Promise.resolve()).then(fn, fn);
+    const tail = run.catch(() => undefined);
+    this.steps.set(name, tail);
+    try {
+      return await run;
+    } finally {
+      if (this.steps.get(name) === tail) this.steps.delete(name);
+    }
+  }
+
+  /** Tells the context's object a registration fact; an error is logged here and comes back as a reference. */
+  private async push(p: RegistrationPush): Promise<Outcome<void>> {
+    try {
+      const told = await this.env.MEMORY.getByName(p.name).setRegistration(p);
+      return told.ok ? ok(undefined) : told;
+    } catch (error) {
+      const ref = errorRef();
+      console.error(JSON.stringify({ event: "internal_error", ref, where: "registry.push", context: p.name, error: String(error) }));
+      return internalFailure(ref);
+    }
+  }
+
+  /** Runs `change`, then pushes the registration it left (when it succeeded). */
+  private async thenRegistered<T extends ContextInfo>(name: string, change: () => Outcome<T>): Promise<Outcome<T>> {
+    const done = change();
+    if (!done.ok) return done;
+    const pushed = await this.push({ name, status: "registered", readOnly: done.value.readOnly });
+    return pushed.ok ? done : pushed;
   }
 
   // ---- tokens
@@ -87,54 +146,96 @@ export class Registry extends DurableObject<Env> {
    * and `create` allows it (the default context always may be). This is how
    * contexts of a deployment that predates the Registry appear: on first
    * write. Callers pass `create` only for writes, so a read of a misspelt
-   * name registers nothing.
+   * name registers nothing. `push` (a write's lookup) also tells the
+   * context's object it is registered, so an object left refusing by a
+   * purge or a failed push heals on the next write.
    */
-  useContext(name: string, create: boolean, actor: string): Outcome<ContextInfo & { created: boolean }> {
-    return this.tx((db, now) => ensureRegistered(db, now, name, create, actor));
+  useContext(name: string, create: boolean, actor: string, push = false): Promise<Outcome<ContextInfo & { created: boolean }>> {
+    const use = () => this.tx((db, now) => ensureRegistered(db, now, name, create, actor));
+    if (!push) return Promise.resolve(use());
+    return this.serially(name, () => this.thenRegistered(name, use));
   }
 
   listContexts(includeRemoved: boolean): Outcome<ContextInfo[]> {
     return this.tx((db) => contexts.listContexts(db, includeRemoved));
   }
 
-  addContext(c: NewContext, actor: string, via: string): Outcome<ContextInfo & { revived: boolean }> {
-    return this.tx((db, now) => {
-      const added = contexts.registerContext(db, c, actor, now);
-      record(db, now, actor, "context.create", c.name, { via, revived: added.revived, readOnly: added.readOnly });
-      return added;
+  addContext(c: NewContext, actor: string, via: string): Promise<Outcome<ContextInfo & { revived: boolean }>> {
+    return this.serially(c.name, () =>
+      this.thenRegistered(c.name, () =>
+        this.tx((db, now) => {
+          const added = contexts.registerContext(db, c, actor, now);
+          record(db, now, actor, "context.create", c.name, { via, revived: added.revived, readOnly: added.readOnly });
+          return added;
+        }),
+      ),
+    );
+  }
+
+  /** A new read-only flag reaches the context's object first (when it makes the context read-only) or after (when it lifts it). */
+  updateContext(name: string, patch: ContextPatch, actor: string): Promise<Outcome<ContextInfo>> {
+    const update = (counted = true) =>
+      this.tx((db, now) => {
+        const updated = contexts.updateContext(db, name, patch);
+        record(db, now, actor, "context.update", name, { ...patch });
+        return updated;
+      }, counted);
+    if (patch.readOnly === undefined) return Promise.resolve(update());
+    return this.serially(name, async () => {
+      if (patch.readOnly) {
+        const found = this.tx((db) => contexts.registeredContext(db, name));
+        if (!found.ok) return found;
+        const pushed = await this.push({ name, status: "registered", readOnly: true });
+        if (!pushed.ok) return pushed;
+        return update(false);
+      }
+      return this.thenRegistered(name, update);
     });
   }
 
-  updateContext(name: string, patch: ContextPatch, actor: string): Outcome<ContextInfo> {
-    return this.tx((db, now) => {
-      const updated = contexts.updateContext(db, name, patch);
-      record(db, now, actor, "context.update", name, { ...patch });
-      return updated;
+  /** The context's object refuses writes before the removal is recorded; a failed push removes nothing. */
+  removeContext(name: string, actor: string, via: string): Promise<Outcome<ContextInfo>> {
+    return this.serially(name, async () => {
+      if (name === DEFAULT_CONTEXT) return fail("Invalid", contexts.CANNOT_REMOVE_DEFAULT);
+      const removable = this.tx((db) => contexts.registeredContext(db, name));
+      if (!removable.ok) return removable;
+      const pushed = await this.push({ name, status: "removed" });
+      if (!pushed.ok) return pushed;
+      return this.tx((db, now) => {
+        const removed = contexts.removeContext(db, name, now);
+        record(db, now, actor, "context.remove", name, { via });
+        return removed;
+      }, false);
     });
   }
 
-  removeContext(name: string, actor: string, via: string): Outcome<ContextInfo> {
-    return this.tx((db, now) => {
-      const removed = contexts.removeContext(db, name, now);
-      record(db, now, actor, "context.remove", name, { via });
-      return removed;
-    });
-  }
-
-  /** Step one of a purge: stop calls from using `name` while its data is wiped. */
-  beginPurge(name: string): Outcome<ContextInfo | null> {
-    return this.tx((db, now) => {
-      const c = contexts.findContext(db, name);
-      if (c && c.removedAt === null && name !== DEFAULT_CONTEXT) contexts.removeContext(db, name, now);
-      return c ?? null;
-    });
-  }
-
-  /** Step two, after the MemoryContext wiped itself: forget the name and record the purge. */
-  finishPurge(name: string, actor: string): Outcome<void> {
-    return this.tx((db, now) => {
-      contexts.deleteContext(db, name);
-      record(db, now, actor, "context.purge", name);
+  /**
+   * Purges `name`, one step for that name at a time (no lookup's push can
+   * come between): stop routing calls to it, have its object wipe itself
+   * (it then refuses every call until registered again), forget the name and
+   * record the purge. A failed wipe leaves the context removed, not forgotten.
+   */
+  purgeContext(name: string, actor: string): Promise<Outcome<{ wasRegistered: boolean }>> {
+    return this.serially(name, async () => {
+      const before = this.tx((db, now) => {
+        const c = contexts.findContext(db, name);
+        if (c && c.removedAt === null && name !== DEFAULT_CONTEXT) contexts.removeContext(db, name, now);
+        return c ?? null;
+      });
+      if (!before.ok) return before;
+      try {
+        await this.env.MEMORY.getByName(name).purge(name);
+      } catch (error) {
+        const ref = errorRef();
+        console.error(JSON.stringify({ event: "internal_error", ref, where: "registry.purge", context: name, error: String(error) }));
+        return internalFailure(ref);
+      }
+      const done = this.tx((db, now) => {
+        contexts.deleteContext(db, name);
+        record(db, now, actor, "context.purge", name);
+      }, false);
+      if (!done.ok) return done;
+      return ok({ wasRegistered: before.value !== null && before.value.removedAt === null });
     });
   }
 

@@ -94,8 +94,10 @@ export function updateContext(db: Db, name: string, patch: ContextPatch): Contex
   return registeredContext(db, name);
 }
 
+export const CANNOT_REMOVE_DEFAULT = `The "${DEFAULT_CONTEXT}" context cannot be removed: it is where calls fall back to.`;
+
 export function removeContext(db: Db, name: string, now: number): ContextInfo {
-  if (name === DEFAULT_CONTEXT) throw new DomainError("Invalid", `The "${DEFAULT_CONTEXT}" context cannot be removed: it is where calls fall back to.`);
+  if (name === DEFAULT_CONTEXT) throw new DomainError("Invalid", CANNOT_REMOVE_DEFAULT);
   registeredContext(db, name);
   db.run("UPDATE contexts SET removed_at = ? WHERE name = ?", now, name);
   return findContext(db, name) as ContextInfo;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { roleFor } from "../../auth/grants";
 import { fail } from "../../errors";
-import { contextCache } from "../../auth/cache";
+import { activeCache, contextCache } from "../../auth/cache";
 import { registryOf } from "../../registry/Registry";
 import { contextName } from "../contexts";
 import { defineTool, DESTRUCTIVE, failure, reply } from "../tool";
@@ -21,7 +21,9 @@ export default defineTool({
     }
     const removed = await registryOf(ctx.env).removeContext(name, ctx.caller.id, "tool:remove_context");
     if (!removed.ok) return failure(removed);
-    contextCache.forget(name); // this isolate stops serving reads at once; others within TOKEN_CACHE_SECONDS
+    // This isolate stops serving reads at once, others within TOKEN_CACHE_SECONDS; writes stop everywhere (the object refuses them).
+    contextCache.forget(name);
+    activeCache.forgetContext(name);
     const text = `Removed context "${name}". Its data is kept until an administrator purges it.`;
     return reply(name, { name, removed: true, dataKept: true }, text);
   },

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { noGrant } from "../../auth/access";
+import { activeCache } from "../../auth/cache";
 import { callerKey } from "../../auth/caller";
 import { roleFor } from "../../auth/grants";
 import { fail } from "../../errors";
 import { registryOf } from "../../registry/Registry";
+import { settings } from "../../settings";
 import { ContextOut, contextName, contextOut } from "../contexts";
 import { defineTool, failure, reply, SETS } from "../tool";
 
@@ -20,6 +22,7 @@ export default defineTool({
     if (roleFor(ctx.caller.grants, name) === undefined) return failure(fail("Forbidden", noGrant(name)));
     const set = await registryOf(ctx.env).setActiveContext(callerKey(ctx.caller), name, ctx.caller.id);
     if (!set.ok) return failure(set);
+    activeCache.set(callerKey(ctx.caller), { name }, settings(ctx.env).TOKEN_CACHE_SECONDS * 1000); // at once in this isolate
     const note =
       ctx.pinned !== undefined && ctx.pinned !== name
         ? `This endpoint is pinned to "${ctx.pinned}", so calls here still go there; the active context applies on /mcp.`

@@ -1,0 +1,51 @@
+/**
+ * What a context's own object knows of its registration, so a write is
+ * checked where it lands and never needs the Registry on its way in.
+ *
+ * The Registry stays the source of truth. It pushes each change here in the
+ * operation that makes it (src/registry/Registry.ts): a removal before it is
+ * recorded, a registration after; the contexts API pushes the read-only flag
+ * (`read_only`, src/priority/state.ts) the same way. A purge marks the wiped
+ * object purged itself. The runner (./runner.ts) asks `admit` inside every
+ * call's transaction:
+ *
+ * - a write is refused in a read-only, removed or purged context;
+ * - a purged object refuses reads too, until a registration is pushed.
+ *
+ * An object never told anything (a context older than these pushes, or a
+ * test's direct stub) admits everything: every change that restricts a
+ * context pushes here first.
+ */
+import { DomainError } from "../errors";
+import { readState, writeState } from "../priority/state";
+import type { Db } from "../storage/sql";
+
+/** A registration fact as the Registry pushes it. */
+export type RegistrationPush = { name: string; status: "registered"; readOnly: boolean } | { name: string; status: "removed" | "purged" };
+
+type Stored = { name: string; status: "removed" | "purged" };
+
+const LIST = "list_contexts shows the contexts you can use; add_context creates one.";
+
+/** Records a pushed fact: a registration clears a removal or purge and sets the read-only flag. */
+export function applyRegistration(db: Db, push: RegistrationPush): void {
+  if (push.status === "registered") {
+    writeState(db, "registration", null);
+    writeState(db, "read_only", push.readOnly ? true : null);
+  } else {
+    writeState(db, "registration", { name: push.name, status: push.status } satisfies Stored);
+  }
+}
+
+/** Throws the refusal for a call of `kind` this object must not serve; reads pass unless it was purged. */
+export function admit(db: Db, kind: "read" | "write"): void {
+  const stored = readState<Stored>(db, "registration");
+  if (stored?.status === "purged") {
+    throw new DomainError("NotFound", `Context ${JSON.stringify(stored.name)} does not exist (it was purged). ${LIST}`);
+  }
+  if (kind === "read") return;
+  if (stored?.status === "removed") throw new DomainError("NotFound", `Context ${JSON.stringify(stored.name)} was removed. ${LIST}`);
+  if (readState<boolean>(db, "read_only") === true) {
+    throw new DomainError("Forbidden", "This context is read-only, and this call writes. Reads work.");
+  }
+}
