@@ -18,7 +18,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { startEngram } from "./lib/engram.mjs";
+import { startEngram, stopWithProcess } from "./lib/engram.mjs";
 import { generateGraph, openNodeSets, prefix, searchQueries } from "./lib/generate.mjs";
 import { startOfficial } from "./lib/official.mjs";
 import { load as loadAverage, machine } from "./lib/proc.mjs";
@@ -116,14 +116,7 @@ const engram = await startEngram({
   keepState: Boolean(opts["keep-state"]),
   log,
 });
-process.on("exit", () => engram.kill());
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    log(`${signal}: stopping wrangler dev`);
-    engram.kill();
-    process.exit(130);
-  });
-}
+stopWithProcess(engram, log);
 
 /**
  * Waits until the context's search index is as a context's searches find it

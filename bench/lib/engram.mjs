@@ -168,3 +168,15 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
     },
   };
 }
+
+/** Stops `engram` (wrangler dev) when the bench exits or is interrupted, so no server outlives its run. */
+export function stopWithProcess(engram, log) {
+  process.on("exit", () => engram.kill());
+  for (const signal of ["SIGINT", "SIGTERM"]) {
+    process.on(signal, () => {
+      log(`${signal}: stopping wrangler dev`);
+      engram.kill();
+      process.exit(130);
+    });
+  }
+}

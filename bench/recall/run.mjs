@@ -30,7 +30,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { startEngram } from "../lib/engram.mjs";
+import { startEngram, stopWithProcess } from "../lib/engram.mjs";
 import { load as loadAverage, machine } from "../lib/proc.mjs";
 import { ms, renderMachine } from "../lib/report.mjs";
 import { summarize } from "../lib/stats.mjs";
@@ -183,14 +183,7 @@ const results = {
 console.log(renderMachine(results.machine));
 
 const engram = await startEngram({ root, stateDir: path.join(outDir, `recall-state-${process.pid}`), log });
-process.on("exit", () => engram.kill());
-for (const signal of ["SIGINT", "SIGTERM"]) {
-  process.on(signal, () => {
-    log(`${signal}: stopping wrangler dev`);
-    engram.kill();
-    process.exit(130);
-  });
-}
+stopWithProcess(engram, log);
 
 const answers = Object.fromEntries(METHODS.map((m) => [m.key, []]));
 try {
