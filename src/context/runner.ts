@@ -39,7 +39,7 @@
  * back as an `Internal` failure carrying only that reference, so the RPC
  * never throws and nothing about the fault reaches a client.
  */
-import { capture, errorRef, internalFailure, type Outcome } from "../errors";
+import { capture, describeThrown, errorRef, internalFailure, type Outcome } from "../errors";
 import { ChangeRecorder, type InverseRegistry, type RecordingScope } from "../history";
 import type { Access, ItemEffects } from "../items";
 import type { ModelOptions } from "../priority/model";
@@ -108,7 +108,7 @@ export class Runner {
       return this.runCall(meta, kind, fn);
     } catch (error) {
       const ref = errorRef();
-      console.error(JSON.stringify({ event: "internal_error", ref, tool: meta?.tool, kind, error: String(error), stack: (error as Error)?.stack }));
+      console.error(JSON.stringify({ event: "internal_error", ref, tool: meta?.tool, kind, ...describeThrown(error) }));
       return internalFailure(ref);
     }
   }

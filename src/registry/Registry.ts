@@ -29,7 +29,7 @@
  * that warm tool calls make none.
  */
 import { DurableObject } from "cloudflare:workers";
-import { capture, DomainError, errorRef, fail, internalFailure, ok, type Outcome } from "../errors";
+import { capture, describeThrown, DomainError, errorRef, fail, internalFailure, ok, type Outcome } from "../errors";
 // same level: the push a context's object understands (type only)
 import type { RegistrationPush } from "../context/registration";
 import { DEFAULT_CONTEXT } from "../limits";
@@ -95,7 +95,7 @@ export class Registry extends DurableObject<Env> {
       return told.ok ? ok(undefined) : told;
     } catch (error) {
       const ref = errorRef();
-      console.error(JSON.stringify({ event: "internal_error", ref, where: "registry.push", context: p.name, error: String(error) }));
+      console.error(JSON.stringify({ event: "internal_error", ref, where: "registry.push", context: p.name, ...describeThrown(error) }));
       return internalFailure(ref);
     }
   }
@@ -227,7 +227,7 @@ export class Registry extends DurableObject<Env> {
         await this.env.MEMORY.getByName(name).purge(name);
       } catch (error) {
         const ref = errorRef();
-        console.error(JSON.stringify({ event: "internal_error", ref, where: "registry.purge", context: name, error: String(error) }));
+        console.error(JSON.stringify({ event: "internal_error", ref, where: "registry.purge", context: name, ...describeThrown(error) }));
         return internalFailure(ref);
       }
       const done = this.tx((db, now) => {
