@@ -4,6 +4,11 @@
 -- embed_state.model: the embedding model this context's vectors come from,
 --   NULL when the deployment has no model (lexical mode). The object sets it
 --   when it starts (src/search/semantic/queue.ts configureEmbedding).
+-- embed_state.entity_wm, observation_wm: entities and observations with ids
+--   up to these are in the queue or embedded; rows above them are new, and
+--   the alarm adds their entities to the queue before it embeds (as the
+--   search indexes find new rows, migrations/0003_search.sql), so appending
+--   costs a write no trigger work.
 -- embeddings: key = the item's key (entity:<name>, file:<path>, doc:<id>);
 --   vec = int8 components (a BLOB of `dimensions` bytes), scale = the float
 --   one unit stands for: component i is vec[i] * scale, the whole vector of
@@ -14,15 +19,22 @@
 --   them (the lag memory_stats reports).
 --
 -- Keeping them right, in the same transaction as every write, whichever code
--- path makes it (calls, undo, import, the archive): the triggers below. A
--- write to an item queues it when a model is set; a delete drops its vector
+-- path makes it (calls, undo, import, the archive): new entity and
+-- observation rows are found above the watermarks; the triggers below queue
+-- every other write to an item when a model is set (rows inserted at or
+-- below a watermark, as undo restores them under their old ids, updates,
+-- deletes, files and documents); a delete drops its vector
 -- and its place in the queue, so a search never finds a deleted item; a
 -- rename moves the vector to the new key (and queues it, its text changed).
 -- The object's alarm embeds the queue in batches, after the writes are
 -- acknowledged: a write never waits for the model.
 
-CREATE TABLE embed_state (model TEXT);
-INSERT INTO embed_state (model) VALUES (NULL);
+CREATE TABLE embed_state (
+  model          TEXT,
+  entity_wm      INTEGER NOT NULL,
+  observation_wm INTEGER NOT NULL
+);
+INSERT INTO embed_state (model, entity_wm, observation_wm) VALUES (NULL, 0, 0);
 
 CREATE TABLE embeddings (
   key        TEXT    PRIMARY KEY,
@@ -39,9 +51,9 @@ CREATE TABLE embed_queue (
 );
 CREATE INDEX embed_queue_by_age ON embed_queue (queued_at);
 
--- Entities: their name, type and observations make one text.
+-- Entities: their name, type and observations make one text. A new entity above the watermark is found by the alarm.
 CREATE TRIGGER embed_entity_insert AFTER INSERT ON entities
-WHEN (SELECT model FROM embed_state) IS NOT NULL BEGIN
+WHEN new.id <= (SELECT entity_wm FROM embed_state WHERE model IS NOT NULL) BEGIN
   INSERT INTO embed_queue (key, queued_at) VALUES ('entity:' || new.name, CAST(unixepoch('subsec') * 1000 AS INTEGER))
   ON CONFLICT (key) DO UPDATE SET version = version + 1;
 END;
@@ -62,8 +74,9 @@ CREATE TRIGGER embed_entity_delete AFTER DELETE ON entities BEGIN
 END;
 
 -- An observation's entity is queued when its observations change (not when the entity goes: it is gone by then).
+-- A new observation above the watermark is found by the alarm instead.
 CREATE TRIGGER embed_observation_insert AFTER INSERT ON observations
-WHEN (SELECT model FROM embed_state) IS NOT NULL BEGIN
+WHEN new.id <= (SELECT observation_wm FROM embed_state WHERE model IS NOT NULL) BEGIN
   INSERT INTO embed_queue (key, queued_at)
   SELECT 'entity:' || name, CAST(unixepoch('subsec') * 1000 AS INTEGER) FROM entities WHERE id = new.entity_id
   ON CONFLICT (key) DO UPDATE SET version = version + 1;

@@ -8,6 +8,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { catchUp, configureEmbedding, embeddingStatus, readVector, WorkersAiEmbedder, type AiBinding } from "../src/search/semantic";
+import { foldAppends } from "../src/search/semantic/queue";
 import { MAX_BATCH } from "../src/search/semantic/embedder";
 import { Db } from "../src/storage/sql";
 import { as, stubOf, unwrap } from "./helpers/context";
@@ -55,7 +56,13 @@ async function withFakeAi(stub: Stub): Promise<FakeAi> {
 
 const sql = <T extends Record<string, SqlStorageValue>>(stub: Stub, query: string) =>
   runInDurableObject(stub, (_i, state) => new Db(state.storage.sql).all<T>(query));
-const queued = async (stub: Stub) => (await sql<{ key: string }>(stub, "SELECT key FROM embed_queue ORDER BY key")).map((r) => r.key);
+/** What waits to be embedded: the queue, after new rows above the watermarks are folded into it (as memory_stats does). */
+const queued = (stub: Stub) =>
+  runInDurableObject(stub, (_i, state) => {
+    const db = new Db(state.storage.sql);
+    state.storage.transactionSync(() => foldAppends(db));
+    return db.all<{ key: string }>("SELECT key FROM embed_queue ORDER BY key").map((r) => r.key);
+  });
 const vectorKeys = async (stub: Stub) => (await sql<{ key: string }>(stub, "SELECT key FROM embeddings ORDER BY key")).map((r) => r.key);
 const vectorOf = (stub: Stub, key: string) => runInDurableObject(stub, (_i, state) => readVector(new Db(state.storage.sql), key));
 
@@ -158,7 +165,7 @@ describe("the embedding queue", () => {
     expect(ai.calls.map((c) => c.texts.length)).toEqual([50, 50, 20]);
   });
 
-  it("keeps an item queued when it is written again while the model embeds it, and stores nothing for one deleted meanwhile", async () => {
+  it("embeds again an item written while the model embedded it, and stores nothing for one deleted meanwhile", async () => {
     const stub = fresh();
     const ai = await withFakeAi(stub);
     unwrap(await write(stub, "Moving", ["first text"]));
@@ -180,13 +187,45 @@ describe("the embedding queue", () => {
       open();
       return running;
     });
-    expect(result).toMatchObject({ taken: 2, embedded: 0, remaining: 1 });
-    expect(await vectorKeys(stub)).toEqual([]);
+    // The vector of the text it read is stored; the observation added meanwhile queues it again.
+    expect(result).toMatchObject({ taken: 2, embedded: 1 });
+    expect(await vectorKeys(stub)).toEqual(["entity:Moving"]);
     expect(await queued(stub)).toEqual(["entity:Moving"]);
     ai.gate = undefined;
     await drain(stub);
     expect(ai.calls.at(-1)?.texts).toEqual(["Moving (thing)\nfirst text\nsecond text"]);
+    expect(await queued(stub)).toEqual([]);
     expect(await vectorKeys(stub)).toEqual(["entity:Moving"]);
+  });
+
+  it("keeps an item queued when its entity changes while the model embeds it (the older vector is not stored)", async () => {
+    const stub = fresh();
+    const ai = await withFakeAi(stub);
+    unwrap(await write(stub, "Doc", ["text"]));
+    await drain(stub);
+    unwrap(await stub.deleteObservations([{ entityName: "Doc", observations: ["text"] }], as("writer")));
+    let open = () => {};
+    ai.gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const result = await runInDurableObject(stub, async (instance: MemoryContext, state) => {
+      const db = new Db(state.storage.sql);
+      const running = catchUp(
+        db,
+        (fn) => state.storage.transactionSync(fn),
+        new WorkersAiEmbedder(ai, MODEL),
+        () => Date.now(),
+      );
+      unwrap(instance.deleteObservations([{ entityName: "Doc", observations: ["gone"] }], as("writer")));
+      unwrap(instance.addObservations([{ entityName: "Doc", contents: ["old"] }], as("writer")));
+      unwrap(instance.deleteObservations([{ entityName: "Doc", observations: ["old"] }], as("writer")));
+      open();
+      return running;
+    });
+    expect(result).toMatchObject({ taken: 1, embedded: 0, remaining: 1 });
+    ai.gate = undefined;
+    await drain(stub);
+    expect(ai.calls.at(-1)?.texts).toEqual(["Doc (thing)"]);
   });
 
   it("leaves the queue as it was when the model fails, and tries again later", async () => {
@@ -306,9 +345,9 @@ describe("the search mode", () => {
     await runInDurableObject(stub, (_i, state) => {
       const db = new Db(state.storage.sql);
       state.storage.transactionSync(() => configureEmbedding(db, MODEL, 1_000));
-      db.run("INSERT INTO entities (name, entity_type, created_at, updated_at) VALUES ('A', 't', 0, 0)");
-      db.run("UPDATE embed_queue SET queued_at = 1000");
-      expect(embeddingStatus(db, 61_000)).toMatchObject({ queued: 1, oldestQueuedMs: 60_000 });
+      // A new entity waits from when it was written (its row's time, the object's clock).
+      db.run("INSERT INTO entities (name, entity_type, created_at, updated_at) VALUES ('A', 't', 1000, 1000)");
+      expect(state.storage.transactionSync(() => embeddingStatus(db, 61_000))).toMatchObject({ queued: 1, oldestQueuedMs: 60_000 });
     });
   });
 });
