@@ -66,18 +66,20 @@ describe("nearest", () => {
     for (const f of found) expect(top.has(f.key)).toBe(true);
   });
 
-  it("finds the stored vector itself first, breaks ties by key, and returns fewer than k when fewer are stored", async () => {
+  it("finds the stored vector itself first, orders ties by key, keeps the first stored of a tie at the cut, and returns fewer than k when fewer are stored", async () => {
     const v = normalize(Float32Array.from([1, 2, 3, 4]));
     const w = normalize(Float32Array.from([4, 3, 2, 1]));
     const found = await withDb((db) => {
       storeVector(db, "doc:b", "m", v, 0);
       storeVector(db, "doc:a", "m", v, 0);
       storeVector(db, "file:w", "m", w, 0);
-      return { three: nearest(db, v, 5, "m"), one: nearest(db, v, 1, "m"), none: nearest(db, v, 0, "m") };
+      return { three: nearest(db, v, 5, "m"), one: nearest(db, v, 1, "m"), none: nearest(db, v, 0, "m"), lexical: nearest(db, v, 5) };
     });
     expect(found.three.map((f) => f.key)).toEqual(["doc:a", "doc:b", "file:w"]);
     expect(found.three[0]?.similarity).toBeCloseTo(1, 2);
-    expect(found.one.map((f) => f.key)).toEqual(["doc:a"]);
+    expect(found.one.map((f) => f.key)).toEqual(["doc:b"]);
     expect(found.none).toEqual([]);
+    // By default the context's model: a context in lexical mode has none, so nothing is near.
+    expect(found.lexical).toEqual([]);
   });
 });

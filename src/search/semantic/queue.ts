@@ -22,7 +22,7 @@
 import { itemRef, type ItemKind } from "../../items";
 import type { Db } from "../../storage/sql";
 import { MAX_TEXT_CHARS as TEXT_CHARS, type Embedder } from "./embedder";
-import { storeVector } from "./vectors";
+import { currentModel, storeVector } from "./vectors";
 
 /** Items embedded per model round trip (and per alarm run: the alarm runs again at once while items wait). */
 export const BATCH = 50;
@@ -39,8 +39,6 @@ export interface EmbeddingStatus {
   queued: number;
   oldestQueuedMs: number;
 }
-
-export const currentModel = (db: Db): string | null => db.one<{ model: string | null }>("SELECT model FROM embed_state")?.model ?? null;
 
 /** Sets the context's model (null: none); call in a transaction. Returns whether anything changed. */
 export function configureEmbedding(db: Db, model: string | null, now: number): boolean {

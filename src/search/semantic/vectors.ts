@@ -14,15 +14,21 @@
  * ## nearest()
  * Exact: one pass over the context's vectors of the current model, keeping
  * the best k in a bounded list, so memory is O(k) whatever the number of
- * vectors. Its time at 10,000 and 100,000 vectors: `npm run bench:vectors`.
+ * vectors. Its time at 10,000 and 100,000 vectors: `npm run bench:vectors`
+ * (docs/search.md#semantic-mode-the-ai-binding): most of it is workerd handing
+ * each row's BLOB to JavaScript, so the next step for large contexts is many
+ * vectors per row, not a faster dot product.
  */
-import type { Db } from "../../storage/sql";
+import { chunksFor, placeholders, type Db } from "../../storage/sql";
 
 export interface Neighbour {
   key: string;
   /** Cosine similarity to the query, -1 to 1. */
   similarity: number;
 }
+
+/** The model the context's vectors come from (embed_state), null in lexical mode. */
+export const currentModel = (db: Db): string | null => db.one<{ model: string | null }>("SELECT model FROM embed_state")?.model ?? null;
 
 /** `v` (unit length) as int8 components and the scale one unit stands for. */
 export function quantize(v: Float32Array): { scale: number; bytes: Int8Array } {
@@ -68,30 +74,38 @@ export function readVector(db: Db, key: string): { model: string; vector: Float3
 }
 
 /**
- * The k stored vectors of `model` most similar to `query` (unit length),
- * best first, ties by key. Streams the rows: memory holds k of them.
+ * The k stored vectors of `model` (by default the context's; none in lexical mode) most similar to `query` (unit length),
+ * best first, ties by key (among equals at the k-th place, the first read
+ * is kept). Streams the rows: memory holds k of them.
  */
-export function nearest(db: Db, query: Float32Array, k: number, model: string): Neighbour[] {
-  if (k <= 0) return [];
+export function nearest(db: Db, query: Float32Array, k: number, model: string | null = currentModel(db)): Neighbour[] {
+  if (k <= 0 || model === null) return [];
+  // The scan reads rowids, not keys (a key is text JavaScript would copy for every row): the k kept are named at the end.
   // best: unsorted, at most k; `worst` indexes its lowest once full.
-  const best: Neighbour[] = [];
+  const best: { rowid: number; similarity: number }[] = [];
   let worst = -1;
-  const below = (a: Neighbour, b: Neighbour) => a.similarity < b.similarity || (a.similarity === b.similarity && a.key > b.key);
-  for (const row of db.each<{ key: string; scale: number; vec: ArrayBuffer }>("SELECT key, scale, vec FROM embeddings WHERE model = ?", model)) {
-    const candidate = { key: row.key, similarity: similarity(query, row.scale, new Int8Array(row.vec)) };
+  for (const [rowid, scale, vec] of db.eachTuple<[number, number, ArrayBuffer]>("SELECT rowid, scale, vec FROM embeddings WHERE model = ?", model)) {
+    const s = similarity(query, scale, new Int8Array(vec));
     if (best.length < k) {
-      best.push(candidate);
-      if (best.length === k) worst = lowest(best, below);
-    } else if (below(best[worst] as Neighbour, candidate)) {
-      best[worst] = candidate;
-      worst = lowest(best, below);
+      best.push({ rowid, similarity: s });
+      if (best.length === k) worst = lowest(best);
+    } else if (s > (best[worst] as { similarity: number }).similarity) {
+      best[worst] = { rowid, similarity: s };
+      worst = lowest(best);
     }
   }
-  return best.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0));
+  const keys = new Map<number, string>();
+  for (const chunk of chunksFor(best.map((b) => b.rowid))) {
+    for (const r of db.all<{ rowid: number; key: string }>(`SELECT rowid, key FROM embeddings WHERE rowid IN (${placeholders(chunk.length)})`, ...chunk))
+      keys.set(r.rowid, r.key);
+  }
+  return best
+    .map((b) => ({ key: keys.get(b.rowid) as string, similarity: b.similarity }))
+    .sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
 
-function lowest(list: Neighbour[], below: (a: Neighbour, b: Neighbour) => boolean): number {
+function lowest(list: readonly { similarity: number }[]): number {
   let at = 0;
-  for (let i = 1; i < list.length; i++) if (below(list[i] as Neighbour, list[at] as Neighbour)) at = i;
+  for (let i = 1; i < list.length; i++) if ((list[i] as { similarity: number }).similarity < (list[at] as { similarity: number }).similarity) at = i;
   return at;
 }
