@@ -7,7 +7,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
-import { catchUp, configureEmbedding, embeddingStatus, readVector, WorkersAiEmbedder, type AiBinding } from "../src/search/semantic";
+import { catchUp, configureEmbedding, embeddingStatus, nearestToQuery, readVector, WorkersAiEmbedder, type AiBinding } from "../src/search/semantic";
 import { foldAppends } from "../src/search/semantic/queue";
 import { MAX_BATCH } from "../src/search/semantic/embedder";
 import { Db } from "../src/storage/sql";
@@ -325,6 +325,32 @@ describe("vectors follow the data", () => {
     expect(await queued(stub)).toEqual(["entity:x", "entity:y"]);
     await drain(stub);
     expect(await vectorKeys(stub)).toEqual(["entity:x", "entity:y"]);
+  });
+});
+
+describe("nearestToQuery", () => {
+  it("embeds the query with the context's model and returns the items nearest in meaning, best first", async () => {
+    const stub = fresh();
+    const ai = await withFakeAi(stub);
+    unwrap(await write(stub, "Trip", ["went hiking in the mountains"]));
+    unwrap(await write(stub, "Food", ["cooked pasta for dinner"]));
+    await drain(stub);
+    const found = await runInDurableObject(stub, (_i, state) =>
+      nearestToQuery(new Db(state.storage.sql), new WorkersAiEmbedder(ai, MODEL), "Trip (thing) went hiking in the mountains", 2),
+    );
+    expect(found?.map((f) => f.key)).toEqual(["entity:Trip", "entity:Food"]);
+    expect(found?.[0]?.similarity).toBeCloseTo(1, 1);
+  });
+
+  it("answers null and logs when the model fails, so the caller ranks by words", async () => {
+    const stub = fresh();
+    const ai = await withFakeAi(stub);
+    ai.fail = true;
+    const { value, logged } = await withLogs(() =>
+      runInDurableObject(stub, (_i, state) => nearestToQuery(new Db(state.storage.sql), new WorkersAiEmbedder(ai, MODEL), "anything", 5)),
+    );
+    expect(value).toBeNull();
+    expect(logged).toEqual([{ level: "error", line: { event: "query_embedding_failed", model: MODEL, error: "Error: model unavailable" } }]);
   });
 });
 
