@@ -290,6 +290,23 @@ describe("vectors follow the data", () => {
     expect(await queued(stub)).toEqual(["file:new.txt"]);
   });
 
+  it("renaming an entity moves its vector to the new name and queues it; a rename over a stale vector replaces it", async () => {
+    const stub = fresh();
+    await withFakeAi(stub);
+    unwrap(await write(stub, "Old", ["text"]));
+    await drain(stub);
+    const before = await vectorOf(stub, "entity:Old");
+    // No tool renames entities yet; the trigger covers any path that does (undo, a later merge).
+    await runInDurableObject(stub, (_i, state) => {
+      const db = new Db(state.storage.sql);
+      db.run("INSERT INTO embeddings (key, model, scale, vec, updated_at) VALUES ('entity:New', ?, 1, x'00', 0)", MODEL);
+      db.run("UPDATE entities SET name = 'New' WHERE name = 'Old'");
+    });
+    expect(await vectorKeys(stub)).toEqual(["entity:New"]);
+    expect((await vectorOf(stub, "entity:New"))?.vector).toEqual(before?.vector);
+    expect(await queued(stub)).toEqual(["entity:New"]);
+  });
+
   it("undo of a delete queues the item again, undo of a create drops its vector, undo of a rename moves it back", async () => {
     const stub = fresh();
     await withFakeAi(stub);

@@ -54,7 +54,7 @@ function text(o: ReturnType<typeof shape>, d: ReturnType<typeof details>): strin
     `Top by priority: ${o.top.map((t) => `${t.item} ${t.priority} (${d.top.get(t.item)})`).join("; ") || "none"}.`,
     o.search.mode === "hybrid"
       ? `Search: hybrid (words and meaning); ${o.search.embedded} items embedded, ${o.search.queued} waiting${o.search.queued > 0 ? ` (oldest ${Math.round(o.search.oldestQueuedMs / 1000)} s)` : ""}.`
-      : "Search: lexical (words, synonyms); no embedding model configured.",
+      : "Search: lexical (no embedding model configured).",
   ];
   return lines.join("\n");
 }
