@@ -33,6 +33,9 @@ const ranged = (schema: z.ZodNumber, r: { min: number; max: number }) => {
   return schema.min(r.min, message).max(r.max, message);
 };
 
+/** The embedding model a context with the `AI` binding uses unless EMBEDDING_MODEL names another. */
+export const DEFAULT_EMBEDDING_MODEL = "@cf/baai/bge-small-en-v1.5";
+
 export const SettingsSchema = z.object({
   MEMORY_TOOLSETS: z.string().optional().default("all"),
   // Search (src/search/): see docs/search.md#settings.
@@ -40,6 +43,12 @@ export const SettingsSchema = z.object({
   SEARCH_TOP_PER_TOKEN: num(1, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.topPerToken)),
   SEARCH_MAX_PATH_LENGTH: num(5, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.maxPathLength)),
   SEARCH_MAX_TOTAL_NODES: num(50, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.maxTotalNodes)),
+  /** The Workers AI embedding model, used when the deployment has an `AI` binding (src/search/semantic/). */
+  EMBEDDING_MODEL: z
+    .string()
+    .optional()
+    .transform((v) => v?.trim() || DEFAULT_EMBEDDING_MODEL)
+    .refine((v) => /^@[\w.-]+\/[\w.-]+\/[\w.-]+$/.test(v), "must be a Workers AI model name such as @cf/baai/bge-small-en-v1.5"),
   /** How long a Worker isolate trusts an API token lookup: the bound on a revocation taking effect. */
   TOKEN_CACHE_SECONDS: num(30, z.number().int().min(0).max(60)),
   /** History retention per context: keep at most the last this many changes (src/history/retention.ts). */

@@ -11,6 +11,7 @@ const stats = (ctx: string, query = "", f = workerFetch(), headers: Record<strin
 interface Stats {
   context: { name: string; readOnly: boolean; role: string; capacity: unknown; description: string };
   counts: Record<string, number>;
+  search: { mode: string; queued: number };
   entities?: EntityAccessStats[];
   notFound?: string[];
 }
@@ -36,6 +37,8 @@ describe("GET /api/contexts/:name/stats (the web page's overview)", () => {
     expect(body.counts).toMatchObject({ changes: h.changes.length, lastChange: h.changes[0]?.seq });
     expect(body.counts.bytes).toBeGreaterThan(0);
     expect(body.context).toMatchObject({ name: ctx, readOnly: false, role: "admin", capacity: null });
+    // The test deployment has no AI binding: the context searches by words alone.
+    expect(body.search).toMatchObject({ mode: "lexical", queued: 0 });
   });
 
   it("gives an entity's access statistics, which looking at them does not change", async () => {

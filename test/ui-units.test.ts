@@ -1,6 +1,6 @@
 /** The web page's pure pieces: the search graph and its layout, item keys, links, context choices. */
 import { describe, expect, it } from "vitest";
-import { formatBytes } from "../src/ui/client/changes";
+import { formatBytes, searchMode } from "../src/ui/client/changes";
 import { contextChoices, roleFor } from "../src/ui/client/contexts";
 import { graphOf, layout } from "../src/ui/client/graph";
 import { docLinks, parseItem } from "../src/ui/client/trees";
@@ -145,5 +145,14 @@ describe("which contexts the page offers", () => {
 
   it("shows sizes in readable units", () => {
     expect([formatBytes(512), formatBytes(1536), formatBytes(150 * 1024), formatBytes(3 * 1024 ** 3)]).toEqual(["512 B", "1.5 KB", "150 KB", "3.0 GB"]);
+  });
+});
+
+describe("searchMode", () => {
+  it("says lexical, or hybrid with how many items are embedded and how many wait", () => {
+    expect(searchMode(undefined)).toBe("lexical");
+    expect(searchMode({ mode: "lexical", embedded: 0, queued: 0, oldestQueuedMs: 0 })).toBe("lexical");
+    expect(searchMode({ mode: "hybrid", embedded: 12, queued: 0, oldestQueuedMs: 0 })).toBe("hybrid, 12 embedded");
+    expect(searchMode({ mode: "hybrid", embedded: 12, queued: 3, oldestQueuedMs: 5_400 })).toBe("hybrid, 12 embedded, 3 waiting (oldest 5 s)");
   });
 });

@@ -4,7 +4,8 @@
  * Numbers people want to see and no tool answers yet: the context's
  * settings and the caller's role on it, counts across every domain, the
  * database's size, its capacity use and archive (`priority`: the limits as the
- * context's object holds them, use per limit, the last evaluation), and, for each `entity` asked (repeat the parameter, at
+ * context's object holds them, use per limit, the last evaluation), the search
+ * mode and embedding lag (`search`: src/search/semantic/queue.ts), and, for each `entity` asked (repeat the parameter, at
  * most STATS_MAX_ENTITIES), its access statistics. The web page reads its
  * overview and an entity's statistics here. Reading is not an access: the
  * numbers do not move because someone looked at them.
@@ -31,8 +32,15 @@ export async function stats(c: Context<AppEnv>) {
   if (!counts.ok) return failed(c, counts);
   const priority = await stub.priorityOverview();
   if (!priority.ok) return failed(c, priority);
+  const search = await stub.searchStatus();
+  if (!search.ok) return failed(c, search);
   const { description, readOnly, capacity, role } = opened.value;
-  const body: Record<string, unknown> = { context: { name, description, readOnly, capacity, role }, counts: counts.value, priority: priority.value };
+  const body: Record<string, unknown> = {
+    context: { name, description, readOnly, capacity, role },
+    counts: counts.value,
+    priority: priority.value,
+    search: search.value,
+  };
   if (entities.length > 0) {
     const found = await stub.entityStats(entities);
     if (!found.ok) return failed(c, found);

@@ -53,6 +53,7 @@ import { exportArchivePage } from "../priority/transfer";
 import { modelOptions } from "../priority/weights";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { flushSearchIndex } from "../search/indexer";
+import { configureEmbedding, embeddingQueued, embeddingStatus, WorkersAiEmbedder, type Embedder, type EmbeddingStatus } from "../search/semantic";
 import { settings, type Settings } from "../settings";
 import type { CallMeta } from "../storage/meta";
 import { migrate } from "../storage/migrations";
@@ -110,13 +111,38 @@ export class MemoryContext extends DurableObject<Env> {
       // Index and count whatever a migration left to do (search catches up with existing rows).
       ctx.storage.transactionSync(() => flushSearchIndex(this.db));
       await this.upkeep.load();
+      this.useEmbedder(this.deploymentEmbedder());
     });
   }
 
-  /** Upkeep: trims history, drops idle co-visitation sessions and weak associations (./upkeep.ts). */
-  override alarm(): void {
+  /** Workers AI over the `AI` binding, when the deployment has one (and valid settings): the context searches by meaning too. */
+  private deploymentEmbedder(): Embedder | null {
+    if (!this.env.AI) return null;
+    try {
+      return new WorkersAiEmbedder(this.env.AI, this.config().EMBEDDING_MODEL);
+    } catch (error) {
+      // Bad settings: every call is refused with the same message, so no model is set (nothing is dropped either way).
+      console.error(JSON.stringify({ event: "embedder_unavailable", error: String(error) }));
+      return null;
+    }
+  }
+
+  /**
+   * The embedder this context uses (null: lexical mode). The constructor sets the
+   * deployment's; tests call it through runInDurableObject with one over a fake binding.
+   * A change of model drops the other model's vectors and queues every item (src/search/semantic/queue.ts).
+   */
+  useEmbedder(embedder: Embedder | null): void {
+    this.ctx.storage.transactionSync(() => configureEmbedding(this.db, embedder?.model ?? null, this.now()));
+    this.upkeep.embedder = embedder;
+    if (embedder && embeddingQueued(this.db)) this.upkeep.schedule(this.now());
+  }
+
+  /** Upkeep: trims history, drops idle co-visitation sessions and weak associations, embeds queued items (./upkeep.ts). */
+  override async alarm(): Promise<void> {
     this.pending.flush();
     this.upkeep.run(this.config, this.now());
+    await this.upkeep.embed(() => this.now());
   }
 
   /** The alarm's priority evaluation: one transaction, recorded as "system" / "memory_evaluation" when it prunes. */
@@ -160,9 +186,16 @@ export class MemoryContext extends DurableObject<Env> {
     });
   }
 
-  /** memory_stats: counts by tier and category, capacity use, the archive, the last evaluation, the top items. */
-  memoryStats(meta: CallMeta): Outcome<MemoryStats> {
-    return this.runner.run(meta, "read", ({ db, now }) => ({ value: memoryStats(db, now, evaluationOptions(this.config())) }));
+  /** memory_stats: counts by tier and category, capacity use, the archive, the last evaluation, the top items, the search mode. */
+  memoryStats(meta: CallMeta): Outcome<MemoryStats & { search: EmbeddingStatus }> {
+    return this.runner.run(meta, "read", ({ db, now }) => ({
+      value: { ...memoryStats(db, now, evaluationOptions(this.config())), search: embeddingStatus(db, now) },
+    }));
+  }
+
+  /** The search mode and embedding lag alone (the web page's stats). */
+  searchStatus(): Outcome<EmbeddingStatus> {
+    return this.runner.run(undefined, "read", ({ db, now }) => ({ value: embeddingStatus(db, now) }));
   }
 
   /** memory://brief: marked, most used and most recent items within a token budget (src/priority/brief.ts). Not an access. */
@@ -367,6 +400,7 @@ export class MemoryContext extends DurableObject<Env> {
       migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
       this.ctx.storage.transactionSync(() => applyRegistration(this.db, { name, status: "purged" }));
       await this.upkeep.load();
+      this.useEmbedder(this.upkeep.embedder);
     });
   }
 

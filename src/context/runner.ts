@@ -190,6 +190,7 @@ export class Runner {
     });
     if (recorded) upkeep.changeRecorded(this.host.now());
     upkeep.indexWritten(this.host.now(), indexed);
+    if (outcome.ok) upkeep.written(this.host.now());
     return outcome;
   }
 

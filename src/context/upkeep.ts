@@ -20,10 +20,16 @@
  *   next run at once while work remains. A write of COMPACT_CHECK_AFTER or
  *   more documents asks for a run once writes pause; smaller ones wait for
  *   whatever run comes next (the trim after a write, at the latest).
+ * - With an embedder (the `AI` binding), a write that left items in the
+ *   embedding queue asks for a run within EMBED_AFTER_WRITE_MS, which embeds
+ *   one batch (src/search/semantic/queue.ts) and runs again at once while
+ *   items wait; a failed model call is logged and retried after
+ *   EMBED_RETRY_MS. The write itself never waits for the model.
  */
 import { covisitMaintenance } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
 import { compacting, compactionStep } from "../search/compact";
+import { catchUp, embeddingQueued, type Embedder } from "../search/semantic";
 import type { Settings } from "../settings";
 import type { Db } from "../storage/sql";
 
@@ -33,6 +39,10 @@ const TRIM_AFTER_WRITE_MS = 60 * 60 * 1000;
 export const COMPACT_QUIET_MS = 10_000;
 /** Documents indexed since the last compaction check that ask for one as soon as writes pause. */
 export const COMPACT_CHECK_AFTER = 1000;
+/** After a write that queued items to embed, the alarm embeds them within this long (a burst of writes shares batches). */
+export const EMBED_AFTER_WRITE_MS = 1000;
+/** After a failed model call, the next try. */
+export const EMBED_RETRY_MS = 60_000;
 
 /** The evaluation step: runs it if due; says when it is due next and whether it recorded a change. */
 export type EvaluationStep = (s: Settings, now: number) => { next: number | null; recorded: boolean };
@@ -42,6 +52,8 @@ export class Upkeep {
   /** When a write last changed the search indexes, and how many documents since the last compaction check (this instance's). */
   private lastIndexWrite = 0;
   private indexedSinceCheck = 0;
+  /** The model that embeds queued items; null in lexical mode (MemoryContext.useEmbedder sets it). */
+  embedder: Embedder | null = null;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -72,6 +84,23 @@ export class Upkeep {
     this.lastIndexWrite = now;
     this.indexedSinceCheck += documents;
     if (this.indexedSinceCheck >= COMPACT_CHECK_AFTER) this.schedule(now + COMPACT_QUIET_MS);
+  }
+
+  /** After any write: items it queued to embed are embedded soon, by the alarm. */
+  written(now: number): void {
+    if (this.embedder && embeddingQueued(this.db)) this.schedule(now + EMBED_AFTER_WRITE_MS);
+  }
+
+  /** The alarm's embedding step: one batch; the next at once while items wait, later after a failure. */
+  async embed(now: () => number): Promise<void> {
+    if (!this.embedder) return;
+    try {
+      const { taken, remaining } = await catchUp(this.db, (fn) => this.storage.transactionSync(fn), this.embedder, now);
+      if (taken > 0 && remaining > 0) this.schedule(now());
+    } catch (error) {
+      console.error(JSON.stringify({ event: "embedding_failed", model: this.embedder.model, error: String(error) }));
+      this.schedule(now() + EMBED_RETRY_MS);
+    }
   }
 
   /** After a call that may have started a co-visitation session idling out after `idleMs`. */

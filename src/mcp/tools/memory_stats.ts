@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { TOP_ITEMS, type MemoryStats } from "../../priority/stats";
+import type { EmbeddingStatus } from "../../search/semantic";
 import { callContext, defineTool, READ, reply } from "../tool";
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
@@ -8,7 +9,7 @@ const counts = z.record(z.string(), z.number());
 const LimitOut = z.object({ limit: z.string(), max: z.number(), used: z.number(), percent: z.number(), near: z.boolean() });
 
 /** memory_stats' answer: the object's numbers with times as ISO strings. */
-function shape(s: MemoryStats) {
+function shape(s: MemoryStats & { search: EmbeddingStatus }) {
   const e = s.lastEvaluation;
   return {
     total: s.total,
@@ -18,6 +19,7 @@ function shape(s: MemoryStats) {
     lastEvaluation: e && { at: iso(e.at) as string, outcome: e.outcome, pruned: e.pruned, reason: e.reason },
     nextEvaluation: iso(s.nextEvaluation),
     top: s.top.map((t) => ({ item: t.item, priority: Math.round(t.priority * 1e4) / 1e4 })),
+    search: { mode: s.search.mode, embedded: s.search.embedded, queued: s.search.queued, oldestQueuedMs: s.search.oldestQueuedMs },
   };
 }
 
@@ -50,6 +52,9 @@ function text(o: ReturnType<typeof shape>, d: ReturnType<typeof details>): strin
       ? `Last evaluation ${o.lastEvaluation.at}: ${o.lastEvaluation.outcome}, pruned ${o.lastEvaluation.pruned}. ${o.lastEvaluation.reason}${d.pruned}`
       : "Not evaluated yet.",
     `Top by priority: ${o.top.map((t) => `${t.item} ${t.priority} (${d.top.get(t.item)})`).join("; ") || "none"}.`,
+    o.search.mode === "hybrid"
+      ? `Search: hybrid (words and meaning); ${o.search.embedded} items embedded, ${o.search.queued} waiting${o.search.queued > 0 ? ` (oldest ${Math.round(o.search.oldestQueuedMs / 1000)} s)` : ""}.`
+      : "Search: lexical (no embedding model configured).",
   ];
   return lines.join("\n");
 }
@@ -58,7 +63,7 @@ export default defineTool({
   name: "memory_stats",
   toolset: "priority",
   title: "Memory Stats",
-  description: `Items by tier, category and kind; capacity and use; archived items; the last evaluation; the top ${TOP_ITEMS} by priority.`,
+  description: `Items by tier, category and kind; capacity and use; archived items; the last evaluation; the top ${TOP_ITEMS} by priority; search mode and embedding lag.`,
   input: {},
   output: {
     total: z.number(),
@@ -68,6 +73,7 @@ export default defineTool({
     lastEvaluation: z.object({ at: z.string(), outcome: z.string(), pruned: z.number(), reason: z.string() }).nullable(),
     nextEvaluation: z.string().nullable(),
     top: z.array(z.object({ item: z.string(), priority: z.number() })),
+    search: z.object({ mode: z.enum(["lexical", "hybrid"]), embedded: z.number(), queued: z.number(), oldestQueuedMs: z.number() }),
   },
   annotations: READ,
   run: ({ context }, ctx) =>

@@ -48,3 +48,18 @@ export function formatBytes(bytes: number): string {
   }
   return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
+
+/** A context's search mode and embedding lag, as GET /api/contexts/<name>/stats gives them. */
+export interface SearchStatus {
+  mode: "lexical" | "hybrid";
+  embedded: number;
+  queued: number;
+  oldestQueuedMs: number;
+}
+
+/** "lexical", or "hybrid, 12 embedded, 3 waiting (oldest 5 s)". */
+export function searchMode(s: SearchStatus | undefined): string {
+  if (!s || s.mode === "lexical") return "lexical";
+  const waiting = s.queued > 0 ? `, ${s.queued} waiting (oldest ${Math.round(s.oldestQueuedMs / 1000)} s)` : "";
+  return `hybrid, ${s.embedded} embedded${waiting}`;
+}

@@ -1,9 +1,9 @@
 /**
  * The overview column: the picked context's settings and the visitor's
- * role, its counts and size (GET /api/contexts/<name>/stats), capacity
+ * role, its counts and size (GET /api/contexts/<name>/stats), its search mode, capacity
  * settings, and the latest changes (memory_history).
  */
-import { type Change, formatBytes } from "../changes";
+import { type Change, formatBytes, type SearchStatus, searchMode } from "../changes";
 import type { App } from "./app";
 import { byId, fill, h } from "./dom";
 import { changeItem } from "./history";
@@ -11,6 +11,7 @@ import { changeItem } from "./history";
 interface Stats {
   context: { name: string; description: string; readOnly: boolean; capacity: Record<string, unknown> | null; role: string };
   counts: { entities: number; relations: number; observations: number; files: number; documents: number; changes: number; lastChange: number; bytes: number };
+  search?: SearchStatus;
 }
 
 const RECENT = 8;
@@ -28,6 +29,7 @@ export async function loadOverview(app: App): Promise<void> {
       ["Documents", String(c.documents)],
       ["Changes kept", String(c.changes)],
       ["Stored", formatBytes(c.bytes)],
+      ["Search", searchMode(s.search)],
     ];
     fill(counts, ...rows.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { "data-count": k.toLowerCase() }, v)]));
     const flags = [`your role: ${s.context.role}`, s.context.readOnly ? "read-only context" : ""].filter(Boolean).join(" · ");
