@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { measureInterleaved, RPC_MS_META as BENCH_RPC_MS_META, TIMING_HEADERS, type Sample } from "../bench/lib/workload.mjs";
+import { measureInterleaved, RPC_MS_META as BENCH_RPC_MS_META, registryRate, TIMING_HEADERS, type Sample } from "../bench/lib/workload.mjs";
 import { RPC_MS_META, TIMING_HEADER } from "../src/mcp/tool";
 import { CLIENTS, freshContext, workerFetch, type ToolResult } from "./helpers/clients";
 import { registered } from "./helpers/context";
@@ -88,5 +88,34 @@ describe("the bench's query loop", () => {
     expect(out.slow.ran).toBeLessThan(10);
     expect(out.slow.cut).toMatch(/budget was spent/);
     expect(order.filter((l) => l.startsWith("fast")).length).toBe(11);
+  });
+});
+
+describe("the bench's Registry count", () => {
+  it("reads the count between the warm-up and the timed calls", async () => {
+    const order: string[] = [];
+    const call = (label: string) => async (): Promise<Sample> => {
+      order.push(label);
+      return { ms: 0 };
+    };
+    await measureInterleaved(
+      { a: [call("a0"), call("a1")] },
+      {
+        budgetMs: 1000,
+        warmup: 1,
+        afterWarmup: async () => {
+          order.push("count");
+        },
+      },
+    );
+    expect(order).toEqual(["a0", "count", "a0", "a1"]);
+  });
+
+  it("gives Registry calls per 1,000 tool calls over the tool-call kinds only", () => {
+    const measured = { http: { ran: 500 }, ping: { ran: 500 }, trivial: { ran: 200 }, search: { ran: 200 }, open: { ran: 100 }, write: { ran: 300 } };
+    expect(registryRate(10, 10, measured)).toEqual({ calls: 0, toolCalls: 800, per1000: 0 });
+    expect(registryRate(10, 13, measured)).toEqual({ calls: 3, toolCalls: 800, per1000: 3.8 });
+    expect(registryRate(null, 13, measured)).toBeNull();
+    expect(registryRate(1, 2, { http: { ran: 5 } })).toBeNull();
   });
 });

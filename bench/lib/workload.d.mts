@@ -27,5 +27,13 @@ export interface KindResult {
 
 export function measureInterleaved<K extends string>(
   kinds: Record<K, (() => Promise<Sample>)[]>,
-  options: { budgetMs: number; minCalls?: number; warmup?: number },
+  options: { budgetMs: number; minCalls?: number; warmup?: number; afterWarmup?: () => Promise<void> },
 ): Promise<Record<K, KindResult>>;
+
+export const TOOL_KINDS: readonly string[];
+
+export function registryRate(
+  before: number | null | undefined,
+  after: number | null | undefined,
+  measured: Record<string, { ran: number } | undefined>,
+): { calls: number; toolCalls: number; per1000: number } | null;

@@ -74,9 +74,10 @@ export async function load(client, graph, { batch, budgetMs, timeoutMs, log }) {
  * once its calls have taken `budgetMs` and at least `minCalls` ran; the other
  * kinds go on. Returns each kind's summary (see `summary`).
  */
-export async function measureInterleaved(kinds, { budgetMs, minCalls = 20, warmup = 3 }) {
+export async function measureInterleaved(kinds, { budgetMs, minCalls = 20, warmup = 3, afterWarmup }) {
   const entries = Object.entries(kinds);
   for (let i = 0; i < warmup; i++) for (const [, calls] of entries) if (i < calls.length) await calls[i]();
+  await afterWarmup?.();
   const state = Object.fromEntries(entries.map(([kind]) => [kind, { samples: [], spent: 0, stopped: false }]));
   const longest = Math.max(0, ...entries.map(([, calls]) => calls.length));
   for (let i = 0; i < longest; i++) {
@@ -159,12 +160,39 @@ export async function warmFloors(target, plan) {
   for (let i = 0; i < (plan.floorWarmup ?? 0); i++) for (const call of calls) await call();
 }
 
-/** The floors and the queries against one loaded server, interleaved (see `floors`). */
+/**
+ * The floors, the queries and a write against one loaded server, interleaved
+ * (see `floors`). The write adds one new observation to the first entity of
+ * each open_nodes set (`add_observations`), so reads and writes mix as in a
+ * working session; every call's text is new, so none is a no-op duplicate.
+ * `plan.afterWarmup` runs between the warm-up and the timed calls.
+ */
 export async function queries(target, plan) {
   const { client } = target;
-  const { searches, openSets, budgetMs, timeoutMs } = plan;
+  const { searches, openSets, budgetMs, timeoutMs, afterWarmup } = plan;
   const kinds = floors(target, plan);
   kinds.search = searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs));
   kinds.open = openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs));
-  return measureInterleaved(kinds, { budgetMs });
+  let written = 0;
+  kinds.write = openSets.map(
+    (names) => () => toolCall(client, "add_observations", { observations: [{ entityName: names[0], contents: [`timed write ${++written}`] }] }, timeoutMs)(),
+  );
+  return measureInterleaved(kinds, { budgetMs, afterWarmup });
+}
+
+/** The kinds of `queries` that are tool calls (the floors' HTTP requests and pings are not). */
+export const TOOL_KINDS = Object.freeze(["trivial", "search", "open", "write"]);
+
+/**
+ * Registry calls per 1,000 tool calls over a timed phase: `before` and
+ * `after` are the Registry's own count (GET /api/admin/registry-calls) read
+ * around the timed calls, `measured` what `queries` returned. Every Registry
+ * call in between counts, whatever made it; null when the count could not be
+ * read or no tool call ran.
+ */
+export function registryRate(before, after, measured) {
+  const toolCalls = TOOL_KINDS.reduce((n, kind) => n + (measured[kind]?.ran ?? 0), 0);
+  if (typeof before !== "number" || typeof after !== "number" || toolCalls === 0) return null;
+  const calls = after - before;
+  return { calls, toolCalls, per1000: Math.round((calls / toolCalls) * 10_000) / 10 };
 }
