@@ -23,7 +23,7 @@ import { generateGraph, openNodeSets, prefix, searchQueries } from "./lib/genera
 import { startOfficial } from "./lib/official.mjs";
 import { load as loadAverage, machine } from "./lib/proc.mjs";
 import { ms, registryLine, renderMachine, renderTables } from "./lib/report.mjs";
-import { load, queries, registryRate, warmFloors } from "./lib/workload.mjs";
+import { load, queries, registryRate, registryWatch, warmFloors } from "./lib/workload.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = path.join(root, "bench", "out");
@@ -191,17 +191,19 @@ try {
     row.engram.stats = await engram.stats(context);
     if (!row.engram.load.aborted) {
       const target = { client, health: engram.health, postFloor: engram.postFloor };
-      // The Registry's own count, read after the warm-up and after the timed calls: a warm tool call should make none.
-      let registryBefore = null;
-      const afterWarmup = async () => {
-        registryBefore = await engram.registryCalls();
+      // The Registry's own count, read after the warm-up, after every round and at the end: a warm tool call should make none.
+      const registry = registryWatch(() => engram.registryCalls());
+      const engramPlan = {
+        ...plan,
+        afterWarmup: registry.read,
+        afterRound: registry.read,
+        trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } },
       };
-      const engramPlan = { ...plan, afterWarmup, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } };
       await warmFloors(target, engramPlan);
       // Resident memory just before and after the query phase: a query that read the whole graph would grow it with the size.
       row.engram.memoryBeforeQueries = engram.memory();
       row.engram.queries = await queries(target, engramPlan);
-      row.engram.registry = registryRate(registryBefore, await engram.registryCalls(), row.engram.queries);
+      row.engram.registry = registryRate(registry.count(), row.engram.queries);
       log(`engram: search p50 ${ms(row.engram.queries.search.e2e?.p50)} ms end to end, ${ms(row.engram.queries.search.engine?.p50)} ms engine`);
       log(`engram: ${registryLine(row)}`);
     }

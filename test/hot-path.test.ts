@@ -48,13 +48,14 @@ describe("the hot path", () => {
   it("reports the Registry's count to the administrator only, over HTTP, without counting the reading", async () => {
     const read = async (token?: string) => {
       const res = await api("/admin/registry-calls", {}, token);
-      return { status: res.status, body: (await res.json()) as { calls?: number; message?: string } };
+      return { status: res.status, body: (await res.json()) as { calls?: number; since?: string; message?: string } };
     };
     const first = await read();
     expect(first.status).toBe(200);
     expect(first.body.calls).toBe(await served());
+    expect(Date.parse(first.body.since ?? "")).toBeLessThanOrEqual(Date.now());
     await registryOf(env).listContexts(false);
-    expect((await read()).body.calls).toBe((first.body.calls ?? 0) + 1);
+    expect((await read()).body).toEqual({ calls: (first.body.calls ?? 0) + 1, since: first.body.since });
 
     const { token } = await mint([{ context: "*", role: "admin", create: true }]);
     const refused = await read(token);

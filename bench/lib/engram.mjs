@@ -161,8 +161,9 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
       return { ...counts, databaseSize: counts.bytes };
     },
     /**
-     * The calls the deployment's Registry served so far (GET /api/admin/registry-calls), or null
-     * when this caller may not read it (ENGRAM_TOKEN set to a token that is not the admin's).
+     * The calls the deployment's Registry served since it started, and since when
+     * (GET /api/admin/registry-calls: {calls, since}), or null when this caller may not
+     * read it (ENGRAM_TOKEN set to a token that is not the admin's).
      */
     async registryCalls() {
       const response = await fetch(`${base}/api/admin/registry-calls`, { headers });
@@ -171,7 +172,7 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
         return null;
       }
       if (!response.ok) throw new Error(`/api/admin/registry-calls answered ${response.status}: ${await response.text()}`);
-      return (await response.json()).calls;
+      return response.json();
     },
     async connect(context) {
       const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${context}`), { requestInit: { headers: mcpHeaders } });

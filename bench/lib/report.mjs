@@ -33,8 +33,9 @@ const bytesPerEntity = (r) => (r.engram.stats?.databaseSize && r.size ? Math.rou
 /** The size's Registry count as one line (the Registry counts the calls itself; GET /api/admin/registry-calls). */
 export function registryLine(r) {
   const g = r.engram.registry;
+  const restarts = g?.restarts ? `; the Registry restarted ${g.restarts} time(s) in between, its counts added up` : "";
   const what = g
-    ? `${num(g.per1000)} (${num(g.calls)} Registry calls over ${num(g.toolCalls)} timed tool calls, reads and writes mixed, after warm-up)`
+    ? `${num(g.per1000)} (${num(g.calls)} Registry calls over ${num(g.toolCalls)} timed tool calls, reads and writes mixed, after warm-up${restarts})`
     : "– (not read: the count needs the admin's token or open local mode)";
   return `${num(r.size)} entities: Registry calls per 1,000 tool calls: ${what}`;
 }

@@ -74,7 +74,7 @@ export async function load(client, graph, { batch, budgetMs, timeoutMs, log }) {
  * once its calls have taken `budgetMs` and at least `minCalls` ran; the other
  * kinds go on. Returns each kind's summary (see `summary`).
  */
-export async function measureInterleaved(kinds, { budgetMs, minCalls = 20, warmup = 3, afterWarmup }) {
+export async function measureInterleaved(kinds, { budgetMs, minCalls = 20, warmup = 3, afterWarmup, afterRound }) {
   const entries = Object.entries(kinds);
   for (let i = 0; i < warmup; i++) for (const [, calls] of entries) if (i < calls.length) await calls[i]();
   await afterWarmup?.();
@@ -89,6 +89,7 @@ export async function measureInterleaved(kinds, { budgetMs, minCalls = 20, warmu
       st.spent += performance.now() - t0;
       if (st.samples.length >= minCalls && st.samples.length < calls.length && st.spent > budgetMs) st.stopped = true;
     }
+    await afterRound?.();
   }
   return Object.fromEntries(entries.map(([kind, calls]) => [kind, summary(state[kind].samples, calls.length, budgetMs)]));
 }
@@ -165,11 +166,12 @@ export async function warmFloors(target, plan) {
  * (see `floors`). The write adds one new observation to the first entity of
  * each open_nodes set (`add_observations`), so reads and writes mix as in a
  * working session; every call's text is new, so none is a no-op duplicate.
- * `plan.afterWarmup` runs between the warm-up and the timed calls.
+ * `plan.afterWarmup` runs between the warm-up and the timed calls,
+ * `plan.afterRound` after each round.
  */
 export async function queries(target, plan) {
   const { client } = target;
-  const { searches, openSets, budgetMs, timeoutMs, afterWarmup } = plan;
+  const { searches, openSets, budgetMs, timeoutMs, afterWarmup, afterRound } = plan;
   const kinds = floors(target, plan);
   kinds.search = searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs));
   kinds.open = openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs));
@@ -177,22 +179,55 @@ export async function queries(target, plan) {
   kinds.write = openSets.map(
     (names) => () => toolCall(client, "add_observations", { observations: [{ entityName: names[0], contents: [`timed write ${++written}`] }] }, timeoutMs)(),
   );
-  return measureInterleaved(kinds, { budgetMs, afterWarmup });
+  return measureInterleaved(kinds, { budgetMs, afterWarmup, afterRound });
 }
 
 /** The kinds of `queries` that are tool calls (the floors' HTTP requests and pings are not). */
 export const TOOL_KINDS = Object.freeze(["trivial", "search", "open", "write"]);
 
 /**
- * Registry calls per 1,000 tool calls over a timed phase: `before` and
- * `after` are the Registry's own count (GET /api/admin/registry-calls) read
- * around the timed calls, `measured` what `queries` returned. Every Registry
- * call in between counts, whatever made it; null when the count could not be
- * read or no tool call ran.
+ * Counts the Registry's calls over a phase from `read()`, which answers
+ * GET /api/admin/registry-calls ({calls, since}) or null when the count
+ * cannot be read. The first read is the start. The count lives in the
+ * Registry's memory and starts again when the platform evicts the object
+ * while idle (`since` changes): the new count then adds to what the old one
+ * had reached at the previous read. Reading it after every round keeps the
+ * object from idling out, so what a restart could hide is at most one round.
  */
-export function registryRate(before, after, measured) {
+export function registryWatch(read) {
+  let last = null;
+  let calls = 0;
+  let restarts = 0;
+  let unreadable = false;
+  return {
+    async read() {
+      const now = await read();
+      if (now === null) {
+        unreadable = true;
+        return;
+      }
+      if (last !== null) {
+        if (now.since === last.since) calls += now.calls - last.calls;
+        else {
+          calls += now.calls;
+          restarts++;
+        }
+      }
+      last = now;
+    },
+    /** The calls counted since the first read, and how many restarts were bridged; null if a read failed or none ran. */
+    count: () => (unreadable || last === null ? null : { calls, restarts }),
+  };
+}
+
+/**
+ * Registry calls per 1,000 tool calls over a timed phase: `count` is what
+ * registryWatch counted (null: not read), `measured` what `queries` returned.
+ * Every Registry call in the phase counts, whatever made it; null when no
+ * tool call ran.
+ */
+export function registryRate(count, measured) {
   const toolCalls = TOOL_KINDS.reduce((n, kind) => n + (measured[kind]?.ran ?? 0), 0);
-  if (typeof before !== "number" || typeof after !== "number" || toolCalls === 0) return null;
-  const calls = after - before;
-  return { calls, toolCalls, per1000: Math.round((calls / toolCalls) * 10_000) / 10 };
+  if (count === null || toolCalls === 0) return null;
+  return { ...count, toolCalls, per1000: Math.round((count.calls / toolCalls) * 10_000) / 10 };
 }

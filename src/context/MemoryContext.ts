@@ -53,6 +53,7 @@ import { exportArchivePage } from "../priority/transfer";
 import { modelOptions } from "../priority/weights";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { flushSearchIndex } from "../search/indexer";
+import { applyMergePolicy } from "../search/merge";
 import { settings, type Settings } from "../settings";
 import type { CallMeta } from "../storage/meta";
 import { migrate } from "../storage/migrations";
@@ -107,8 +108,12 @@ export class MemoryContext extends DurableObject<Env> {
     });
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
-      // Index and count whatever a migration left to do (search catches up with existing rows).
-      ctx.storage.transactionSync(() => flushSearchIndex(this.db));
+      // Index and count whatever a migration left to do (search catches up with existing rows);
+      // writes leave FTS5 merging to the alarm (src/search/merge.ts).
+      ctx.storage.transactionSync(() => {
+        applyMergePolicy(this.db);
+        flushSearchIndex(this.db);
+      });
       await this.upkeep.load();
     });
   }
@@ -365,7 +370,10 @@ export class MemoryContext extends DurableObject<Env> {
       this.pending.drop();
       await this.ctx.storage.deleteAll();
       migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
-      this.ctx.storage.transactionSync(() => applyRegistration(this.db, { name, status: "purged" }));
+      this.ctx.storage.transactionSync(() => {
+        applyMergePolicy(this.db);
+        applyRegistration(this.db, { name, status: "purged" });
+      });
       await this.upkeep.load();
     });
   }
