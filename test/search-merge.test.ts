@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { searchGraph, searchParams } from "../src/search";
 import { indexShape, SEARCH_INDEXES } from "../src/search/compact";
-import { applyMergePolicy, MERGE_LEVEL_SEGMENTS, mergeSlice } from "../src/search/merge";
+import { applyMergePolicy, MERGE_LEVEL_SEGMENTS, MERGE_SLICE_PAGES, mergeSlice } from "../src/search/merge";
 import { settings } from "../src/settings";
 import { Db } from "../src/storage/sql";
 import { freshContext } from "./helpers/clients";
@@ -36,6 +36,12 @@ const segments = (stub: Stub) =>
     const db = new Db(state.storage.sql);
     return SEARCH_INDEXES.map((index) => indexShape(db, index).segments);
   });
+/** Leaf pages of the word index (the larger). */
+const leafPages = (stub: Stub) =>
+  runInDurableObject(stub, (_i, state) => {
+    const s = indexShape(new Db(state.storage.sql), "search_words");
+    return s.largest + s.rest;
+  });
 const alarmAt = (stub: Stub) => runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
 const QUERIES = ["kafka oauth", "zoom timeline", "team 7", "chedu", "part-120"];
 const results = (stub: Stub, now: number) =>
@@ -59,7 +65,7 @@ describe("FTS5 merging off the write path", () => {
     expect(await alarmAt(stub)).toBe(t);
   });
 
-  it("merges in slices from the alarm, re-arming at once while a slice found work, and every search finds the same", async () => {
+  it("merges a small level in one alarm run, and asks for no other", async () => {
     const stub = stubOf(freshContext("merge"));
     const t = Date.now() + DAY;
     await setClock(stub, t);
@@ -68,12 +74,29 @@ describe("FTS5 merging off the write path", () => {
     expect(found.some((r) => r.entities.length > 0)).toBe(true);
     expect(await segments(stub)).toEqual([MERGE_LEVEL_SEGMENTS, MERGE_LEVEL_SEGMENTS]);
 
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
-    expect(await segments(stub)).toEqual([1, 1]);
-    // That slice found work, so the next run is due at once; it finds none and asks for no other.
     expect(await alarmAt(stub)).toBe(t);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await segments(stub)).toEqual([1, 1]);
+    // The slice finished under its budget: the next run is the hourly history trim, not another slice.
     expect(await alarmAt(stub)).toBeGreaterThan(t);
+    expect(await results(stub, t)).toEqual(found);
+  });
+
+  it("re-arms the alarm at once while a slice was cut short by its budget, until the merge is done", async () => {
+    const stub = stubOf(freshContext("merge"));
+    const t = Date.now() + DAY;
+    await setClock(stub, t);
+    for (let w = 1; w <= MERGE_LEVEL_SEGMENTS; w++) unwrap(await stub.createEntities(entities(w * 10_000, 1500), as("a")));
+    const found = await results(stub, t);
+    // Large enough that one slice cannot merge it (the index's pages, those that start a term at least).
+    expect(await leafPages(stub)).toBeGreaterThan(MERGE_SLICE_PAGES / 2);
+    let runs = 0;
+    while ((await alarmAt(stub)) === t) {
+      await runDurableObjectAlarm(stub);
+      runs++;
+      if (runs > 50) throw new Error("the merge did not finish in 50 alarm runs");
+    }
+    expect(runs).toBeGreaterThan(1);
     expect(await segments(stub)).toEqual([1, 1]);
     expect(await results(stub, t)).toEqual(found);
   });
@@ -88,11 +111,11 @@ describe("FTS5 merging off the write path", () => {
       const db = new Db(state.storage.sql);
       const shapes: number[][] = [];
       let n = 0;
-      // One page per slice: each does a little of the merge and says more may remain.
-      while (state.storage.transactionSync(() => mergeSlice(db, 1))) {
+      // Two pages per slice: each does a little of the merge and says more may remain.
+      while (state.storage.transactionSync(() => mergeSlice(db, 2))) {
         n++;
         shapes.push(SEARCH_INDEXES.map((index) => indexShape(db, index).segments));
-        if (n > 500) throw new Error("the merge did not finish in 500 one-page slices");
+        if (n > 500) throw new Error("the merge did not finish in 500 two-page slices");
       }
       return { n, first: shapes[0], last: shapes[shapes.length - 1] };
     });

@@ -24,8 +24,8 @@
  *   MERGE_LEVEL_SEGMENTS writes have added segments, the alarm is asked for at
  *   once, and each run does one bounded slice (its own transaction, first,
  *   so the rest of upkeep sees merged indexes), then asks for the next run at
- *   once while slices still find work. Writes in between go on as usual: a
- *   call waits for at most one slice.
+ *   once while a slice may have been cut short by its budget. Writes in
+ *   between go on as usual: a call waits for at most one slice.
  */
 import { covisitMaintenance } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
@@ -128,7 +128,7 @@ export class Upkeep {
     if (times.length > 0) this.schedule(Math.min(...times));
   }
 
-  /** One merge slice if writes asked for one; returns when the next is due (now, while slices find work), if any. */
+  /** One merge slice if writes asked for one; returns when the next is due (now, while work may remain), if any. */
   private merge(now: number): number | null {
     if (!this.mergeWanted) return null;
     this.writesSinceMerge = 0;

@@ -21,10 +21,13 @@
  * ## A slice
  * One FTS5 'merge' command per index with a positive budget of
  * MERGE_SLICE_PAGES pages: it merges levels that hold at least usermerge
- * segments, continuing an unfinished merge first, and stops once it wrote
- * about that many pages. FTS5 counts a 'merge' that did work as two or more
- * changes (`total_changes()`): a slice that did no work in either index means
- * none is left, so the alarm re-arms only while slices still find work.
+ * segments (a merge that fills a level merges that level next), continuing
+ * an unfinished merge first, and stops once it wrote that many pages or
+ * nothing is due. Every page it writes is a row of the index's `_data`
+ * table, so it counts in `total_changes()`: a 'merge' whose changes stay
+ * below the budget stopped because nothing was left, and only a slice that
+ * may have been cut short asks for another (each alarm run is a billed
+ * request, so a small merge costs one run, not two).
  * Merging changes how the postings are stored, never what a search finds.
  *
  * The full compaction after a bulk load (./compact.ts) is separate: it merges
@@ -61,17 +64,19 @@ export function applyMergePolicy(db: Db): number {
 
 /**
  * One bounded slice of merge work: an FTS5 'merge' of up to `pages` pages in
- * each index. Returns whether either did any work, i.e. whether another slice
- * may find more. Run it inside a transaction.
+ * each index. Returns whether either may have been cut short by the budget,
+ * i.e. whether another slice may find more (false: no merge is due in
+ * either). Run it inside a transaction.
  */
 export function mergeSlice(db: Db, pages = MERGE_SLICE_PAGES): boolean {
-  let worked = false;
+  let more = false;
   for (const index of SEARCH_INDEXES) {
     const before = totalChanges(db);
     db.run(`INSERT INTO ${index} (${index}, rank) VALUES ('merge', ?)`, pages);
-    if (totalChanges(db) - before >= 2) worked = true;
+    // A 'merge' that did nothing still counts one change (FTS5: two or more means it did work).
+    if (totalChanges(db) - before >= Math.max(2, pages)) more = true;
   }
-  return worked;
+  return more;
 }
 
 const totalChanges = (db: Db) => db.one<{ n: number }>("SELECT total_changes() AS n")?.n ?? 0;
