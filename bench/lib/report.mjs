@@ -161,7 +161,8 @@ export function renderTables(results) {
     if (l.aborted)
       cuts.push(`engram ${num(r.size)}: load stopped at the budget after ${num(l.entities)} entities and ${num(l.relations)} relations; queries skipped`);
   }
-  const engramRows = results.sizes.filter((r) => r.engram.queries);
+  // Runs from before the count existed have no `registry` field (null: it could not be read).
+  const engramRows = results.sizes.filter((r) => r.engram.queries && "registry" in r.engram);
   if (engramRows.length) out.push("", ...engramRows.map((r) => `engram ${registryLine(r)}`));
   if (cuts.length) out.push("", ...cuts);
   if (results.notes?.length) out.push("", ...results.notes);
