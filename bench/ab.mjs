@@ -8,7 +8,7 @@
  *                                                        --base may be this checkout to A/B a setting)
  *
  * Starts `wrangler dev` in this checkout (B) and in --base (A), loads the same
- * generated graph into both (entity batches alternating A, B, each timed), then runs the fixed
+ * generated graph into both (entity batches, then relation batches, alternating A, B, each timed), then runs the fixed
  * searches, open_nodes sets and a trivial tool call alternately A, B, A, B...
  * and prints p50 / mean end to end and engine (the object's RPC time, 1 ms
  * resolution) per side. `--only http,ping,trivial` compares the MCP layer:
@@ -95,9 +95,20 @@ try {
       load[label].rpc.push(r.engine);
     }
   }
+  // Relation batches alternate the same way, timed too.
+  const related = { A: { ms: 0, rpc: [] }, B: { ms: 0, rpc: [] } };
+  for (let i = 0, k = 0; i < graph.relations.length; i += 1000, k++) {
+    for (const label of k % 2 ? ["B", "A"] : ["A", "B"]) {
+      const r = await call(sides[label].client, "create_relations", { relations: graph.relations.slice(i, i + 1000) });
+      related[label].ms += r.ms;
+      related[label].rpc.push(r.engine);
+    }
+  }
   for (const label of ["A", "B"]) {
-    log(`${label}: ${Math.round((graph.entities.length / load[label].ms) * 1000)} entities/s, RPC per entity batch ${stats(load[label].rpc)}`);
-    for (let i = 0; i < graph.relations.length; i += 1000) await call(sides[label].client, "create_relations", { relations: graph.relations.slice(i, i + 1000) });
+    console.log(`load ${label}: ${Math.round((graph.entities.length / load[label].ms) * 1000)} entities/s, RPC per entity batch ${stats(load[label].rpc)}`);
+    console.log(
+      `load ${label}: ${Math.round((graph.relations.length / related[label].ms) * 1000)} relations/s, RPC per relation batch ${stats(related[label].rpc)}`,
+    );
   }
   const kinds = {
     search: (i) => ["search_nodes", { query: searches[i % searches.length] }],

@@ -22,8 +22,8 @@ import { startEngram, stopWithProcess } from "./lib/engram.mjs";
 import { generateGraph, openNodeSets, prefix, searchQueries } from "./lib/generate.mjs";
 import { startOfficial } from "./lib/official.mjs";
 import { load as loadAverage, machine } from "./lib/proc.mjs";
-import { ms, renderMachine, renderTables } from "./lib/report.mjs";
-import { load, queries, warmFloors } from "./lib/workload.mjs";
+import { ms, registryLine, renderMachine, renderTables } from "./lib/report.mjs";
+import { load, queries, registryRate, registryWatch, warmFloors } from "./lib/workload.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = path.join(root, "bench", "out");
@@ -191,12 +191,21 @@ try {
     row.engram.stats = await engram.stats(context);
     if (!row.engram.load.aborted) {
       const target = { client, health: engram.health, postFloor: engram.postFloor };
-      const engramPlan = { ...plan, trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } } };
+      // The Registry's own count, read after the warm-up, after every round and at the end: a warm tool call should make none.
+      const registry = registryWatch(() => engram.registryCalls());
+      const engramPlan = {
+        ...plan,
+        afterWarmup: registry.read,
+        afterRound: registry.read,
+        trivial: { name: "read_graph", args: { limit: 1, mode: "summary" } },
+      };
       await warmFloors(target, engramPlan);
       // Resident memory just before and after the query phase: a query that read the whole graph would grow it with the size.
       row.engram.memoryBeforeQueries = engram.memory();
       row.engram.queries = await queries(target, engramPlan);
+      row.engram.registry = registryRate(registry.count(), row.engram.queries);
       log(`engram: search p50 ${ms(row.engram.queries.search.e2e?.p50)} ms end to end, ${ms(row.engram.queries.search.engine?.p50)} ms engine`);
+      log(`engram: ${registryLine(row)}`);
     }
     row.engram.memory = engram.memory();
     await client.close();

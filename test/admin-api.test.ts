@@ -21,6 +21,7 @@ describe("admin API: who may call it", () => {
       ["/contexts/default", { method: "PATCH", json: { readOnly: true } }],
       ["/contexts/default/purge?confirm=default", { method: "POST" }],
       ["/audit", {}],
+      ["/admin/registry-calls", {}],
     ];
     for (const [path, init] of routes) {
       const res = await api(path, init, t.token);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { measureInterleaved, RPC_MS_META as BENCH_RPC_MS_META, TIMING_HEADERS, type Sample } from "../bench/lib/workload.mjs";
+import { measureInterleaved, RPC_MS_META as BENCH_RPC_MS_META, registryRate, registryWatch, TIMING_HEADERS, type Sample } from "../bench/lib/workload.mjs";
 import { RPC_MS_META, TIMING_HEADER } from "../src/mcp/tool";
 import { CLIENTS, freshContext, workerFetch, type ToolResult } from "./helpers/clients";
 import { registered } from "./helpers/context";
@@ -88,5 +88,49 @@ describe("the bench's query loop", () => {
     expect(out.slow.ran).toBeLessThan(10);
     expect(out.slow.cut).toMatch(/budget was spent/);
     expect(order.filter((l) => l.startsWith("fast")).length).toBe(11);
+  });
+});
+
+describe("the bench's Registry count", () => {
+  it("reads the count between the warm-up and the timed calls", async () => {
+    const order: string[] = [];
+    const call = (label: string) => async (): Promise<Sample> => {
+      order.push(label);
+      return { ms: 0 };
+    };
+    await measureInterleaved(
+      { a: [call("a0"), call("a1")] },
+      {
+        budgetMs: 1000,
+        warmup: 1,
+        afterWarmup: async () => {
+          order.push("count");
+        },
+      },
+    );
+    expect(order).toEqual(["a0", "count", "a0", "a1"]);
+  });
+
+  it("gives Registry calls per 1,000 tool calls over the tool-call kinds only", () => {
+    const measured = { http: { ran: 500 }, ping: { ran: 500 }, trivial: { ran: 200 }, search: { ran: 200 }, open: { ran: 100 }, write: { ran: 300 } };
+    expect(registryRate({ calls: 0, restarts: 0 }, measured)).toEqual({ calls: 0, restarts: 0, toolCalls: 800, per1000: 0 });
+    expect(registryRate({ calls: 3, restarts: 0 }, measured)).toEqual({ calls: 3, restarts: 0, toolCalls: 800, per1000: 3.8 });
+    expect(registryRate(null, measured)).toBeNull();
+    expect(registryRate({ calls: 1, restarts: 0 }, { http: { ran: 5 } })).toBeNull();
+  });
+
+  it("adds up the counts across a restart of the Registry (a new `since`), and gives none when a read failed", async () => {
+    const answers = [
+      { calls: 10, since: "a" },
+      { calls: 12, since: "a" },
+      { calls: 1, since: "b" }, // evicted while idle and started again: its count starts from 0
+      { calls: 4, since: "b" },
+    ];
+    const watch = registryWatch(async () => answers.shift() ?? null);
+    for (let i = 0; i < 4; i++) await watch.read();
+    expect(watch.count()).toEqual({ calls: 2 + 1 + 3, restarts: 1 });
+    await watch.read(); // no answer (403): the count is unknown
+    expect(watch.count()).toBeNull();
+    expect(registryWatch(async () => null).count()).toBeNull();
   });
 });

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { registryOf } from "../src/registry/Registry";
 import { connectV2, freshContext, text } from "./helpers/clients";
 import { as, stubOf } from "./helpers/context";
-import { connectAs, createContext, mint } from "./helpers/teams";
+import { api, connectAs, createContext, mint } from "./helpers/teams";
 
 const served = () => registryOf(env).callCount();
 
@@ -43,6 +43,25 @@ describe("the hot path", () => {
     const opened = await pinned.call("open_nodes", { names: ["pinned", "active"] });
     expect(opened.structuredContent?.entities).toHaveLength(2);
     await Promise.all([pinned.close(), active.close()]);
+  });
+
+  it("reports the Registry's count to the administrator only, over HTTP, without counting the reading", async () => {
+    const read = async (token?: string) => {
+      const res = await api("/admin/registry-calls", {}, token);
+      return { status: res.status, body: (await res.json()) as { calls?: number; since?: string; message?: string } };
+    };
+    const first = await read();
+    expect(first.status).toBe(200);
+    expect(first.body.calls).toBe(await served());
+    expect(Date.parse(first.body.since ?? "")).toBeLessThanOrEqual(Date.now());
+    await registryOf(env).listContexts(false);
+    expect((await read()).body).toEqual({ calls: (first.body.calls ?? 0) + 1, since: first.body.since });
+
+    const { token } = await mint([{ context: "*", role: "admin", create: true }]);
+    const refused = await read(token);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain("ADMIN_TOKEN");
+    expect(refused.body.calls).toBeUndefined();
   });
 
   it("counts the calls the Registry serves", async () => {

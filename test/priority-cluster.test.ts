@@ -10,7 +10,8 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { Db } from "../src/storage/sql";
-import { CLUSTER_COUNT_CAP } from "../src/priority/cluster";
+import { CLUSTER_COUNT_CAP, clusterSizes } from "../src/priority/cluster";
+import { itemRef, type ItemRef } from "../src/items";
 import { as, stubOf, unwrap } from "./helpers/context";
 import { freshContext } from "./helpers/clients";
 import { contextWithCapacity, rows, runAlarmAt, sql } from "./helpers/priority";
@@ -54,6 +55,26 @@ describe("clusters", () => {
       expect(clusterOf(db, "Zeta")).toEqual({ cluster_size: 3, tier: "long" });
       // A hub's size stops at the cap: the model only asks whether it reaches the threshold.
       expect(clusterOf(db, "Alpha")).toEqual({ cluster_size: CLUSTER_COUNT_CAP, tier: "long" });
+    });
+  });
+
+  it("counts an entity both related and co-visited once, co-visited items of every kind, and never the item itself", async () => {
+    await inObject((instance, db) => {
+      unwrap(instance.createEntities(["Hub", "Near", "Seen", "Other"].map(thing), meta));
+      unwrap(instance.createRelations([{ from: "Hub", to: "Near", relationType: "uses" }], meta));
+      const pair = (other: string, count = 2) =>
+        db.run("INSERT INTO covisit_pairs (item, other, count, updated_at) VALUES ('entity:Hub', ?, ?, ?)", other, count, T0);
+      pair("entity:Near"); // related as well: one item
+      pair("entity:Seen");
+      pair("file:notes/a.md");
+      pair("entity:Gone"); // no such entity (any more): still an item used with it
+      pair("entity:Hub"); // itself: never counted
+      pair("entity:Other", 1); // seen together once: not yet a pair that counts
+      const sizes = clusterSizes(
+        db,
+        ["entity:Hub", "entity:Near", "entity:Other"].map((k) => itemRef(k) as ItemRef),
+      );
+      expect(Object.fromEntries(sizes)).toEqual({ "entity:Hub": 4, "entity:Near": 1, "entity:Other": 0 });
     });
   });
 

@@ -160,6 +160,20 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
       const { counts } = await response.json();
       return { ...counts, databaseSize: counts.bytes };
     },
+    /**
+     * The calls the deployment's Registry served since it started, and since when
+     * (GET /api/admin/registry-calls: {calls, since}), or null when this caller may not
+     * read it (ENGRAM_TOKEN set to a token that is not the admin's).
+     */
+    async registryCalls() {
+      const response = await fetch(`${base}/api/admin/registry-calls`, { headers });
+      if (response.status === 403) {
+        await response.arrayBuffer();
+        return null;
+      }
+      if (!response.ok) throw new Error(`/api/admin/registry-calls answered ${response.status}: ${await response.text()}`);
+      return response.json();
+    },
     async connect(context) {
       const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${context}`), { requestInit: { headers: mcpHeaders } });
       const client = new Client({ name: "engram-bench", version: "1.0.0" });

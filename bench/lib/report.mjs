@@ -27,6 +27,19 @@ export function renderMachine(m) {
   return `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB, ${m.os}, Node ${m.node}${busy}`;
 }
 
+/** The context's database bytes per entity of the size (its observations and relations included). */
+const bytesPerEntity = (r) => (r.engram.stats?.databaseSize && r.size ? Math.round(r.engram.stats.databaseSize / r.size) : null);
+
+/** The size's Registry count as one line (the Registry counts the calls itself; GET /api/admin/registry-calls). */
+export function registryLine(r) {
+  const g = r.engram.registry;
+  const restarts = g?.restarts ? `; the Registry restarted ${g.restarts} time(s) in between, its counts added up` : "";
+  const what = g
+    ? `${num(g.per1000)} (${num(g.calls)} Registry calls over ${num(g.toolCalls)} timed tool calls, reads and writes mixed, after warm-up${restarts})`
+    : "– (not read: the count needs the admin's token or open local mode)";
+  return `${num(r.size)} entities: Registry calls per 1,000 tool calls: ${what}`;
+}
+
 function engramRow(r) {
   const e = r.engram;
   const q = e.queries ?? {};
@@ -46,7 +59,11 @@ function engramRow(r) {
     ms(mcpLayer),
     ms(q.httpPost?.e2e?.p50),
     ms(overPost),
+    pct(q.write?.e2e),
+    pct(q.write?.engine),
+    e.registry ? num(e.registry.per1000) : "–",
     mib(e.stats?.databaseSize),
+    num(bytesPerEntity(r)),
     mem(e.memory) + queryGrowth(e.memoryBeforeQueries, e.memory),
     r.loadAverage ?? "–",
   ];
@@ -113,7 +130,8 @@ export function renderTables(results) {
     table(
       [
         "entities", "load entities/s (RPC p50 per batch)", "load relations/s (RPC p50 per batch)", "search e2e", "search engine", "search in the object", "open_nodes e2e",
-        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "HTTP POST p50", "MCP layer over POST p50", "database", "workerd RSS (growth during the queries)", "machine load",
+        "open_nodes engine", "trivial tool p50 (engine)", "HTTP /health p50", "MCP layer p50", "HTTP POST p50", "MCP layer over POST p50",
+        "add_observations e2e", "add_observations engine", "Registry calls per 1,000 tool calls", "database", "database bytes per entity", "workerd RSS (growth during the queries)", "machine load",
       ],
       results.sizes.map(engramRow),
     ),
@@ -143,6 +161,9 @@ export function renderTables(results) {
     if (l.aborted)
       cuts.push(`engram ${num(r.size)}: load stopped at the budget after ${num(l.entities)} entities and ${num(l.relations)} relations; queries skipped`);
   }
+  // Runs from before the count existed have no `registry` field (null: it could not be read).
+  const engramRows = results.sizes.filter((r) => r.engram.queries && "registry" in r.engram);
+  if (engramRows.length) out.push("", ...engramRows.map((r) => `engram ${registryLine(r)}`));
   if (cuts.length) out.push("", ...cuts);
   if (results.notes?.length) out.push("", ...results.notes);
   return out.join("\n");

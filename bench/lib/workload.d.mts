@@ -27,5 +27,22 @@ export interface KindResult {
 
 export function measureInterleaved<K extends string>(
   kinds: Record<K, (() => Promise<Sample>)[]>,
-  options: { budgetMs: number; minCalls?: number; warmup?: number },
+  options: { budgetMs: number; minCalls?: number; warmup?: number; afterWarmup?: () => Promise<void>; afterRound?: () => Promise<void> },
 ): Promise<Record<K, KindResult>>;
+
+export const TOOL_KINDS: readonly string[];
+
+export interface RegistryCount {
+  calls: number;
+  restarts: number;
+}
+
+export function registryWatch(read: () => Promise<{ calls: number; since: string } | null>): {
+  read(): Promise<void>;
+  count(): RegistryCount | null;
+};
+
+export function registryRate(
+  count: RegistryCount | null,
+  measured: Record<string, { ran: number } | undefined>,
+): (RegistryCount & { toolCalls: number; per1000: number }) | null;

@@ -74,9 +74,10 @@ export async function load(client, graph, { batch, budgetMs, timeoutMs, log }) {
  * once its calls have taken `budgetMs` and at least `minCalls` ran; the other
  * kinds go on. Returns each kind's summary (see `summary`).
  */
-export async function measureInterleaved(kinds, { budgetMs, minCalls = 20, warmup = 3 }) {
+export async function measureInterleaved(kinds, { budgetMs, minCalls = 20, warmup = 3, afterWarmup, afterRound }) {
   const entries = Object.entries(kinds);
   for (let i = 0; i < warmup; i++) for (const [, calls] of entries) if (i < calls.length) await calls[i]();
+  await afterWarmup?.();
   const state = Object.fromEntries(entries.map(([kind]) => [kind, { samples: [], spent: 0, stopped: false }]));
   const longest = Math.max(0, ...entries.map(([, calls]) => calls.length));
   for (let i = 0; i < longest; i++) {
@@ -88,6 +89,7 @@ export async function measureInterleaved(kinds, { budgetMs, minCalls = 20, warmu
       st.spent += performance.now() - t0;
       if (st.samples.length >= minCalls && st.samples.length < calls.length && st.spent > budgetMs) st.stopped = true;
     }
+    await afterRound?.();
   }
   return Object.fromEntries(entries.map(([kind, calls]) => [kind, summary(state[kind].samples, calls.length, budgetMs)]));
 }
@@ -159,12 +161,73 @@ export async function warmFloors(target, plan) {
   for (let i = 0; i < (plan.floorWarmup ?? 0); i++) for (const call of calls) await call();
 }
 
-/** The floors and the queries against one loaded server, interleaved (see `floors`). */
+/**
+ * The floors, the queries and a write against one loaded server, interleaved
+ * (see `floors`). The write adds one new observation to the first entity of
+ * each open_nodes set (`add_observations`), so reads and writes mix as in a
+ * working session; every call's text is new, so none is a no-op duplicate.
+ * `plan.afterWarmup` runs between the warm-up and the timed calls,
+ * `plan.afterRound` after each round.
+ */
 export async function queries(target, plan) {
   const { client } = target;
-  const { searches, openSets, budgetMs, timeoutMs } = plan;
+  const { searches, openSets, budgetMs, timeoutMs, afterWarmup, afterRound } = plan;
   const kinds = floors(target, plan);
   kinds.search = searches.map((query) => toolCall(client, "search_nodes", { query }, timeoutMs));
   kinds.open = openSets.map((names) => toolCall(client, "open_nodes", { names }, timeoutMs));
-  return measureInterleaved(kinds, { budgetMs });
+  let written = 0;
+  kinds.write = openSets.map(
+    (names) => () => toolCall(client, "add_observations", { observations: [{ entityName: names[0], contents: [`timed write ${++written}`] }] }, timeoutMs)(),
+  );
+  return measureInterleaved(kinds, { budgetMs, afterWarmup, afterRound });
+}
+
+/** The kinds of `queries` that are tool calls (the floors' HTTP requests and pings are not). */
+export const TOOL_KINDS = Object.freeze(["trivial", "search", "open", "write"]);
+
+/**
+ * Counts the Registry's calls over a phase from `read()`, which answers
+ * GET /api/admin/registry-calls ({calls, since}) or null when the count
+ * cannot be read. The first read is the start. The count lives in the
+ * Registry's memory and starts again when the platform evicts the object
+ * while idle (`since` changes): the new count then adds to what the old one
+ * had reached at the previous read. Reading it after every round keeps the
+ * object from idling out, so what a restart could hide is at most one round.
+ */
+export function registryWatch(read) {
+  let last = null;
+  let calls = 0;
+  let restarts = 0;
+  let unreadable = false;
+  return {
+    async read() {
+      const now = await read();
+      if (now === null) {
+        unreadable = true;
+        return;
+      }
+      if (last !== null) {
+        if (now.since === last.since) calls += now.calls - last.calls;
+        else {
+          calls += now.calls;
+          restarts++;
+        }
+      }
+      last = now;
+    },
+    /** The calls counted since the first read, and how many restarts were bridged; null if a read failed or none ran. */
+    count: () => (unreadable || last === null ? null : { calls, restarts }),
+  };
+}
+
+/**
+ * Registry calls per 1,000 tool calls over a timed phase: `count` is what
+ * registryWatch counted (null: not read), `measured` what `queries` returned.
+ * Every Registry call in the phase counts, whatever made it; null when no
+ * tool call ran.
+ */
+export function registryRate(count, measured) {
+  const toolCalls = TOOL_KINDS.reduce((n, kind) => n + (measured[kind]?.ran ?? 0), 0);
+  if (count === null || toolCalls === 0) return null;
+  return { ...count, toolCalls, per1000: Math.round((count.calls / toolCalls) * 10_000) / 10 };
 }

@@ -7,6 +7,7 @@
  *   POST /api/contexts/:name/restore   point-in-time recovery, administrators only (restore.ts)
  *   GET  /api/contexts/:name/stats     counts, size, settings, entities' access statistics (read grant; stats.ts)
  *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
+ *   GET  /api/admin/registry-calls      calls the Registry served, administrators only (admin.ts)
  *
  * Every POST, PUT, PATCH and DELETE declares its body's media type (or, with
  * no body, carries Authorization), so no form or no-cors page can send one:
@@ -14,6 +15,7 @@
  */
 import { Hono } from "hono";
 import type { AppEnv } from "../app";
+import { admin } from "./admin";
 import { callerIdOf } from "../auth/caller";
 import type { ImportBatchResult, ImportLine, ImportStop } from "../context/importing";
 import { describeThrown, errorRef } from "../errors";
@@ -167,3 +169,4 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
 api.route("/tokens", tokens);
 api.route("/contexts", contexts);
 api.route("/audit", audit);
+api.route("/admin", admin);

@@ -54,6 +54,7 @@ import { modelOptions } from "../priority/weights";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { flushSearchIndex } from "../search/indexer";
 import { configureEmbedding, embeddingQueued, embeddingStatus, WorkersAiEmbedder, type Embedder, type EmbeddingStatus } from "../search/semantic";
+import { applyMergePolicy } from "../search/merge";
 import { settings, type Settings } from "../settings";
 import type { CallMeta } from "../storage/meta";
 import { migrate } from "../storage/migrations";
@@ -108,8 +109,12 @@ export class MemoryContext extends DurableObject<Env> {
     });
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
-      // Index and count whatever a migration left to do (search catches up with existing rows).
-      ctx.storage.transactionSync(() => flushSearchIndex(this.db));
+      // Index and count whatever a migration left to do (search catches up with existing rows);
+      // writes leave FTS5 merging to the alarm (src/search/merge.ts).
+      ctx.storage.transactionSync(() => {
+        applyMergePolicy(this.db);
+        flushSearchIndex(this.db);
+      });
       await this.upkeep.load();
       this.useEmbedder(this.deploymentEmbedder());
     });
@@ -398,7 +403,10 @@ export class MemoryContext extends DurableObject<Env> {
       this.pending.drop();
       await this.ctx.storage.deleteAll();
       migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
-      this.ctx.storage.transactionSync(() => applyRegistration(this.db, { name, status: "purged" }));
+      this.ctx.storage.transactionSync(() => {
+        applyMergePolicy(this.db);
+        applyRegistration(this.db, { name, status: "purged" });
+      });
       await this.upkeep.load();
       this.useEmbedder(this.upkeep.embedder);
     });

@@ -25,11 +25,18 @@
  *   one batch (src/search/semantic/queue.ts) and runs again at once while
  *   items wait; a failed model call is logged and retried after
  *   EMBED_RETRY_MS. The write itself never waits for the model.
+ * - FTS5 merging (src/search/merge.ts) never runs inside a write: once
+ *   MERGE_LEVEL_SEGMENTS writes have added segments, the alarm is asked for at
+ *   once, and each run does one bounded slice (its own transaction, first,
+ *   so the rest of upkeep sees merged indexes), then asks for the next run at
+ *   once while a slice may have been cut short by its budget. Writes in
+ *   between go on as usual: a call waits for at most one slice.
  */
 import { covisitMaintenance } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
 import { compacting, compactionStep } from "../search/compact";
 import { catchUp, embeddingQueued, type Embedder } from "../search/semantic";
+import { MERGE_LEVEL_SEGMENTS, mergeSlice } from "../search/merge";
 import type { Settings } from "../settings";
 import type { Db } from "../storage/sql";
 
@@ -54,6 +61,9 @@ export class Upkeep {
   private indexedSinceCheck = 0;
   /** The model that embeds queued items; null in lexical mode (MemoryContext.useEmbedder sets it). */
   embedder: Embedder | null = null;
+  /** Writes that added segments since the last merge slice (this instance's), and whether a slice is wanted. */
+  private writesSinceMerge = 0;
+  private mergeWanted = false;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -84,6 +94,10 @@ export class Upkeep {
     this.lastIndexWrite = now;
     this.indexedSinceCheck += documents;
     if (this.indexedSinceCheck >= COMPACT_CHECK_AFTER) this.schedule(now + COMPACT_QUIET_MS);
+    if (++this.writesSinceMerge >= MERGE_LEVEL_SEGMENTS) {
+      this.mergeWanted = true;
+      this.schedule(now);
+    }
   }
 
   /** After any write: items it queued to embed are embedded soon, by the alarm. */
@@ -119,6 +133,7 @@ export class Upkeep {
       console.error(JSON.stringify({ event: "maintenance_skipped", error: String(error) }));
       return;
     }
+    const mergeAt = this.merge(now);
     const retention = { maxChanges: s.HISTORY_MAX_CHANGES, maxDays: s.HISTORY_MAX_DAYS };
     const next = this.storage.transactionSync(() => {
       const { more } = trimHistory(this.db, retention, now);
@@ -138,7 +153,22 @@ export class Upkeep {
     }
     const compactAt = this.compaction(now);
     if (compactAt !== null) times.push(compactAt);
+    if (mergeAt !== null) times.push(mergeAt);
     if (times.length > 0) this.schedule(Math.min(...times));
+  }
+
+  /** One merge slice if writes asked for one; returns when the next is due (now, while work may remain), if any. */
+  private merge(now: number): number | null {
+    if (!this.mergeWanted) return null;
+    this.writesSinceMerge = 0;
+    try {
+      this.mergeWanted = this.storage.transactionSync(() => mergeSlice(this.db));
+    } catch (error) {
+      // Logged, not retried in a loop: the next writes ask again (FTS5's crisis merge bounds the segments meanwhile).
+      console.error(JSON.stringify({ event: "merge_failed", error: String(error) }));
+      this.mergeWanted = false;
+    }
+    return this.mergeWanted ? now : null;
   }
 
   /** One compaction step if writes have paused; returns when the next is due, if any. */

@@ -29,18 +29,23 @@ export const CLUSTER_COUNT_CAP = 64;
 const ITEMS_PER_STATEMENT = 100;
 
 /**
- * Per entity (by name, from ?1's JSON array): its neighbours by relation,
- * capped per direction, and its co-visited items, capped, as JSON arrays.
- * Correlated subqueries, so each entity's LIMIT applies to it alone.
+ * Per entity (by name, from ?1's JSON array): its id, its neighbours' ids by
+ * relation, capped per direction, and its co-visited items, capped, as JSON
+ * arrays. Correlated subqueries, so each entity's LIMIT applies to it alone.
+ * Neighbours come back as ids, not names: looking up each neighbour's name
+ * was a row read per relation end, most of a create_relations batch's
+ * cluster count at 100,000 entities (bench/profile-write.mjs); names are
+ * looked up only for the co-visited entities, to tell them apart from the
+ * neighbours.
  */
 const ENTITY_CLUSTERS = `
-  SELECT e.name AS k,
-    (SELECT json_group_array(o.name) FROM (
+  SELECT e.name AS k, e.id AS id,
+    (SELECT json_group_array(x.id) FROM (
        SELECT DISTINCT r.to_id AS id FROM relations r WHERE r.from_id = e.id AND r.to_id != e.id LIMIT ?3
-     ) x JOIN entities o ON o.id = x.id) AS outs,
-    (SELECT json_group_array(o.name) FROM (
+     ) x) AS outs,
+    (SELECT json_group_array(y.id) FROM (
        SELECT DISTINCT r.from_id AS id FROM relations r WHERE r.to_id = e.id AND r.from_id != e.id LIMIT ?3
-     ) y JOIN entities o ON o.id = y.id) AS ins,
+     ) y) AS ins,
     (SELECT json_group_array(other) FROM (
        SELECT other FROM covisit_pairs WHERE item = 'entity:' || e.name AND count >= ?2 LIMIT ?3
      )) AS cov
@@ -61,24 +66,49 @@ interface ClusterRow extends Record<string, SqlStorageValue> {
   cov: string;
 }
 
+interface EntityClusterRow extends ClusterRow {
+  id: number;
+}
+
+const ENTITY_PREFIX = "entity:";
+
 /** The cluster size of each item in `refs`, by key (at most CLUSTER_COUNT_CAP); an entity that does not exist is left out. */
 export function clusterSizes(db: Db, refs: readonly ItemRef[]): Map<string, number> {
   const out = new Map<string, number>();
   const entities = [...new Set(refs.filter((r) => r.kind === "entity").map((r) => r.name))];
   const others = [...new Set(refs.filter((r) => r.kind !== "entity").map((r) => r.key))];
-  const count = (key: string, row: ClusterRow, prefix: string) => {
-    const related = new Set<string>(JSON.parse(row.cov) as string[]);
-    for (const name of [...(JSON.parse(row.outs) as string[]), ...(JSON.parse(row.ins) as string[])]) related.add(`${prefix}${name}`);
-    related.delete(key);
-    out.set(key, Math.min(related.size, CLUSTER_COUNT_CAP));
-  };
   for (let i = 0; i < entities.length; i += ITEMS_PER_STATEMENT) {
-    const rows = db.all<ClusterRow>(ENTITY_CLUSTERS, JSON.stringify(entities.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
-    for (const row of rows) count(`entity:${row.k}`, row, "entity:");
+    const rows = db.all<EntityClusterRow>(ENTITY_CLUSTERS, JSON.stringify(entities.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
+    // Related entities are counted by id ("#<id>"); a co-visited entity's key is turned into its id when it exists.
+    const covisited = rows.flatMap((r) => (JSON.parse(r.cov) as string[]).filter((c) => c.startsWith(ENTITY_PREFIX)).map((c) => c.slice(ENTITY_PREFIX.length)));
+    const idOf = new Map<string, number>();
+    if (covisited.length > 0) {
+      for (const { id, name } of db.all<{ id: number; name: string }>(
+        "SELECT id, name FROM entities WHERE name IN (SELECT value FROM json_each(?))",
+        JSON.stringify([...new Set(covisited)]),
+      )) {
+        idOf.set(name, id);
+      }
+    }
+    for (const row of rows) {
+      const related = new Set<string>();
+      for (const c of JSON.parse(row.cov) as string[]) {
+        const id = c.startsWith(ENTITY_PREFIX) ? idOf.get(c.slice(ENTITY_PREFIX.length)) : undefined;
+        related.add(id === undefined ? c : `#${id}`);
+      }
+      for (const id of [...(JSON.parse(row.outs) as number[]), ...(JSON.parse(row.ins) as number[])]) related.add(`#${id}`);
+      related.delete(`#${row.id}`);
+      related.delete(`${ENTITY_PREFIX}${row.k}`);
+      out.set(`${ENTITY_PREFIX}${row.k}`, Math.min(related.size, CLUSTER_COUNT_CAP));
+    }
   }
   for (let i = 0; i < others.length; i += ITEMS_PER_STATEMENT) {
     const rows = db.all<ClusterRow>(ITEM_CLUSTERS, JSON.stringify(others.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
-    for (const row of rows) count(row.k, row, "");
+    for (const row of rows) {
+      const related = new Set<string>(JSON.parse(row.cov) as string[]);
+      related.delete(row.k);
+      out.set(row.k, Math.min(related.size, CLUSTER_COUNT_CAP));
+    }
   }
   return out;
 }

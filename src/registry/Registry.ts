@@ -26,7 +26,9 @@
  * ## Count
  * `callCount()` says how many calls this object served since it started
  * (each once, however many steps it took): test/hot-path.test.ts checks
- * that warm tool calls make none.
+ * that warm tool calls make none. It is kept in memory, so it starts again
+ * when the platform evicts the object (idle, its calls being rare);
+ * `callStats()` says since when.
  */
 import { DurableObject } from "cloudflare:workers";
 import { capture, describeThrown, DomainError, errorRef, fail, internalFailure, ok, type Outcome } from "../errors";
@@ -74,6 +76,14 @@ export class Registry extends DurableObject<Env> {
   /** The calls this object served since it started (not counting this one). */
   callCount(): number {
     return this.served;
+  }
+
+  /** When this instance started (ms): the count starts again at 0 whenever the platform evicts an idle object. */
+  private readonly startedAt = Date.now();
+
+  /** callCount with the start it counts from (not counted either). */
+  callStats(): { calls: number; since: number } {
+    return { calls: this.served, since: this.startedAt };
   }
 
   /** Runs `fn` after every earlier step for `name` finished, so a lookup's push and a removal's never interleave. */
