@@ -2,7 +2,8 @@
  * Reading the change log: the memory_history listing, single changes for
  * undo, and the history lines of an export. Read-only; the recorder writes.
  */
-import type { Db } from "../storage/sql";
+import { chunksFor, placeholders, type Db } from "../storage/sql";
+import type { InverseOp } from "./recorder";
 
 export interface ChangeRow extends Record<string, SqlStorageValue> {
   seq: number;
@@ -127,4 +128,35 @@ export function exportChanges(db: Db, after: number, maxChars: number): { lines:
   }
   const last = rows[rows.length - 1];
   return rows.length === 100 && last ? { lines, next: last.seq } : { lines };
+}
+
+/**
+ * Seqs of the changes made after `at`, newest first; with `items`, only those
+ * that touched one of them. At most `max + 1`, so the caller can tell when
+ * there are more (as-of reads replay them backwards: src/graph/asof.ts).
+ */
+export function changesAfter(db: Db, at: number, items: readonly string[] | undefined, max: number): number[] {
+  if (items === undefined) {
+    return db.all<{ seq: number }>("SELECT seq FROM changes WHERE at > ? ORDER BY seq DESC LIMIT ?", at, max + 1).map((r) => r.seq);
+  }
+  const seqs = new Set<number>();
+  for (const chunk of chunksFor([...new Set(items)], 1, 2)) {
+    const rows = db.all<{ seq: number }>(
+      `SELECT DISTINCT i.seq FROM change_items i JOIN changes c ON c.seq = i.seq
+       WHERE i.item IN (${placeholders(chunk.length)}) AND c.at > ? ORDER BY i.seq DESC LIMIT ?`,
+      ...chunk,
+      at,
+      max + 1,
+    );
+    for (const r of rows) seqs.add(r.seq);
+  }
+  return [...seqs].sort((a, b) => b - a).slice(0, max + 1);
+}
+
+/** A change's inverse ops, the last written first: the order that takes the change back. */
+export function* inverseOpsNewestFirst(db: Db, seq: number): Generator<InverseOp> {
+  for (const part of inversePartsNewestFirst(db, seq)) {
+    const ops = JSON.parse(part) as InverseOp[];
+    for (let i = ops.length - 1; i >= 0; i--) yield ops[i] as InverseOp;
+  }
 }
