@@ -80,7 +80,10 @@ export function parseAsOf(value: string | number, now: number): number {
   else if (/^\d{1,16}$/.test(text)) t = Number(text);
   else if (ISO_TIME.test(text)) t = Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) || !text.includes(":") ? text : `${text}Z`);
   if (!Number.isFinite(t) || t < 0) {
-    throw new DomainError("Invalid", `asOf: ${JSON.stringify(value)} is not a time; give an ISO 8601 time such as "2026-03-01T12:00:00Z" or epoch milliseconds.`);
+    throw new DomainError(
+      "Invalid",
+      `asOf: ${JSON.stringify(typeof value === "string" ? value.slice(0, 40) : value)} is not a time; give an ISO 8601 time such as "2026-03-01T12:00:00Z" or epoch milliseconds.`,
+    );
   }
   if (t > now) throw new DomainError("Invalid", `asOf: ${iso(t)} is in the future (now is ${iso(now)}); omit asOf for what holds now.`);
   return t;
