@@ -37,6 +37,7 @@ import { fileInverses } from "../files/inverse";
 import { graphInverses } from "../graph/inverse";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { openNodesAt, parseAsOf, readGraphAt } from "../graph/asof";
+import { idsByName } from "../graph/rows";
 import * as graph from "../graph/store";
 import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { exportChanges, inverseRegistry, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
@@ -70,6 +71,12 @@ import { Upkeep } from "./upkeep";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
 export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses);
+
+/** Which of `names` are entities now: an as-of read may return one deleted since, which must not regain statistics or associations. */
+const existing = (db: Db, names: readonly string[]): string[] => {
+  const ids = idsByName(db, names);
+  return names.filter((n) => ids.has(n));
+};
 
 /** Effects of a call that accessed `items` in one way and removed or moved none. */
 const accessed = (items: readonly string[], kind: AccessKind): ItemEffects => ({ accesses: items.map((item) => ({ item, kind })), removed: [], moved: [] });
@@ -257,12 +264,10 @@ export class MemoryContext extends DurableObject<Env> {
     const model = modelOptions(s);
     return this.runner.run(meta, "search", ({ db, now }) => {
       const result = asOf === undefined ? searchGraph(db, query, params, now, model) : searchGraphAt(db, query, params, now, parseAsOf(asOf, now), model);
+      const names = result.entities.map((e) => e.name);
       return {
         value: result,
-        effects: accessed(
-          result.entities.map((e) => itemKey.entity(e.name)),
-          "search",
-        ),
+        effects: accessed((asOf === undefined ? names : existing(db, names)).map(itemKey.entity), "search"),
       };
     });
   }
@@ -273,12 +278,10 @@ export class MemoryContext extends DurableObject<Env> {
       const past = opts.asOf !== undefined || opts.includeSuperseded === true;
       const at = opts.asOf === undefined ? now : parseAsOf(opts.asOf, now);
       const found = past ? openNodesAt(db, names, at, opts.includeSuperseded === true, graph.OPEN_NODES_MAX_RELATIONS) : graph.openNodes(db, names);
+      const opened = found.entities.map((e) => e.name);
       return {
         value: found,
-        effects: accessed(
-          found.entities.map((e) => itemKey.entity(e.name)),
-          "open",
-        ),
+        effects: accessed((past ? existing(db, opened) : opened).map(itemKey.entity), "open"),
       };
     });
   }
