@@ -184,6 +184,28 @@ describe("as-of reads", () => {
     await c.close();
   });
 
+  it("does not count an as-of read of an entity deleted since as a use of it", async () => {
+    const { stub, c, at } = await session();
+    await at(0, "create_entities", {
+      entities: [
+        { name: "Ada", entityType: "person", observations: ["plays go"] },
+        { name: "Bob", entityType: "person", observations: ["plays go"] },
+      ],
+    });
+    await at(5, "delete_entities", { entityNames: ["Bob"] });
+    const forgotten = () =>
+      runInDurableObject(stub, (_i, state) =>
+        new Db(state.storage.sql).all(
+          "SELECT item FROM covisit_session_items WHERE item = 'entity:Bob' UNION ALL SELECT item FROM covisit_pairs WHERE item = 'entity:Bob'",
+        ),
+      );
+    expect(await forgotten()).toEqual([]);
+    expect((await ok(c, "open_nodes", { names: ["Ada", "Bob"], asOf: T0 + 60_000 })).entities).toHaveLength(2);
+    expect((await ok(c, "search_nodes", { query: "go", asOf: T0 + 60_000 })).entities).toHaveLength(2);
+    expect(await forgotten()).toEqual([]);
+    await c.close();
+  });
+
   it("agrees with the graph read at each step over random writes and undos", async () => {
     const names = ["A", "B", "C"];
     const obs = ["x", "y", "z"];
