@@ -41,8 +41,8 @@ export const LIMITS = {
   viewChars: 16 * 1024,
   /** Changes an as-of read replays backwards at most (src/graph/asof.ts); an older asOf is refused. */
   asOfChanges: 5000,
-  /** Inverse ops those changes may hold in all, so one as-of read stays bounded in time and memory. */
-  asOfOps: 200_000,
+  /** Characters of inverse JSON those changes may hold in all, so one as-of read stays bounded in time and memory. */
+  asOfChars: 16 * 1024 * 1024,
 } as const;
 
 /** The ranges both the search settings (src/settings.ts) and the search_nodes arguments accept. */

@@ -18,17 +18,17 @@
  *
  * ## Bounds
  * A read replays at most LIMITS.asOfChanges changes holding at most
- * LIMITS.asOfOps ops (an open_nodes only the changes that touched its
- * names), and refuses an asOf older than what retention kept
+ * LIMITS.asOfChars characters of inverse JSON (an open_nodes only the
+ * changes that touched its names), all held in memory at once, and refuses an asOf older than what retention kept
  * (historyHorizon). An asOf before anything existed is an empty answer.
  * Rows are also kept only when created at or before asOf, which covers
  * entities written before history was recorded.
  */
 import { DomainError } from "../errors";
-import { changesAfter, historyHorizon, inverseOpsNewestFirst, type InverseOp } from "../history";
+import { changesAfter, historyHorizon, inverseOpsTakingBack, type InverseOp } from "../history";
 import { itemKey } from "../items";
 import { LIMITS } from "../limits";
-import { chunksFor, placeholders, type Db } from "../storage/sql";
+import { jsonBatches, type Db } from "../storage/sql";
 import { decodeCursor, encodeCursor, type ReadGraphOptions } from "./read";
 import { RELATION_SELECT } from "./rows";
 import type { Entity, GraphPage, Relation } from "./types";
@@ -95,28 +95,27 @@ const relKey = (r: Relation) => JSON.stringify([r.from, r.to, r.relationType]);
 export function loadEntities(db: Db, names: readonly string[]): Map<string, PastEntity> {
   const out = new Map<string, PastEntity>();
   const byId = new Map<number, PastEntity>();
-  for (const chunk of chunksFor([...new Set(names)])) {
-    const rows = db.all<{ id: number; name: string; entity_type: string; created_at: number }>(
-      `SELECT id, name, entity_type, created_at FROM entities WHERE name IN (${placeholders(chunk.length)})`,
-      ...chunk,
-    );
-    for (const r of rows) {
+  const IN = "IN (SELECT value FROM json_each(?))";
+  for (const batch of jsonBatches([...new Set(names)])) {
+    for (const r of db.all<{ id: number; name: string; entity_type: string; created_at: number }>(
+      `SELECT id, name, entity_type, created_at FROM entities WHERE name ${IN}`,
+      batch,
+    )) {
       const e: PastEntity = { id: r.id, name: r.name, entityType: r.entity_type, createdAt: r.created_at, observations: new Map(), superseded: new Map() };
       out.set(r.name, e);
       byId.set(r.id, e);
     }
   }
-  for (const chunk of chunksFor([...byId.keys()])) {
-    const ph = placeholders(chunk.length);
+  for (const batch of jsonBatches([...byId.keys()])) {
     for (const o of db.all<{ id: number; entity_id: number; content: string; created_at: number }>(
-      `SELECT id, entity_id, content, created_at FROM observations WHERE entity_id IN (${ph}) ORDER BY id`,
-      ...chunk,
+      `SELECT id, entity_id, content, created_at FROM observations WHERE entity_id ${IN} ORDER BY id`,
+      batch,
     )) {
       byId.get(o.entity_id)?.observations.set(o.content, { id: o.id, content: o.content, createdAt: o.created_at });
     }
     for (const s of db.all<{ id: number; entity_id: number; content: string; created_at: number; superseded_at: number }>(
-      `SELECT id, entity_id, content, created_at, superseded_at FROM superseded_observations WHERE entity_id IN (${ph})`,
-      ...chunk,
+      `SELECT id, entity_id, content, created_at, superseded_at FROM superseded_observations WHERE entity_id ${IN}`,
+      batch,
     )) {
       byId.get(s.entity_id)?.superseded.set(s.id, { id: s.id, content: s.content, createdAt: s.created_at, supersededAt: s.superseded_at });
     }
@@ -128,15 +127,15 @@ export function loadEntities(db: Db, names: readonly string[]): Map<string, Past
 function loadRelations(db: Db, ids: readonly number[], outgoing = false): PastRelation[] {
   const out = new Map<number, PastRelation>();
   const select = RELATION_SELECT.replace("SELECT r.id,", "SELECT r.id, r.created_at,");
-  for (const chunk of chunksFor(ids, 2)) {
-    const ph = placeholders(chunk.length);
-    const where = outgoing ? `r.from_id IN (${ph})` : `r.from_id IN (${ph}) OR r.to_id IN (${ph})`;
-    const rows = db.all<{ id: number; created_at: number; from_name: string; to_name: string; relation_type: string }>(
-      `${select} WHERE ${where}`,
-      ...chunk,
-      ...(outgoing ? [] : chunk),
-    );
-    for (const r of rows) out.set(r.id, { id: r.id, from: r.from_name, to: r.to_name, relationType: r.relation_type, createdAt: r.created_at });
+  for (const batch of jsonBatches(ids)) {
+    for (const end of outgoing ? ["r.from_id"] : ["r.from_id", "r.to_id"]) {
+      for (const r of db.all<{ id: number; created_at: number; from_name: string; to_name: string; relation_type: string }>(
+        `${select} WHERE ${end} IN (SELECT value FROM json_each(?))`,
+        batch,
+      )) {
+        out.set(r.id, { id: r.id, from: r.from_name, to: r.to_name, relationType: r.relation_type, createdAt: r.created_at });
+      }
+    }
   }
   return [...out.values()];
 }
@@ -172,32 +171,20 @@ export function rewind(db: Db, asOf: number, scope: readonly string[] | null): R
   const inScope = scope === null ? null : new Set(scope);
   const out: Rewound = { changed: new Set(), entities: new Map(), relations: new Map() };
 
-  // An entity is loaded as it is now the first time an op names it: no op replayed so far touched it.
-  const load = (names: readonly string[]) => {
-    const fresh = names.filter((n) => !out.changed.has(n) && (inScope === null || inScope.has(n)));
-    if (fresh.length === 0) return;
-    const before = new Set(out.changed);
-    for (const n of fresh) out.changed.add(n);
-    const loaded = loadEntities(db, fresh);
-    for (const [n, e] of loaded) out.entities.set(n, e);
-    for (const r of loadRelations(
-      db,
-      [...loaded.values()].map((e) => e.id),
-    )) {
-      // A relation to an entity loaded earlier is in the map already, as replayed so far.
-      if (!before.has(r.from) && !before.has(r.to)) out.relations.set(relKey(r), r);
-    }
-  };
-
-  let ops = 0;
-  for (const seq of seqs) {
-    for (const op of inverseOpsNewestFirst(db, seq)) {
-      if (++ops > LIMITS.asOfOps) throw tooFar(asOf, `${LIMITS.asOfOps} row changes`);
-      if (!isGraphOp(op)) continue;
-      load(namesOf(op));
-      takeBack(out, op);
-    }
+  // The entities the ops name are loaded as they are now, in bulk (the replay writes nothing), then the
+  // ops are taken back, newest first.
+  const ops = inverseOpsTakingBack(db, seqs, LIMITS.asOfChars)?.filter(isGraphOp);
+  if (ops === undefined) throw tooFar(asOf, `${LIMITS.asOfChars / (1024 * 1024)} MB of changes`);
+  for (const op of ops) for (const n of namesOf(op)) if (inScope === null || inScope.has(n)) out.changed.add(n);
+  const loaded = loadEntities(db, [...out.changed]);
+  for (const [n, e] of loaded) out.entities.set(n, e);
+  for (const r of loadRelations(
+    db,
+    [...loaded.values()].map((e) => e.id),
+  )) {
+    out.relations.set(relKey(r), r);
   }
+  for (const op of ops) takeBack(out, op);
   return out;
 }
 

@@ -58,6 +58,6 @@ export {
   type RecordingScope,
   type WriteScope,
 } from "./recorder";
-export { changesAfter, exportChanges, inverseOpsNewestFirst, listChanges, type ChangeInfo, type HistoryQuery } from "./log";
+export { changesAfter, exportChanges, inverseOpsTakingBack, listChanges, type ChangeInfo, type HistoryQuery } from "./log";
 export { undo, UNDO_MAX_CHANGES, type UndoRequest, type UndoResult } from "./undo";
 export { DAY_MS, historyHorizon, nextTrimAt, trimHistory, type Retention } from "./retention";

@@ -2,7 +2,7 @@
  * Reading the change log: the memory_history listing, single changes for
  * undo, and the history lines of an export. Read-only; the recorder writes.
  */
-import { chunksFor, placeholders, type Db } from "../storage/sql";
+import { chunksFor, jsonBatches, placeholders, type Db } from "../storage/sql";
 import type { InverseOp } from "./recorder";
 
 export interface ChangeRow extends Record<string, SqlStorageValue> {
@@ -153,10 +153,23 @@ export function changesAfter(db: Db, at: number, items: readonly string[] | unde
   return [...seqs].sort((a, b) => b - a).slice(0, max + 1);
 }
 
-/** A change's inverse ops, the last written first: the order that takes the change back. */
-export function* inverseOpsNewestFirst(db: Db, seq: number): Generator<InverseOp> {
-  for (const part of inversePartsNewestFirst(db, seq)) {
-    const ops = JSON.parse(part) as InverseOp[];
-    for (let i = ops.length - 1; i >= 0; i--) yield ops[i] as InverseOp;
+/**
+ * The inverse ops of the changes `seqs`, newest change first and each
+ * change's ops last written first: the order that takes them back. Read in
+ * a few statements; null when their JSON exceeds `maxChars` characters, so a
+ * caller holds them all in memory only when that is bounded.
+ */
+export function inverseOpsTakingBack(db: Db, seqs: readonly number[], maxChars: number): InverseOp[] | null {
+  const out: InverseOp[] = [];
+  let chars = 0;
+  for (const batch of jsonBatches([...seqs].sort((a, b) => b - a))) {
+    const inBatch = "seq IN (SELECT value FROM json_each(?))";
+    chars += db.one<{ n: number | null }>(`SELECT sum(length(ops)) AS n FROM change_inverse WHERE ${inBatch}`, batch)?.n ?? 0;
+    if (chars > maxChars) return null;
+    for (const row of db.all<{ ops: string }>(`SELECT ops FROM change_inverse WHERE ${inBatch} ORDER BY seq DESC, part DESC`, batch)) {
+      const ops = JSON.parse(row.ops) as InverseOp[];
+      for (let i = ops.length - 1; i >= 0; i--) out.push(ops[i] as InverseOp);
+    }
   }
+  return out;
 }

@@ -54,7 +54,11 @@ export function searchGraphAt(db: Db, query: string, params: SearchParams, now: 
   for (const e of past.entities.values()) {
     if (e.createdAt > asOf) continue;
     const then = entityAt(e, asOf, false);
-    const words = wordsOf([then.name, then.entityType, ...then.observations].join("\n"));
+    const text = [then.name, then.entityType, ...then.observations].join("\n");
+    // Most changed entities share no letters with the query: skip them before splitting their text into words.
+    const lower = text.normalize("NFKC").toLowerCase();
+    if (!terms.some((t) => t.parts.some((p) => lower.includes(p)))) continue;
+    const words = wordsOf(text);
     const matched = terms.filter((t) => matches(t, words)).length;
     if (matched > 0) rebuilt.push({ ...then, score: round((top * matched) / terms.length), role: "entry" });
   }
