@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { entityName, observationText } from "../schemas";
-import { callContext, defineTool, DESTRUCTIVE_REPEATABLE, reply } from "../tool";
+import { callContext, defineTool, DESTRUCTIVE, reply } from "../tool";
 
 export default defineTool({
   name: "update_observation",
@@ -9,7 +9,7 @@ export default defineTool({
   description: "Replace a current observation with a newer one, keeping the old one as superseded.",
   input: { entityName, old: observationText, new: observationText },
   output: { entityName: z.string(), old: z.string(), new: z.string(), supersededAt: z.string() },
-  annotations: DESTRUCTIVE_REPEATABLE,
+  annotations: DESTRUCTIVE,
   run: ({ entityName, old, new: next, context }, ctx) =>
     callContext(
       ctx,
