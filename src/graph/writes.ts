@@ -17,7 +17,7 @@
  *   created; prior `{createdAt, supersededAt}` = deleted (with its entity).
  *   update_observation notes three ops: the old observation deleted, its
  *   superseded row created, the new observation added.
- * As-of reads (asof.ts) replay these ops backwards in memory: a new op kind
+ * As-of reads (rewind.ts) replay these ops backwards in memory: a new op kind
  * that changes entities, observations or relations must be replayed there too.
  * A deleted row's id is kept so a restore puts it back in its old place in
  * insertion order when that id is still free.

@@ -133,7 +133,7 @@ export function exportChanges(db: Db, after: number, maxChars: number): { lines:
 /**
  * Seqs of the changes made after `at`, newest first; with `items`, only those
  * that touched one of them. At most `max + 1`, so the caller can tell when
- * there are more (as-of reads replay them backwards: src/graph/asof.ts).
+ * there are more (as-of reads replay them backwards: src/graph/rewind.ts).
  */
 export function changesAfter(db: Db, at: number, items: readonly string[] | undefined, max: number): number[] {
   if (items === undefined) {

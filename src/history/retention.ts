@@ -42,7 +42,7 @@ export function nextTrimAt(db: Db, r: Retention, now: number): number | null {
   return Math.max(oldest + r.maxDays * DAY_MS, now);
 }
 
-/** The time of the newest change retention trimmed, or null when none was: the state before it cannot be rebuilt (src/graph/asof.ts). */
+/** The time of the newest change retention trimmed, or null when none was: the state before it cannot be rebuilt (src/graph/rewind.ts). */
 export function historyHorizon(db: Db): number | null {
   return db.one<{ at: number | null }>("SELECT at FROM history_horizon")?.at ?? null;
 }

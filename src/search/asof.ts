@@ -12,7 +12,8 @@
  * Relations are those among the returned entities at asOf; paths are the
  * normal search's paths through unchanged entities only.
  */
-import { entityAt, rewind } from "../graph/asof";
+import { entityAt } from "../graph/asof";
+import { rewind } from "../graph/rewind";
 import { idsByName } from "../graph/rows";
 import type { Relation } from "../graph/types";
 import type { ModelOptions } from "../priority/model";
