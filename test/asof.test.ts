@@ -184,6 +184,28 @@ describe("as-of reads", () => {
     await c.close();
   });
 
+  it("pages read_graph as of a time, cursor and asOf together, deleted entities in their old places", async () => {
+    const { stub, c, at } = await session();
+    const names = ["E1", "E2", "E3", "E4", "E5"];
+    await at(0, "create_entities", { entities: names.map((name) => ({ name, entityType: "t", observations: [`about ${name}`] })) });
+    await at(1, "create_relations", { relations: [{ from: "E2", to: "E4", relationType: "r" }] });
+    await at(2, "delete_entities", { entityNames: ["E2", "E4"] });
+    await at(3, "create_entities", { entities: [{ name: "E6", entityType: "t", observations: [] }] });
+    await setClock(stub, T0 + 10 * 60_000);
+    const asOf = iso(T0 + 90_000);
+    const pages: { entities: { name: string }[]; relations: unknown[]; nextCursor?: string }[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await ok(c, "read_graph", { asOf, limit: 2, ...(cursor ? { cursor } : {}) });
+      pages.push(page as (typeof pages)[number]);
+      cursor = page.nextCursor as string | undefined;
+    } while (cursor !== undefined && pages.length < 10);
+    expect(pages.flatMap((p) => p.entities.map((e) => e.name))).toEqual(names);
+    expect(pages.flatMap((p) => p.relations)).toEqual([{ from: "E2", to: "E4", relationType: "r" }]);
+    expect(pages).toHaveLength(3);
+    await c.close();
+  });
+
   it("does not count an as-of read of an entity deleted since as a use of it", async () => {
     const { stub, c, at } = await session();
     await at(0, "create_entities", {
