@@ -39,6 +39,10 @@ export const LIMITS = {
   sessionKey: 256,
   /** Characters of file or directory text one view returns before it is cut short (use view_range for the rest). */
   viewChars: 16 * 1024,
+  /** Changes an as-of read replays backwards at most (src/graph/rewind.ts); an older asOf is refused. */
+  asOfChanges: 5000,
+  /** Characters of inverse JSON those changes may hold in all, so one as-of read stays bounded in time and memory. */
+  asOfChars: 16 * 1024 * 1024,
 } as const;
 
 /** The ranges both the search settings (src/settings.ts) and the search_nodes arguments accept. */

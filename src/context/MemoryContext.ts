@@ -36,6 +36,8 @@ import * as files from "../files/commands";
 import { fileInverses } from "../files/inverse";
 import { graphInverses } from "../graph/inverse";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
+import { openNodesAt, parseAsOf, readGraphAt } from "../graph/asof";
+import { idsByName } from "../graph/rows";
 import * as graph from "../graph/store";
 import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { exportChanges, inverseRegistry, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
@@ -52,6 +54,7 @@ import { memoryStats, priorityOverview, type MemoryStats } from "../priority/sta
 import { exportArchivePage } from "../priority/transfer";
 import { modelOptions } from "../priority/weights";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
+import { searchGraphAt } from "../search/asof";
 import { flushSearchIndex } from "../search/indexer";
 import { configureEmbedding, embeddingQueued, embeddingStatus, WorkersAiEmbedder, type Embedder, type EmbeddingStatus } from "../search/semantic";
 import { applyMergePolicy } from "../search/merge";
@@ -70,6 +73,12 @@ import { Upkeep } from "./upkeep";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
 export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses);
+
+/** Which of `names` are entities now: an as-of read may return one deleted since, which must not regain statistics or associations. */
+const existing = (db: Db, names: readonly string[]): string[] => {
+  const ids = idsByName(db, names);
+  return names.filter((n) => ids.has(n));
+};
 
 /** Effects of a call that accessed `items` in one way and removed or moved none. */
 const accessed = (items: readonly string[], kind: AccessKind): ItemEffects => ({ accesses: items.map((item) => ({ item, kind })), removed: [], moved: [] });
@@ -262,6 +271,11 @@ export class MemoryContext extends DurableObject<Env> {
     return this.runner.run(meta, "write", (w) => ({ value: graph.deleteObservations(w, deletions) }));
   }
 
+  /** update_observation: supersedes one observation with a newer one, as one change (src/graph/store.ts). */
+  updateObservation(update: graph.ObservationUpdate, meta: CallMeta) {
+    return this.runner.run(meta, "write", (w) => ({ value: graph.updateObservation(w, update) }));
+  }
+
   deleteRelations(relations: Relation[], meta: CallMeta) {
     return this.runner.run(meta, "write", (w) => ({ value: graph.deleteRelations(w, relations) }));
   }
@@ -277,36 +291,35 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   /** A listing without hits: it runs as a search, so it neither waits for earlier searches' hits nor records any (./runner.ts). */
-  readGraph(opts: ReadGraphOptions, meta: CallMeta): Outcome<GraphPage> {
-    return this.runner.run(meta, "search", ({ db }) => ({ value: readGraph(db, opts) }));
+  readGraph(opts: ReadGraphOptions, meta: CallMeta, asOf?: string | number): Outcome<GraphPage> {
+    return this.runner.run(meta, "search", ({ db, now }) => ({ value: asOf === undefined ? readGraph(db, opts) : readGraphAt(db, opts, parseAsOf(asOf, now)) }));
   }
 
   /** Every entity a search returns counts as a (light) retrieval of it: see src/priority/track.ts. */
-  searchNodes(query: string, opts: SearchOptions, meta: CallMeta): Outcome<SearchResult> {
+  searchNodes(query: string, opts: SearchOptions, meta: CallMeta, asOf?: string | number): Outcome<SearchResult> {
     const s = this.config();
     const params = searchParams(opts, s);
     const model = modelOptions(s);
     return this.runner.run(meta, "search", ({ db, now }) => {
-      const result = searchGraph(db, query, params, now, model);
+      const result = asOf === undefined ? searchGraph(db, query, params, now, model) : searchGraphAt(db, query, params, now, parseAsOf(asOf, now), model);
+      const names = result.entities.map((e) => e.name);
       return {
         value: result,
-        effects: accessed(
-          result.entities.map((e) => itemKey.entity(e.name)),
-          "search",
-        ),
+        effects: accessed((asOf === undefined ? names : existing(db, names)).map(itemKey.entity), "search"),
       };
     });
   }
 
-  openNodes(names: string[], meta: CallMeta) {
-    return this.runner.run(meta, "read", ({ db }) => {
-      const found = graph.openNodes(db, names);
+  /** With asOf or includeSuperseded, the entities as they stood then, through src/graph/asof.ts. */
+  openNodes(names: string[], meta: CallMeta, opts: { asOf?: string | number; includeSuperseded?: boolean } = {}) {
+    return this.runner.run(meta, "read", ({ db, now }) => {
+      const past = opts.asOf !== undefined || opts.includeSuperseded === true;
+      const at = opts.asOf === undefined ? now : parseAsOf(opts.asOf, now);
+      const found = past ? openNodesAt(db, names, at, opts.includeSuperseded === true, graph.OPEN_NODES_MAX_RELATIONS) : graph.openNodes(db, names);
+      const opened = found.entities.map((e) => e.name);
       return {
         value: found,
-        effects: accessed(
-          found.entities.map((e) => itemKey.entity(e.name)),
-          "open",
-        ),
+        effects: accessed((past ? existing(db, opened) : opened).map(itemKey.entity), "open"),
       };
     });
   }

@@ -11,8 +11,18 @@ import { itemKey } from "../items";
 import { DomainError } from "../errors";
 import type { InverseKind, InverseKinds, Phrase } from "../history";
 import { idsByName } from "./rows";
-import type { EntityOp, GraphOp, ObservationOp, RelationOp } from "./writes";
-import { deleteEntityRow, deleteObservation, deleteRelation, insertEntity, insertObservation, insertRelation, touchEntity } from "./writes";
+import type { EntityOp, GraphOp, ObservationOp, RelationOp, SupersededOp } from "./writes";
+import {
+  deleteEntityRow,
+  deleteObservation,
+  deleteRelation,
+  deleteSuperseded,
+  insertEntity,
+  insertObservation,
+  insertRelation,
+  insertSuperseded,
+  touchEntity,
+} from "./writes";
 
 const conflict = (message: string) => new DomainError("Conflict", `${message}; nothing was undone.`);
 
@@ -69,5 +79,19 @@ const relation: InverseKind<RelationOp> = {
   },
 };
 
+const superseded: InverseKind<SupersededOp> = {
+  apply(w, op) {
+    if (op.prior === null) {
+      deleteSuperseded(w, op.entity, op.id);
+      return;
+    }
+    const id = idsByName(w.db, [op.entity]).get(op.entity);
+    if (id === undefined) throw conflict(`entity "${op.entity}" no longer exists, so its superseded observation cannot be restored`);
+    insertSuperseded(w, id, op.entity, { id: op.id, content: op.content, ...op.prior });
+  },
+  // "~obs": an observation superseded (update_observation); "-superseded": a superseded one deleted with its entity.
+  describe: (op): Phrase => (op.prior === null ? { action: "~", noun: "obs", name: op.entity } : { action: "-", noun: "superseded", name: op.entity }),
+};
+
 /** Registration order is the order summaries list them in. */
-export const graphInverses: InverseKinds<GraphOp> = { entity, observation, relation };
+export const graphInverses: InverseKinds<GraphOp> = { entity, observation, relation, superseded };

@@ -23,7 +23,16 @@ import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity } from "../items";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
-import { deleteEntityRow, deleteObservation, deleteRelation, insertNewEntities, insertNewRelations, insertObservation, touchEntity } from "./writes";
+import {
+  deleteEntityRow,
+  deleteObservation,
+  deleteRelation,
+  insertNewEntities,
+  insertNewRelations,
+  insertObservation,
+  supersedeObservation,
+  touchEntity,
+} from "./writes";
 import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
 
 /** Relations open_nodes returns at most, so one hub entity cannot flood a context window. */
@@ -114,6 +123,42 @@ export function deleteObservations(w: WriteScope, deletions: readonly Observatio
   if (missingEntities.length > 0) message += ` No entity named ${listNames(missingEntities)}.`;
   if (missingObservations.length > 0) message += ` Not found (nothing to delete): ${listNames(missingObservations, 5)}.`;
   return { success: true, message };
+}
+
+/** update_observation's input: the entity, its current observation and the one that replaces it. */
+export interface ObservationUpdate {
+  entityName: string;
+  old: string;
+  new: string;
+}
+
+/**
+ * Replaces a current observation with a newer one; the old one is kept as
+ * superseded (it held until now). One recorded change, so undo restores it.
+ */
+export function updateObservation(w: WriteScope, u: ObservationUpdate): { entityName: string; old: string; new: string; supersededAt: string } {
+  const id = requireEntities(w.db, [u.entityName], "update_observation").get(u.entityName) as number;
+  const what = `update_observation on ${JSON.stringify(u.entityName)}`;
+  if (u.old === u.new) throw new DomainError("Invalid", `${what}: new is the same as old; nothing was changed.`);
+  const has = (content: string) => w.db.one("SELECT 1 AS x FROM observations WHERE entity_id = ? AND content = ?", id, content) !== undefined;
+  if (!has(u.old)) {
+    const gone = w.db.one<{ at: number }>(
+      "SELECT superseded_at AS at FROM superseded_observations WHERE entity_id = ? AND content = ? ORDER BY superseded_at DESC LIMIT 1",
+      id,
+      u.old,
+    );
+    const why = gone ? `it was superseded at ${new Date(gone.at).toISOString()}` : "open_nodes lists the current ones";
+    throw new DomainError("NotFound", `${what}: old ${JSON.stringify(u.old.slice(0, 80))} is not a current observation (${why}); nothing was changed.`);
+  }
+  if (has(u.new)) {
+    throw new DomainError(
+      "Conflict",
+      `${what}: new ${JSON.stringify(u.new.slice(0, 80))} is already a current observation; delete_observations removes old; nothing was changed.`,
+    );
+  }
+  supersedeObservation(w, id, u.entityName, u.old, u.new);
+  touchEntity(w, id);
+  return { entityName: u.entityName, old: u.old, new: u.new, supersededAt: new Date(w.now).toISOString() };
 }
 
 export function deleteRelations(w: WriteScope, relations: readonly Relation[]): DeleteReport {

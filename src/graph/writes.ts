@@ -12,6 +12,13 @@
  * - `{kind:"observation", entity, content, prior}`: prior null = added;
  *   prior `{id, createdAt}` = deleted.
  * - `{kind:"relation", from, to, relationType, prior}`: the same for relations.
+ * - `{kind:"superseded", entity, id, content, prior}`: a superseded
+ *   observation's row (update_observation, migrations/0014): prior null =
+ *   created; prior `{createdAt, supersededAt}` = deleted (with its entity).
+ *   update_observation notes three ops: the old observation deleted, its
+ *   superseded row created, the new observation added.
+ * As-of reads (rewind.ts) replay these ops backwards in memory: a new op kind
+ * that changes entities, observations or relations must be replayed there too.
  * A deleted row's id is kept so a restore puts it back in its old place in
  * insertion order when that id is still free.
  *
@@ -41,11 +48,12 @@ export type RowPrior = { id: number; createdAt: number };
 export type EntityOp = { kind: "entity"; name: string; prior: EntityPrior | null };
 export type ObservationOp = { kind: "observation"; entity: string; content: string; prior: RowPrior | null };
 export type RelationOp = { kind: "relation"; from: string; to: string; relationType: string; prior: RowPrior | null };
+export type SupersededOp = { kind: "superseded"; entity: string; id: number; content: string; prior: { createdAt: number; supersededAt: number } | null };
 /** The graph's inverse ops, by kind. */
-export type GraphOp = EntityOp | ObservationOp | RelationOp;
+export type GraphOp = EntityOp | ObservationOp | RelationOp | SupersededOp;
 
 /** `id` when no row of `table` has it, else null (let SQLite choose). */
-function freeId(db: Db, table: "entities" | "observations" | "relations", id: number | undefined): number | null {
+function freeId(db: Db, table: "entities" | "observations" | "relations" | "superseded_observations", id: number | undefined): number | null {
   if (id === undefined) return null;
   return db.one(`SELECT 1 AS taken FROM ${table} WHERE id = ?`, id) ? null : id;
 }
@@ -162,6 +170,7 @@ export function deleteEntityRow(w: WriteScope, id: number): number {
     id,
   );
   w.db.run("DELETE FROM observations WHERE entity_id = ?", id);
+  deleteSupersededOf(w, id, e.name);
   w.db.run("DELETE FROM entities WHERE id = ?", id);
   for (const o of observations) {
     w.rec.note(entityItem(e.name), {
@@ -284,4 +293,60 @@ export function deleteRelation(w: WriteScope, fromId: number, toId: number, r: R
   );
   if (row) w.rec.note([entityItem(r.from), entityItem(r.to)], relationOp(r, { id: row.id, createdAt: row.created_at }));
   return row !== undefined;
+}
+
+/** A superseded observation's row (migrations/0014_observation_validity.sql). */
+export interface SupersededRow {
+  id: number;
+  content: string;
+  createdAt: number;
+  supersededAt: number;
+}
+
+/** Puts a superseded row in (under `row.id` when free); returns its id. */
+export function insertSuperseded(w: WriteScope, entityId: number, entity: string, row: SupersededRow): number {
+  const written = w.db.one<{ id: number }>(
+    "INSERT INTO superseded_observations (id, entity_id, content, created_at, superseded_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+    freeId(w.db, "superseded_observations", row.id),
+    entityId,
+    row.content,
+    row.createdAt,
+    row.supersededAt,
+  );
+  if (!written) throw new Error("INSERT INTO superseded_observations returned no id");
+  w.rec.note(entityItem(entity), { kind: "superseded", entity, id: written.id, content: row.content, prior: null } satisfies SupersededOp);
+  return written.id;
+}
+
+/** Deletes one superseded row; false when there was none of that id. */
+export function deleteSuperseded(w: WriteScope, entity: string, id: number): boolean {
+  const row = w.db.one<{ content: string; created_at: number; superseded_at: number }>(
+    "DELETE FROM superseded_observations WHERE id = ? RETURNING content, created_at, superseded_at",
+    id,
+  );
+  if (row) {
+    const prior = { createdAt: row.created_at, supersededAt: row.superseded_at };
+    w.rec.note(entityItem(entity), { kind: "superseded", entity, id, content: row.content, prior } satisfies SupersededOp);
+  }
+  return row !== undefined;
+}
+
+/** Deletes an entity's superseded rows (before the entity itself), each noted so an undo restores them. */
+function deleteSupersededOf(w: WriteScope, entityId: number, entity: string): void {
+  const ids = w.db.all<{ id: number }>("SELECT id FROM superseded_observations WHERE entity_id = ? ORDER BY id", entityId);
+  for (const { id } of ids) deleteSuperseded(w, entity, id);
+}
+
+/**
+ * Replaces the current observation `old` with `next`: `old` leaves
+ * `observations` for `superseded_observations` (holding until now), `next`
+ * is added. False when `old` is not a current observation; the caller
+ * checks that `next` is not one already.
+ */
+export function supersedeObservation(w: WriteScope, entityId: number, entity: string, old: string, next: string): boolean {
+  const row = w.db.one<{ id: number; created_at: number }>("DELETE FROM observations WHERE entity_id = ? AND content = ? RETURNING id, created_at", entityId, old);
+  if (!row) return false;
+  w.rec.note(entityItem(entity), { kind: "observation", entity, content: old, prior: { id: row.id, createdAt: row.created_at } } satisfies ObservationOp);
+  insertSuperseded(w, entityId, entity, { id: row.id, content: old, createdAt: row.created_at, supersededAt: w.now });
+  return insertObservation(w, entityId, entity, next);
 }

@@ -58,6 +58,6 @@ export {
   type RecordingScope,
   type WriteScope,
 } from "./recorder";
-export { exportChanges, listChanges, type ChangeInfo, type HistoryQuery } from "./log";
+export { changesAfter, exportChanges, inverseOpsTakingBack, listChanges, type ChangeInfo, type HistoryQuery } from "./log";
 export { undo, UNDO_MAX_CHANGES, type UndoRequest, type UndoResult } from "./undo";
-export { DAY_MS, nextTrimAt, trimHistory, type Retention } from "./retention";
+export { DAY_MS, historyHorizon, nextTrimAt, trimHistory, type Retention } from "./retention";

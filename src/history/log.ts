@@ -2,7 +2,8 @@
  * Reading the change log: the memory_history listing, single changes for
  * undo, and the history lines of an export. Read-only; the recorder writes.
  */
-import type { Db } from "../storage/sql";
+import { chunksFor, jsonBatches, placeholders, type Db } from "../storage/sql";
+import type { InverseOp } from "./recorder";
 
 export interface ChangeRow extends Record<string, SqlStorageValue> {
   seq: number;
@@ -127,4 +128,48 @@ export function exportChanges(db: Db, after: number, maxChars: number): { lines:
   }
   const last = rows[rows.length - 1];
   return rows.length === 100 && last ? { lines, next: last.seq } : { lines };
+}
+
+/**
+ * Seqs of the changes made after `at`, newest first; with `items`, only those
+ * that touched one of them. At most `max + 1`, so the caller can tell when
+ * there are more (as-of reads replay them backwards: src/graph/rewind.ts).
+ */
+export function changesAfter(db: Db, at: number, items: readonly string[] | undefined, max: number): number[] {
+  if (items === undefined) {
+    return db.all<{ seq: number }>("SELECT seq FROM changes WHERE at > ? ORDER BY seq DESC LIMIT ?", at, max + 1).map((r) => r.seq);
+  }
+  const seqs = new Set<number>();
+  for (const chunk of chunksFor([...new Set(items)], 1, 2)) {
+    const rows = db.all<{ seq: number }>(
+      `SELECT DISTINCT i.seq FROM change_items i JOIN changes c ON c.seq = i.seq
+       WHERE i.item IN (${placeholders(chunk.length)}) AND c.at > ? ORDER BY i.seq DESC LIMIT ?`,
+      ...chunk,
+      at,
+      max + 1,
+    );
+    for (const r of rows) seqs.add(r.seq);
+  }
+  return [...seqs].sort((a, b) => b - a).slice(0, max + 1);
+}
+
+/**
+ * The inverse ops of the changes `seqs`, newest change first and each
+ * change's ops last written first: the order that takes them back. Read in
+ * a few statements; null when their JSON exceeds `maxChars` characters, so a
+ * caller holds them all in memory only when that is bounded.
+ */
+export function inverseOpsTakingBack(db: Db, seqs: readonly number[], maxChars: number): InverseOp[] | null {
+  const out: InverseOp[] = [];
+  let chars = 0;
+  for (const batch of jsonBatches([...seqs].sort((a, b) => b - a))) {
+    const inBatch = "seq IN (SELECT value FROM json_each(?))";
+    chars += db.one<{ n: number | null }>(`SELECT sum(length(ops)) AS n FROM change_inverse WHERE ${inBatch}`, batch)?.n ?? 0;
+    if (chars > maxChars) return null;
+    for (const row of db.all<{ ops: string }>(`SELECT ops FROM change_inverse WHERE ${inBatch} ORDER BY seq DESC, part DESC`, batch)) {
+      const ops = JSON.parse(row.ops) as InverseOp[];
+      for (let i = ops.length - 1; i >= 0; i--) out.push(ops[i] as InverseOp);
+    }
+  }
+  return out;
 }

@@ -33,6 +33,7 @@ const STORE: Part[] = [
       "One fact per observation, a short sentence. Reuse the exact name of an existing entity (search first; never a second spelling); " +
       'name entities canonically ("Ada Lovelace", not "ada"). Relations in active voice: Ada works_on Engram.',
   },
+  { needs: ["graph"], text: "When a fact changes, update_observation replaces it; the old one stays as superseded." },
   { needs: ["files"], text: "Longer notes go in files, one per topic; change them with str_replace or insert, not a rewrite." },
   { needs: ["documents"], text: "update_document replaces a whole document: read_document it first." },
   { needs: ["priority"], text: "mark_important what must never be forgotten." },

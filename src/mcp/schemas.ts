@@ -105,3 +105,6 @@ export const filePath = (what: string) =>
 
 /** File content, at most LIMITS.fileBytes of UTF-8. */
 export const fileText = (what: string) => z.string().refine((s) => utf8Within(s, LIMITS.fileBytes), `${what} must be at most ${LIMITS.fileBytes} bytes (1 MB)`);
+
+/** The asOf argument of the graph reads (src/graph/asof.ts parses it and refuses a future or unparsable time). */
+export const asOfArg = z.union([z.string(), z.number()]).optional().describe("As of then: ISO time or epoch ms");

@@ -80,7 +80,8 @@ async function openRelated(page: Page, name: string): Promise<void> {
   await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe(name);
 }
 
-const observations = (page: Page) => page.locator("#detail .observation .text").allTextContents();
+const observations = (page: Page) => page.locator("#detail .observation:not(.superseded) .text").allTextContents();
+const superseded = (page: Page) => page.locator("#detail .observation.superseded .text").allTextContents();
 
 beforeAll(async () => {
   requireChromium();
@@ -167,23 +168,33 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await page.keyboard.press("Enter");
     await expect.poll(() => observations(page), WAIT).toEqual(["owns the billing service", "prefers Go and Rust"]);
     await page.locator("#notice-undo").waitFor({ state: "visible", ...WAIT });
+    // The edit is update_observation: the old text stays, greyed, with when it held.
+    expect(await superseded(page)).toEqual(["prefers Go"]);
+    expect(await page.locator("#detail .observation.superseded .held").textContent()).toMatch(/^held \d{4}-.+ – \d{4}-/);
+    // The "as of" picker: before the seed Alice did not exist; "Now" comes back.
+    await page.getByLabel("As of").fill("2020-01-01T00:00");
+    await expect.poll(() => page.locator("#detail-body").textContent(), WAIT).toContain("“Alice” did not exist at that time.");
+    await page.locator("#asof-now").click();
+    await expect.poll(() => observations(page), WAIT).toEqual(["owns the billing service", "prefers Go and Rust"]);
 
     await page.getByRole("tab", { name: "History" }).click();
     const undoAdd = page
-      .locator("#history li", { hasText: "add_observations" })
+      .locator("#history li", { hasText: "update_observation" })
       .first()
       .getByRole("button", { name: /Undo change/ });
     await undoAdd.waitFor(WAIT);
     expect(await page.locator("#history li").first().textContent()).toContain("alice-e2e");
     await undoAdd.click();
     await expect.poll(() => observations(page), WAIT).toEqual(["prefers Go", "owns the billing service"]);
+    expect(await superseded(page)).toEqual([]);
     await expect.poll(() => page.locator("#history li").first().textContent(), WAIT).toContain("undo");
 
     await page.getByRole("tab", { name: "Files" }).click();
     await page.getByRole("button", { name: "billing.md" }).click();
     await expect.poll(() => page.locator("#detail pre").textContent(), WAIT).toContain("Retries run nightly.");
     await page.getByRole("tab", { name: "Documents" }).click();
-    await page.getByRole("button", { name: "root" }).click();
+    // The tree's button: billing.md's related items may list "doc: root" too (the seed wrote both in one session).
+    await page.locator('button[data-doc="root"]').click();
     await expect.poll(() => page.locator("#detail pre").textContent(), WAIT).toContain("[[runbook]]");
     await page.locator("#detail-body").getByRole("button", { name: "runbook" }).click();
     await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("runbook");

@@ -29,6 +29,7 @@ import rename from "./rename";
 import restore from "./restore";
 import str_replace from "./str_replace";
 import view from "./view";
+import update_observation from "./update_observation";
 
 // Each tool infers its own argument types; the registry only needs the common shape.
 export const TOOLS = [
@@ -41,6 +42,7 @@ export const TOOLS = [
   read_graph,
   search_nodes,
   open_nodes,
+  update_observation,
   // contexts
   list_contexts,
   get_active_context,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RelatedOut, replyWithRelated } from "../related";
-import { EntityOut, RelationOut, batch, entityName } from "../schemas";
+import { asOfArg, EntityOut, RelationOut, batch, entityName } from "../schemas";
 import { callContext, defineTool, READ } from "../tool";
 
 export default defineTool({
@@ -8,9 +8,9 @@ export default defineTool({
   toolset: "graph",
   title: "Open Nodes",
   description: "Open entities by name with all their relations; notFound lists missing names, related what is often used with them.",
-  input: { names: batch(entityName) },
+  input: { names: batch(entityName), asOf: asOfArg, includeSuperseded: z.boolean().optional().describe("With superseded observations") },
   output: {
-    entities: z.array(EntityOut),
+    entities: z.array(EntityOut.extend({ superseded: z.array(z.object({ text: z.string(), addedAt: z.string(), supersededAt: z.string() })).optional() })),
     relations: z.array(RelationOut),
     notFound: z.array(z.string()).optional(),
     note: z.string().optional(),
@@ -18,11 +18,11 @@ export default defineTool({
   },
   annotations: READ,
   listOutputSchema: true,
-  run: ({ names, context }, ctx) =>
+  run: ({ names, asOf, includeSuperseded, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.openNodes(names, c.meta),
+      (c) => c.stub.openNodes(names, c.meta, { asOf, includeSuperseded }),
       (r, c) => {
         const out: Record<string, unknown> = { entities: r.entities, relations: r.relations };
         if (r.notFound.length > 0) out.notFound = r.notFound;

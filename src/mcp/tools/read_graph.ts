@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../../limits";
-import { EntityOut, RelationOut } from "../schemas";
+import { asOfArg, EntityOut, RelationOut } from "../schemas";
 import { callContext, defineTool, READ, reply } from "../tool";
 
 export default defineTool({
@@ -12,6 +12,7 @@ export default defineTool({
     limit: z.number().int().min(1).max(LIMITS.readGraphPageEntities).optional(),
     cursor: z.string().max(200).optional(),
     mode: z.enum(["full", "summary"]).optional(),
+    asOf: asOfArg,
   },
   output: {
     entities: z.array(EntityOut.partial({ observations: true })),
@@ -21,11 +22,11 @@ export default defineTool({
   },
   annotations: READ,
   listOutputSchema: true,
-  run: ({ limit, cursor, mode, context }, ctx) =>
+  run: ({ limit, cursor, mode, asOf, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.readGraph({ limit, cursor, mode }, c.meta),
+      (c) => c.stub.readGraph({ limit, cursor, mode }, c.meta, asOf),
       (page, c) => reply(c.name, { ...page }),
     ),
 });

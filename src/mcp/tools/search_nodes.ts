@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { SEARCH_RANGES } from "../../limits";
-import { cutNote, cutQuery, EntityOut, RelationOut } from "../schemas";
+import { asOfArg, cutNote, cutQuery, EntityOut, RelationOut } from "../schemas";
 import { callContext, defineTool, READ, reply } from "../tool";
 
 const int = (r: { min: number; max: number }, what: string) =>
@@ -23,6 +23,7 @@ export default defineTool({
     topPerToken: int(SEARCH_RANGES.topPerToken, "topPerToken").optional().describe("Entries per word"),
     maxPathLength: int(SEARCH_RANGES.maxPathLength, "maxPathLength").optional().describe("In relations; 0: no paths"),
     maxTotalNodes: int(SEARCH_RANGES.maxTotalNodes, "maxTotalNodes").optional().describe("Entries first"),
+    asOf: asOfArg,
   },
   output: {
     entities: z.array(EntityOut.extend({ score: z.number(), role: z.enum(["entry", "connector"]) })),
@@ -32,11 +33,11 @@ export default defineTool({
   },
   annotations: READ,
   listOutputSchema: true,
-  run: ({ query, context, ...options }, ctx) =>
+  run: ({ query, context, asOf, ...options }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.searchNodes(cutQuery(query), options, c.meta),
+      (c) => c.stub.searchNodes(cutQuery(query), options, c.meta, asOf),
       (result, c) => reply(c.name, { ...result }),
     ),
 });

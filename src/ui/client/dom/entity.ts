@@ -5,11 +5,16 @@
  *
  * Opening an entity is open_nodes, the same call an agent makes, so it
  * counts as an access and feeds co-visitation like an agent's. Edits go
- * through add_observations and delete_observations (see App.write).
+ * through update_observation (the old text is kept as superseded), or
+ * add_observations then delete_observations on a server without it (see
+ * App.write). Superseded observations show greyed with when they held, and
+ * an "as of" picker shows the entity as it stood then (open_nodes asOf),
+ * read-only.
  *
  * Editing an observation: Enter saves, Shift+Enter starts a new line,
  * Escape cancels and returns focus to the Edit button.
  */
+import { asOfFromPicker, heldLabel, pickerValue, type Superseded } from "../asof";
 import { type Change, formatTime } from "../changes";
 import { parseItem } from "../trees";
 import type { App } from "./app";
@@ -17,7 +22,7 @@ import { fill, h, linkButton } from "./dom";
 import { changeItem } from "./history";
 
 interface Opened {
-  entities: { name: string; entityType: string; observations: string[] }[];
+  entities: { name: string; entityType: string; observations: string[]; superseded?: Superseded[] }[];
   relations: { from: string; to: string; relationType: string }[];
   related?: { item: string; count: number }[];
   notFound?: string[];
@@ -54,8 +59,9 @@ function editKeys(submit: () => void, cancel: () => void): EventListener {
   }) as EventListener;
 }
 
-function observationItem(app: App, entity: string, text: string): HTMLLIElement {
+function observationItem(app: App, entity: string, text: string, past: boolean): HTMLLIElement {
   const li = h("li", { class: "observation" });
+  if (past) return h("li", { class: "observation" }, h("span", { class: "text" }, text));
   const show = () => {
     const edit = h("button", { type: "button", class: "small write", "aria-label": `Edit observation: ${text.slice(0, 60)}`, onclick: () => startEdit() }, "Edit");
     const del = h(
@@ -80,6 +86,12 @@ function observationItem(app: App, entity: string, text: string): HTMLLIElement 
     const save = () => {
       const next = area.value.trim();
       if (next === "" || next === text) return cancel();
+      if (app.has("update_observation")) {
+        void app.write("Observation updated; the old text is kept as superseded.", [
+          { tool: "update_observation", args: { entityName: entity, old: text, new: next } },
+        ]);
+        return;
+      }
       void app.write("Observation edited.", [
         // Add first: if the delete then fails, nothing is lost, and the notice offers to undo the add.
         { tool: "add_observations", args: { observations: [{ entityName: entity, contents: [next] }] } },
@@ -152,11 +164,38 @@ function importantToggle(app: App, item: string, marked: boolean): HTMLElement |
   );
 }
 
-export async function renderEntity(app: App, body: HTMLElement, name: string, open: (item: string) => void): Promise<string | undefined> {
-  const r = await app.call<Opened>("open_nodes", { names: [name] });
+/** A superseded observation, greyed, with when it held. */
+const supersededItem = (s: Superseded) =>
+  h("li", { class: "observation superseded" }, h("span", { class: "text" }, s.text), h("span", { class: "held muted" }, heldLabel(s)));
+
+/** The "as of" picker: choosing a time shows the entity as it stood then; "Now" comes back. */
+function asOfPicker(asOf: string | undefined, show: (asOf: string | undefined) => void): HTMLElement {
+  const input = h("input", { type: "datetime-local", id: "asof", value: asOf ? pickerValue(asOf) : undefined });
+  input.addEventListener("change", () => show(asOfFromPicker(input.value)));
+  return h(
+    "div",
+    { class: "asof" },
+    h("label", { for: "asof" }, "As of"),
+    input,
+    asOf ? h("button", { type: "button", class: "small", id: "asof-now", onclick: () => show(undefined) }, "Now") : null,
+    asOf ? h("span", { class: "muted", role: "status" }, `Showing ${formatTime(asOf)}, read-only.`) : null,
+  );
+}
+
+export async function renderEntity(app: App, body: HTMLElement, name: string, open: (item: string) => void, asOf?: string): Promise<string | undefined> {
+  // update_observation comes with includeSuperseded and asOf (docs/graph.md); an older server gets the plain call.
+  const dated = app.has("update_observation");
+  const r = await app.call<Opened>("open_nodes", { names: [name], ...(dated ? { includeSuperseded: true } : {}), ...(asOf ? { asOf } : {}) });
   const entity = r.entities[0];
-  if (!entity) return undefined;
   const item = `entity:${name}`;
+  const again = (at: string | undefined) => void renderEntity(app, body, name, open, at).catch((error) => app.fail(error));
+  if (!entity && asOf) {
+    fill(body, asOfPicker(asOf, again), h("p", { class: "muted" }, `“${name}” did not exist at that time.`));
+    return item;
+  }
+  if (!entity) return undefined;
+  const past = asOf !== undefined;
+  const superseded = entity.superseded ?? [];
   const [stats, history] = await Promise.all([
     app.client
       .getJson<{ entities?: AccessStats[] }>(`/contexts/${encodeURIComponent(app.context)}/stats?entity=${encodeURIComponent(name)}`)
@@ -169,11 +208,14 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
   fill(
     body,
     h("p", { class: "muted" }, entity.entityType),
+    dated ? asOfPicker(asOf, again) : null,
     // The mark is part of the entity's statistics: open_nodes keeps the official shape.
-    importantToggle(app, item, stats?.important === true),
+    past ? null : importantToggle(app, item, stats?.important === true),
     h("h3", {}, `Observations (${entity.observations.length})`),
-    h("ul", { class: "observations" }, ...entity.observations.map((o) => observationItem(app, name, o))),
-    app.writable ? addForm(app, name) : null,
+    h("ul", { class: "observations" }, ...entity.observations.map((o) => observationItem(app, name, o, past))),
+    app.writable && !past ? addForm(app, name) : null,
+    superseded.length > 0 ? h("h3", {}, `Superseded (${superseded.length})`) : null,
+    superseded.length > 0 ? h("ul", { class: "observations", "aria-label": "Superseded observations" }, ...superseded.map(supersededItem)) : null,
     h("h3", {}, `Relations (${r.relations.length})`),
     r.relations.length === 0
       ? h("p", { class: "muted" }, "None.")

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { entityName, observationText } from "../schemas";
+import { callContext, defineTool, DESTRUCTIVE, reply } from "../tool";
+
+export default defineTool({
+  name: "update_observation",
+  toolset: "graph",
+  title: "Update Observation",
+  description: "Replace a current observation with a newer one, keeping the old one as superseded.",
+  input: { entityName, old: observationText, new: observationText },
+  output: { entityName: z.string(), old: z.string(), new: z.string(), supersededAt: z.string() },
+  annotations: DESTRUCTIVE,
+  run: ({ entityName, old, new: next, context }, ctx) =>
+    callContext(
+      ctx,
+      context,
+      (c) => c.stub.updateObservation({ entityName, old, new: next }, c.meta),
+      (r, c) => reply(c.name, { ...r }),
+    ),
+});
