@@ -87,8 +87,8 @@ export interface Issued {
  * The whole flow for a consenting `token` (none in open local mode): register,
  * consent (with `extra` form fields, e.g. narrowed grants), exchange the code.
  */
-export async function authorize(token: string | undefined, extra: Record<string, string | string[]> = {}, f: Fetch = secured): Promise<Issued> {
-  const { client_id: clientId } = await register(f);
+export async function authorize(token: string | undefined, extra: Record<string, string | string[]> = {}, f: Fetch = secured, client?: string): Promise<Issued> {
+  const clientId = client ?? (await register(f)).client_id;
   const { verifier, challenge } = await pkce();
   const url = authorizeUrl({ clientId, challenge });
   const page = await consentPage(url, f);
