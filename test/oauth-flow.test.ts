@@ -120,7 +120,7 @@ describe("the whole flow", () => {
   });
 
   it("lets access tokens expire after OAUTH_ACCESS_TOKEN_TTL seconds (a setting)", async () => {
-    const f = workerFetch({ ADMIN_TOKEN: ADMIN, OAUTH_ACCESS_TOKEN_TTL: "120" });
+    const f = workerFetch({ ADMIN_TOKEN: ADMIN, OAUTH_ACCESS_TOKEN_TTL: "120" } as unknown as Partial<Env>);
     const issued = await authorize(ADMIN, {}, f);
     expect(issued.expiresIn).toBe(120);
     expect((await initialize("/mcp", bearer(issued.access), f)).status).toBe(200);
