@@ -58,6 +58,9 @@ export function resourceOf(url: URL): string | undefined {
 /** The absolute URL of the protected resource metadata (what a 401 names in `resource_metadata`). */
 export const resourceMetadataUrl = (url: URL): string => `${url.origin}${OAUTH_PATHS.prMetadata}${RESOURCE_PATH}`;
 
+/** How long a grant lives after its last refresh (docs/oauth.md). */
+const GRANT_IDLE_SECONDS = 30 * 24 * 60 * 60;
+
 type Handler = { fetch(request: Request, env: Env, ctx: ExecutionContext): Response | Promise<Response> };
 
 function options(resource: string, env: Env, api: Handler, fallback: Handler): OAuthProviderOptions<Env> {
@@ -69,6 +72,9 @@ function options(resource: string, env: Env, api: Handler, fallback: Handler): O
     tokenEndpoint: OAUTH_PATHS.token,
     clientRegistrationEndpoint: OAUTH_PATHS.register,
     accessTokenTTL: settings(env).OAUTH_ACCESS_TOKEN_TTL,
+    // A grant lives while it is used: each refresh moves its end a month ahead.
+    refreshTokenTTL: GRANT_IDLE_SECONDS,
+    refreshTokenIdleTTL: GRANT_IDLE_SECONDS,
     resourceMetadata: { resource, resource_name: "engram", bearer_methods_supported: ["header"] },
     // Client ID Metadata Documents (claude.ai, ChatGPT) besides dynamic registration; wrangler.toml sets the flag they need.
     clientIdMetadataDocumentEnabled: true,
