@@ -7,7 +7,9 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { oauthCache } from "../src/auth/oauth";
 import { registryOf } from "../src/registry/Registry";
-import { connectV1, freshContext, text } from "./helpers/clients";
+import type { GrantRow } from "../src/ui/client/dom/apps";
+import { EngramClient } from "../src/ui/client/mcp";
+import { connectV1, freshContext, text, workerFetch } from "./helpers/clients";
 import { authorize, type Issued, tokenRequest } from "./helpers/oauth";
 import { ADMIN, api, BASE, bearer, createContext, initialize, mint, secured } from "./helpers/teams";
 
@@ -134,6 +136,26 @@ describe("listing and revoking grants", () => {
     const refreshed = await tokenRequest({ grant_type: "refresh_token", refresh_token: issued.refresh, client_id: issued.clientId });
     expect(refreshed.json.error).toBe("invalid_grant");
     expect((await api(`/oauth/grants/oag_0000000000000000`, { method: "DELETE" })).status).toBe(404);
+  });
+
+  it("the web page's Connected apps calls list a teammate's grants and revoke one, also in open local mode", async () => {
+    const alice = await mint([{ context: "default", role: "read" }]);
+    const issued = await authorize(alice.token);
+    const page = new EngramClient({ base: BASE, fetch: secured, token: () => alice.token });
+    const { grants } = await page.getJson<{ grants: GrantRow[] }>("/oauth/grants");
+    expect(grants).toEqual([expect.objectContaining({ clientName: "Test Client", tokenName: alice.name, grants: [{ context: "default", role: "read" }] })]);
+    await page.deleteJson(`/oauth/grants/${grants[0]?.id}`);
+    expect((await initialize("/mcp", bearer(issued.access))).status).toBe(401);
+    expect((await page.getJson<{ grants: GrantRow[] }>("/oauth/grants")).grants).toEqual([]);
+
+    // Open local mode sends no Authorization: the declared JSON media type lets the DELETE through.
+    const local = workerFetch();
+    const localIssued = await authorize(undefined, { rows: "1", grant: "0", "context-0": "*", "role-0": "read" }, local);
+    const localPage = new EngramClient({ base: BASE, fetch: local });
+    const mine = (await localPage.getJson<{ grants: GrantRow[] }>("/oauth/grants")).grants.filter((g) => g.tokenName === "local");
+    expect(mine.length).toBeGreaterThan(0);
+    for (const g of mine) await localPage.deleteJson(`/oauth/grants/${g.id}`);
+    expect((await initialize("/mcp", bearer(localIssued.access), local)).status).toBe(401);
   });
 
   it("a new consent by the same token to the same client replaces the earlier grant", async () => {
