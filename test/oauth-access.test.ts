@@ -7,7 +7,7 @@ import { env } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { oauthCache } from "../src/auth/oauth";
 import { registryOf } from "../src/registry/Registry";
-import type { GrantRow } from "../src/ui/client/dom/apps";
+import { type GrantRow, grantSummary } from "../src/ui/client/apps";
 import { EngramClient } from "../src/ui/client/mcp";
 import { connectV1, freshContext, text, workerFetch } from "./helpers/clients";
 import { authorize, type Issued, tokenRequest } from "./helpers/oauth";
@@ -144,6 +144,7 @@ describe("listing and revoking grants", () => {
     const page = new EngramClient({ base: BASE, fetch: secured, token: () => alice.token });
     const { grants } = await page.getJson<{ grants: GrantRow[] }>("/oauth/grants");
     expect(grants).toEqual([expect.objectContaining({ clientName: "Test Client", tokenName: alice.name, grants: [{ context: "default", role: "read" }] })]);
+    expect(grantSummary(grants[0] as GrantRow)).toBe("default=read");
     await page.deleteJson(`/oauth/grants/${grants[0]?.id}`);
     expect((await initialize("/mcp", bearer(issued.access))).status).toBe(401);
     expect((await page.getJson<{ grants: GrantRow[] }>("/oauth/grants")).grants).toEqual([]);

@@ -4,18 +4,10 @@
  * (DELETE /api/oauth/grants/<id>). The administrator sees every grant, a
  * teammate the grants their own token consented to: the API decides.
  */
+import { type GrantRow, grantSummary } from "../apps";
 import { formatTime } from "../changes";
 import type { App } from "./app";
 import { byId, fill, h } from "./dom";
-
-export interface GrantRow {
-  id: string;
-  clientName: string;
-  tokenName: string;
-  grants: { context: string; role: string }[];
-  createdAt: number;
-  lastUsedAt: number | null;
-}
 
 export class AppsView {
   constructor(private readonly app: App) {
@@ -37,7 +29,7 @@ export class AppsView {
   }
 
   private item(g: GrantRow): HTMLLIElement {
-    const what = g.grants.map((x) => `${x.context}=${x.role}`).join(", ");
+    const what = grantSummary(g);
     const used = g.lastUsedAt === null ? "never used" : `last used ${formatTime(g.lastUsedAt)}`;
     return h(
       "li",
