@@ -20,7 +20,7 @@ import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app";
 import { authenticate, hostRefusal, openLocalMode, vouch } from "./auth";
-import { callerOfProps, invalidTokenResponse, OAUTH_PATHS, oauthProvider, RESOURCE_PATH } from "./auth/oauth";
+import { callerOfProps, canonicalMetadataRequest, explained, invalidTokenResponse, isMcpPath, isOAuthPath, oauthProvider } from "./auth/oauth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
 import { corsHeaders, forbiddenOrigin, type OriginVerdict, originVerdict, preflight, withCors } from "./auth/origin";
@@ -171,15 +171,6 @@ app.route("/api", api);
 app.route("/", consent);
 app.route("/", ui);
 
-const isMcpPath = (path: string) => path === RESOURCE_PATH || path.startsWith(`${RESOURCE_PATH}/`);
-const isOAuthPath = (path: string) =>
-  path === OAUTH_PATHS.authorize ||
-  path === OAUTH_PATHS.token ||
-  path === OAUTH_PATHS.register ||
-  path === OAUTH_PATHS.asMetadata ||
-  path === OAUTH_PATHS.prMetadata ||
-  path.startsWith(`${OAUTH_PATHS.prMetadata}/`);
-
 const appHandler = { fetch: (request: Request, env: Env, ctx: ExecutionContext) => app.fetch(request, env, ctx) };
 
 /** /mcp behind the provider: the credential checked, the caller it stands for goes on to the app. */
@@ -191,29 +182,6 @@ const mcpHandler = {
     return app.fetch(request, env, ctx);
   },
 };
-
-/**
- * The one protected resource document answers for `/mcp/<context>` and the
- * bare well-known path too: a token for `<origin>/mcp` is good on every
- * `/mcp/<context>` its grants allow (RFC 9728 §5.1 lets a resource's
- * sub-paths share it).
- */
-function canonicalMetadataRequest(request: Request, url: URL): Request {
-  const path = url.pathname;
-  if (path === OAUTH_PATHS.prMetadata || (path.startsWith(`${OAUTH_PATHS.prMetadata}${RESOURCE_PATH}/`) && path !== `${OAUTH_PATHS.prMetadata}${RESOURCE_PATH}`)) {
-    return new Request(new URL(`${OAUTH_PATHS.prMetadata}${RESOURCE_PATH}`, url), request);
-  }
-  return request;
-}
-
-/** A 401 the provider sent without a body gets one saying what to do (the challenge header stays as it is). */
-async function explained(response: Response): Promise<Response> {
-  if (response.status !== 401 || response.headers.get("Content-Type")?.includes("json")) return response;
-  const headers = new Headers(response.headers);
-  headers.set("Content-Type", "application/json");
-  const message = "Send Authorization: Bearer <token>: an API token, the ADMIN_TOKEN, or an OAuth access token (see resource_metadata).";
-  return new Response(JSON.stringify({ error: "unauthorized", message }), { status: 401, headers });
-}
 
 export default {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
@@ -233,7 +201,7 @@ export default {
     if (!provider) return app.fetch(request, env, ctx);
     try {
       const response = await provider.fetch(canonicalMetadataRequest(request, url), env, ctx);
-      return mcp ? await explained(response) : response;
+      return mcp ? explained(response) : response;
     } catch (error) {
       // The app answers its own failures; this is the provider's (a KV outage, a bug): logged, never shown.
       console.error(JSON.stringify({ event: "unhandled", path: url.pathname, ...describeThrown(error) }));

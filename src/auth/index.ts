@@ -12,6 +12,9 @@
  *   (`hostRefusal`), so a deployment is never accidentally public and a
  *   DNS-rebinding page cannot reach a local server. API tokens are not
  *   accepted in this mode.
+ * - /mcp with a credential: the OAuth provider in front of the app
+ *   (src/auth/oauth.ts) has already checked it (its own access tokens, and
+ *   the two above through `bearerCaller`) and `vouch`ed for the request.
  *
  * Authentication says who; what they may touch is decided per context from
  * `caller.grants` (src/auth/grants.ts) where the context is known.

@@ -172,3 +172,36 @@ export async function endProviderGrants(url: URL, env: Env, grants: readonly { p
     await api.revokeGrant(g.providerId, g.userId);
   }
 }
+
+export const isMcpPath = (path: string) => path === RESOURCE_PATH || path.startsWith(`${RESOURCE_PATH}/`);
+
+/** Whether `path` is one the provider serves (or, for /authorize, the consent page behind it). */
+export const isOAuthPath = (path: string) =>
+  path === OAUTH_PATHS.authorize ||
+  path === OAUTH_PATHS.token ||
+  path === OAUTH_PATHS.register ||
+  path === OAUTH_PATHS.asMetadata ||
+  path === OAUTH_PATHS.prMetadata ||
+  path.startsWith(`${OAUTH_PATHS.prMetadata}/`);
+
+/**
+ * The one protected resource document answers for `/mcp/<context>` and the
+ * bare well-known path too: a token for `<origin>/mcp` is good on every
+ * `/mcp/<context>` its grants allow (RFC 9728 §5.1 lets a resource's
+ * sub-paths share it).
+ */
+export function canonicalMetadataRequest(request: Request, url: URL): Request {
+  const canonical = `${OAUTH_PATHS.prMetadata}${RESOURCE_PATH}`;
+  const path = url.pathname;
+  if (path === OAUTH_PATHS.prMetadata || (path.startsWith(`${canonical}/`) && path !== canonical)) return new Request(new URL(canonical, url), request);
+  return request;
+}
+
+/** A 401 the provider sent without a body gets one saying what to do (the challenge header stays as it is). */
+export function explained(response: Response): Response {
+  if (response.status !== 401 || response.headers.get("Content-Type")?.includes("json")) return response;
+  const headers = new Headers(response.headers);
+  headers.set("Content-Type", "application/json");
+  const message = "Send Authorization: Bearer <token>: an API token, the ADMIN_TOKEN, or an OAuth access token (see resource_metadata).";
+  return new Response(JSON.stringify({ error: "unauthorized", message }), { status: 401, headers });
+}
