@@ -201,7 +201,7 @@ export default {
     if (!provider) return app.fetch(request, env, ctx);
     try {
       const response = await provider.fetch(canonicalMetadataRequest(request, url), env, ctx);
-      return mcp ? explained(response) : response;
+      return mcp ? await explained(response) : response;
     } catch (error) {
       // The app answers its own failures; this is the provider's (a KV outage, a bug): logged, never shown.
       console.error(JSON.stringify({ event: "unhandled", path: url.pathname, ...describeThrown(error) }));

@@ -54,7 +54,9 @@ describe("discovery", () => {
       expect(res.status, path).toBe(401);
       expect(res.headers.get("WWW-Authenticate"), path).toMatch(/^Bearer /);
       expect(res.headers.get("WWW-Authenticate"), path).toContain(metadata);
-      expect(((await res.json()) as { error: string }).error).toMatch(/unauthorized|invalid_token/);
+      const body = (await res.json()) as { error: string; message: string };
+      expect(body.error, path).toBe(headers === undefined || !("Authorization" in headers) ? "unauthorized" : "invalid_token");
+      expect(body.message, path).toMatch(headers === undefined || !("Authorization" in headers) ? /Send Authorization: Bearer/ : /not valid/);
     }
   });
 

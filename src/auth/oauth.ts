@@ -197,11 +197,29 @@ export function canonicalMetadataRequest(request: Request, url: URL): Request {
   return request;
 }
 
-/** A 401 the provider sent without a body gets one saying what to do (the challenge header stays as it is). */
-export function explained(response: Response): Response {
-  if (response.status !== 401 || response.headers.get("Content-Type")?.includes("json")) return response;
+/**
+ * A 401 from the provider, with the body bearer clients have always had
+ * (`error` and a `message` to act on) beside OAuth's `error_description`;
+ * the challenge header stays as it is.
+ */
+export async function explained(response: Response): Promise<Response> {
+  if (response.status !== 401) return response;
+  let sent: { error?: unknown; error_description?: unknown } = {};
+  try {
+    sent = (await response.clone().json()) as typeof sent;
+  } catch {
+    // No body: a request without a credential.
+  }
+  const invalid = sent.error === "invalid_token";
+  const body = {
+    error: invalid ? "invalid_token" : "unauthorized",
+    message: invalid
+      ? "The bearer token is not valid (unknown, expired or revoked)."
+      : "Send Authorization: Bearer <token>: an API token, the ADMIN_TOKEN, or an OAuth access token (see resource_metadata).",
+    ...(typeof sent.error_description === "string" ? { error_description: sent.error_description } : {}),
+  };
   const headers = new Headers(response.headers);
   headers.set("Content-Type", "application/json");
-  const message = "Send Authorization: Bearer <token>: an API token, the ADMIN_TOKEN, or an OAuth access token (see resource_metadata).";
-  return new Response(JSON.stringify({ error: "unauthorized", message }), { status: 401, headers });
+  headers.delete("Content-Length");
+  return new Response(JSON.stringify(body), { status: 401, headers });
 }
