@@ -101,6 +101,20 @@ describe("OAuth callers under the grants they were consented", () => {
   });
 });
 
+describe("the hot path for OAuth callers", () => {
+  it("serves warm calls with an OAuth access token without a Registry call, like a bearer token", async () => {
+    const ctx = freshContext("hot");
+    await createContext(ctx);
+    const client = await connect(await authorize((await mint([{ context: ctx, role: "write" }])).token), `/mcp/${ctx}`);
+    expect((await client.call("create_entities", entity("warm"))).isError).toBeFalsy(); // warm-up: the grant, the context
+    const before = await registryOf(env).callCount();
+    for (const r of await Promise.all([client.call("search_nodes", { query: "warm" }), client.call("create_entities", entity("again"))]))
+      expect(r.isError, text(r)).toBeFalsy();
+    expect(await registryOf(env).callCount()).toBe(before);
+    await client.close();
+  });
+});
+
 describe("listing and revoking grants", () => {
   it("lists every grant for the administrator and only a teammate's own for them", async () => {
     const alice = await mint([{ context: "default", role: "read" }]);

@@ -34,17 +34,18 @@ import { ConsentForm, consentCsp, ErrorPage } from "./consent-page";
 
 type Ctx = import("hono").Context<AppEnv>;
 
-function html(c: Ctx, body: unknown, status: 200 | 400 | 500, headers: Headers, redirectOrigin?: string): Response {
+/** The page with its headers; `headers` may carry the provider's binding cookie, so it is sent as it is. */
+function html(body: unknown, status: 200 | 400 | 500, headers: Headers, redirectOrigin?: string): Response {
   headers.set("Content-Type", "text/html; charset=utf-8");
   headers.set("Content-Security-Policy", consentCsp(redirectOrigin));
   headers.set("X-Frame-Options", "DENY");
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("Referrer-Policy", "no-referrer");
   headers.set("Cache-Control", "no-store");
-  return c.body(`<!doctype html>${body}`, status, Object.fromEntries(headers));
+  return new Response(`<!doctype html>${body}`, { status, headers });
 }
 
-const errorPage = (c: Ctx, message: string, status: 400 | 500 = 400) => html(c, <ErrorPage message={message} />, status, new Headers());
+const errorPage = (message: string, status: 400 | 500 = 400) => html(<ErrorPage message={message} />, status, new Headers());
 
 const redirect = (location: string, headers = new Headers()) => {
   headers.set("Location", location);
@@ -58,7 +59,7 @@ async function parse(c: Ctx, api: OAuthHelpers): Promise<AuthRequest | Response>
   try {
     request = await api.parseAuthRequest(c.req.raw);
   } catch (error) {
-    if (error instanceof AuthorizationError) return error.redirectTo ? redirect(error.redirectTo) : errorPage(c, error.description);
+    if (error instanceof AuthorizationError) return error.redirectTo ? redirect(error.redirectTo) : errorPage(error.description);
     throw error;
   }
   // The provider lets a confidential client skip PKCE; engram requires S256 from every client.
@@ -77,8 +78,8 @@ const originOf = (uri: string) => new URL(uri).origin;
 
 export const consent = new Hono<AppEnv>();
 
-consent.use(OAUTH_PATHS.authorize, bodyLimit({ maxSize: 64 * 1024, onError: (c) => errorPage(c, "The form is too large.") }), async (c, next) => {
-  if (!resourceOf(new URL(c.req.url))) return errorPage(c, "OAuth needs https (or http on localhost): open this server at an https address.");
+consent.use(OAUTH_PATHS.authorize, bodyLimit({ maxSize: 64 * 1024, onError: (c) => errorPage("The form is too large.") }), async (c, next) => {
+  if (!resourceOf(new URL(c.req.url))) return errorPage("OAuth needs https (or http on localhost): open this server at an https address.");
   await next();
 });
 
@@ -90,7 +91,7 @@ consent.get(OAUTH_PATHS.authorize, async (c) => {
   const started = await api.beginConsent(request);
   const local = localConsenter(c.env);
   const form = <ConsentForm details={details} handle={started.handle} askToken={!local} {...(local ? { offered: local.grants } : {})} />;
-  return html(c, form, 200, started.headers, originOf(details.redirectUri));
+  return html(form, 200, started.headers, originOf(details.redirectUri));
 });
 
 consent.post(OAUTH_PATHS.authorize, async (c) => {
@@ -109,7 +110,6 @@ consent.post(OAUTH_PATHS.authorize, async (c) => {
     const token = typeof form.token === "string" ? form.token : "";
     const again = (error: string | undefined, consenter?: Consenter) =>
       html(
-        c,
         <ConsentForm
           details={details}
           handle={handle}
@@ -132,7 +132,7 @@ consent.post(OAUTH_PATHS.authorize, async (c) => {
     return await grant(c, url, api, approved.request, approved.headers, details, consenter, narrowed.grants);
   } catch (error) {
     // The handle expired, was used, or belongs to another browser: nothing was granted.
-    if (error instanceof AuthorizationError) return errorPage(c, error.description);
+    if (error instanceof AuthorizationError) return errorPage(error.description);
     throw error;
   }
 });
@@ -175,7 +175,7 @@ async function grant(
         ...(recorded ? { error: recorded.message } : { error: "grant not found at the provider" }),
       }),
     );
-    return errorPage(c, `The grant could not be recorded (ref ${ref}). Try again.`, 500);
+    return errorPage(`The grant could not be recorded (ref ${ref}). Try again.`, 500);
   }
   return redirect(redirectTo, headers);
 }
