@@ -78,7 +78,7 @@ const originOf = (uri: string) => new URL(uri).origin;
 
 export const consent = new Hono<AppEnv>();
 
-consent.use(OAUTH_PATHS.authorize, bodyLimit({ maxSize: 64 * 1024, onError: (c) => errorPage("The form is too large.") }), async (c, next) => {
+consent.use(OAUTH_PATHS.authorize, bodyLimit({ maxSize: 64 * 1024, onError: () => errorPage("The form is too large.") }), async (c, next) => {
   if (!resourceOf(new URL(c.req.url))) return errorPage("OAuth needs https (or http on localhost): open this server at an https address.");
   await next();
 });
