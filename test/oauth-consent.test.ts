@@ -176,6 +176,30 @@ describe("bad authorization requests", () => {
   });
 });
 
+describe("garbage", () => {
+  it("answers malformed requests to every OAuth endpoint with a 4xx, never a 500", async () => {
+    const { page } = await started();
+    const cases: [string, RequestInit][] = [
+      ["/authorize", {}],
+      ["/authorize?client_id=", {}],
+      ["/authorize?client_id=x&redirect_uri=not%20a%20url", {}],
+      ["/authorize", { method: "POST", body: "handle=x&decision=allow", headers: { "Content-Type": "application/x-www-form-urlencoded" } }],
+      ["/authorize", { method: "POST", body: "{", headers: { "Content-Type": "application/json" } }],
+      ["/authorize", { method: "POST", body: `handle=${page.handle}&decision=allow&token=${"x".repeat(70_000)}`, headers: { "Content-Type": "application/x-www-form-urlencoded" } }],
+      ["/oauth/register", { method: "POST", body: "not json", headers: { "Content-Type": "application/json" } }],
+      ["/oauth/register", { method: "POST", body: JSON.stringify({ redirect_uris: "x" }), headers: { "Content-Type": "application/json" } }],
+      ["/oauth/token", { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } }],
+      ["/oauth/token", { method: "POST", body: "grant_type=password&username=a&password=b", headers: { "Content-Type": "application/x-www-form-urlencoded" } }],
+    ];
+    for (const [path, init] of cases) {
+      const res = await secured(`${BASE}${path}`, { ...init, redirect: "manual" });
+      expect(res.status, `${init.method ?? "GET"} ${path}`).toBeGreaterThanOrEqual(400);
+      expect(res.status, `${init.method ?? "GET"} ${path}`).toBeLessThan(500);
+      expect(res.headers.get("Location"), path).toBeNull();
+    }
+  });
+});
+
 describe("the token endpoint's errors", () => {
   async function code(): Promise<{ clientId: string; verifier: string; code: string }> {
     const owner = await mint([{ context: "default", role: "read" }]);
