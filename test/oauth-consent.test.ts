@@ -185,7 +185,14 @@ describe("garbage", () => {
       ["/authorize?client_id=x&redirect_uri=not%20a%20url", {}],
       ["/authorize", { method: "POST", body: "handle=x&decision=allow", headers: { "Content-Type": "application/x-www-form-urlencoded" } }],
       ["/authorize", { method: "POST", body: "{", headers: { "Content-Type": "application/json" } }],
-      ["/authorize", { method: "POST", body: `handle=${page.handle}&decision=allow&token=${"x".repeat(70_000)}`, headers: { "Content-Type": "application/x-www-form-urlencoded" } }],
+      [
+        "/authorize",
+        {
+          method: "POST",
+          body: `handle=${page.handle}&decision=allow&token=${"x".repeat(70_000)}`,
+          headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        },
+      ],
       ["/oauth/register", { method: "POST", body: "not json", headers: { "Content-Type": "application/json" } }],
       ["/oauth/register", { method: "POST", body: JSON.stringify({ redirect_uris: "x" }), headers: { "Content-Type": "application/json" } }],
       ["/oauth/token", { method: "POST", body: "{}", headers: { "Content-Type": "application/json" } }],
