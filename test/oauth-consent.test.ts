@@ -9,6 +9,9 @@ import { registryOf } from "../src/registry/Registry";
 import { authorize, authorizeUrl, consentPage, pkce, postConsent, REDIRECT, register, RESOURCE, tokenRequest } from "./helpers/oauth";
 import { ADMIN, BASE, mint, secured } from "./helpers/teams";
 
+/** The form's one row as shown for a token granted `default=read`, kept as it is. */
+const ONE_ROW = { rows: "1", grant: "0", "context-0": "default", "role-0": "read" };
+
 /** How many OAuth grants the Registry holds for a consenting token id. */
 async function grantsOf(tokenId: string): Promise<number> {
   const listed = await registryOf(env).listOAuthGrants(true, tokenId);
@@ -58,20 +61,24 @@ describe("the consent page", () => {
       expect(res.headers.get("Location")).toBeNull();
     }
     expect(await grantsOf(owner.id)).toBe(0);
-    const ok = await postConsent(url, page.cookie, { handle: page.handle, decision: "allow", token: owner.token });
+    const ok = await postConsent(url, page.cookie, { handle: page.handle, decision: "allow", token: owner.token, ...ONE_ROW });
     expect(ok.status).toBe(302);
     expect(await grantsOf(owner.id)).toBe(1);
   });
 
-  it("shows the token's grants on Review, to narrow", async () => {
+  it("shows the token's grants before anything is granted (Continue, or Allow without them), to narrow", async () => {
     const owner = await mint([
       { context: "team-*", role: "write" },
       { context: "notes", role: "read" },
     ]);
     const { url, page } = await started();
+    const bare = await postConsent(url, page.cookie, { handle: page.handle, decision: "allow", token: owner.token });
+    expect(bare.status).toBe(200);
+    expect(await bare.text()).toContain('value="team-*"');
     const res = await postConsent(url, page.cookie, { handle: page.handle, decision: "review", token: owner.token });
     expect(res.status).toBe(200);
     const html = await res.text();
+    expect(html).toMatch(/<button type="submit" name="decision" value="allow">\s*Allow/);
     expect(html).toContain('value="team-*"');
     expect(html).toContain('value="notes"');
     // A read grant offers no higher role.
@@ -113,7 +120,7 @@ describe("the consent page", () => {
     expect(location.searchParams.get("error")).toBe("access_denied");
     expect(location.searchParams.get("state")).toBe("st-1");
     // The handle is spent: a later Allow cannot use it.
-    const late = await postConsent(url, page.cookie, { handle: page.handle, decision: "allow", token: owner.token });
+    const late = await postConsent(url, page.cookie, { handle: page.handle, decision: "allow", token: owner.token, ...ONE_ROW });
     expect(late.status).toBe(400);
     expect(await grantsOf(owner.id)).toBe(0);
   });
@@ -121,7 +128,7 @@ describe("the consent page", () => {
   it("refuses a post without the browser's binding cookie", async () => {
     const owner = await mint([{ context: "default", role: "read" }]);
     const { url, page } = await started();
-    const res = await postConsent(url, "", { handle: page.handle, decision: "allow", token: owner.token });
+    const res = await postConsent(url, "", { handle: page.handle, decision: "allow", token: owner.token, ...ONE_ROW });
     expect(res.status).toBe(400);
     expect(await grantsOf(owner.id)).toBe(0);
   });
@@ -211,7 +218,7 @@ describe("the token endpoint's errors", () => {
   async function code(): Promise<{ clientId: string; verifier: string; code: string }> {
     const owner = await mint([{ context: "default", role: "read" }]);
     const { clientId, verifier, url, page } = await started();
-    const res = await postConsent(url, page.cookie, { handle: page.handle, decision: "allow", token: owner.token });
+    const res = await postConsent(url, page.cookie, { handle: page.handle, decision: "allow", token: owner.token, ...ONE_ROW });
     return { clientId, verifier, code: new URL(String(res.headers.get("Location"))).searchParams.get("code") ?? "" };
   }
 

@@ -132,18 +132,19 @@ export const ConsentForm: FC<FormProps> = ({ details, handle, offered, askToken,
         <GrantRows grants={offered} />
       ) : (
         <p class="hint">
-          Everything the token you paste may do: its contexts and roles. To see them and keep fewer, lower a role or limit a pattern to one context, press Review
-          first.
+          What the token you paste may do: its contexts and roles. Press Continue to see them; you can then keep fewer, lower a role or limit a pattern to one
+          context before you allow.
         </p>
       )}
       {offered ? <input type="hidden" name="rows" value={String(offered.length)} /> : null}
       <p class="row">
-        <button type="submit" name="decision" value="allow">
-          Allow
-        </button>
-        {offered ? null : (
+        {offered ? (
+          <button type="submit" name="decision" value="allow">
+            Allow
+          </button>
+        ) : (
           <button type="submit" name="decision" value="review">
-            Review
+            Continue
           </button>
         )}
         <button type="submit" name="decision" value="deny" formnovalidate>

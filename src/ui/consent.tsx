@@ -3,8 +3,9 @@
  * The OAuth consent page at /authorize (docs/oauth.md): an MCP client sends
  * the person here, they prove who they are with a **Token** (an API token
  * or the ADMIN_TOKEN; nothing in open local mode), see which client asks,
- * where the access goes and what it may do, narrow that if they like, and
- * press Allow or Deny.
+ * where the access goes and what it may do (the token's grants, shown
+ * before anything is granted), narrow that if they like, and press Allow
+ * or Deny.
  *
  * ## Invariants
  * - The authorization request is validated by the OAuth provider before
@@ -123,10 +124,9 @@ consent.post(OAUTH_PATHS.authorize, async (c) => {
       );
     const consenter = await consenterOfToken(c.env, token);
     if (!consenter) return again("That token is not valid here. Paste your engram API token or the ADMIN_TOKEN.");
-    if (form.decision === "review") return again(undefined, consenter);
-    // Without the rows (Allow straight away) the grant carries all of the token's grants.
-    const narrowed =
-      form.rows === undefined ? { ok: true as const, grants: [...consenter.grants] } : narrowGrants(consenter.grants, choicesOf(form, consenter.grants.length));
+    // The grants are always shown before they are granted: a post without the rows (Continue) shows them.
+    if (form.decision === "review" || form.rows === undefined) return again(undefined, consenter);
+    const narrowed = narrowGrants(consenter.grants, choicesOf(form, consenter.grants.length));
     if (!narrowed.ok) return again(narrowed.message, consenter);
     const approved = await api.approveConsent(c.req.raw, handle);
     return await grant(c, url, api, approved.request, approved.headers, details, consenter, narrowed.grants);

@@ -113,11 +113,16 @@ describe("OAuth with the MCP SDK's client and the consent page in Chromium", () 
     await expect(page.getByText("E2E Agent").first().isVisible()).resolves.toBe(true);
     // A wrong token first: the form comes back with an error, nothing is sent to the client.
     await page.getByLabel("Token", { exact: true }).fill("not-a-token");
-    await page.getByRole("button", { name: "Allow" }).click();
+    await page.getByRole("button", { name: "Continue" }).click();
     await page.getByRole("alert").waitFor();
     expect(await page.getByRole("alert").textContent()).toContain("not valid");
     expect(arrivals).toHaveLength(0);
+    // The right token: the page shows what the grant will carry, then Allow grants it.
     await page.getByLabel("Token", { exact: true }).fill(token);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.getByRole("button", { name: "Allow" }).waitFor();
+    expect(await page.getByLabel("Context (e2e-oauth, or one name it matches)").inputValue()).toBe("e2e-oauth");
+    expect(await page.getByLabel("Role on e2e-oauth").inputValue()).toBe("write");
     await page.getByRole("button", { name: "Allow" }).click();
     await page.waitForURL((u) => u.href.startsWith(redirectUrl));
     await page.close();

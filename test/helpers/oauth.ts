@@ -60,6 +60,18 @@ export async function consentPage(url: string, f: Fetch = secured): Promise<{ re
   return { res, html, handle, cookie };
 }
 
+/** The grant rows of a consent page as the browser would post them untouched: every row kept, as shown. */
+export function formDefaults(html: string): Record<string, string | string[]> {
+  const rows = Number(/name="rows" value="(\d+)"/.exec(html)?.[1] ?? "0");
+  const fields: Record<string, string | string[]> = { rows: String(rows), grant: [] };
+  for (let i = 0; i < rows; i++) {
+    (fields.grant as string[]).push(String(i));
+    fields[`context-${i}`] = new RegExp(`name="context-${i}" value="([^"]*)"`).exec(html)?.[1] ?? "";
+    fields[`role-${i}`] = new RegExp(`name="role-${i}"[^>]*>(?:(?!</select>).)*?<option value="(\\w+)" selected`, "s").exec(html)?.[1] ?? "";
+  }
+  return fields;
+}
+
 /** Posts the consent form (same URL, as the browser does) with the cookie; fields as given. */
 export function postConsent(url: string, cookie: string, fields: Record<string, string | string[]>, f: Fetch = secured): Promise<Response> {
   const body = new URLSearchParams();
@@ -93,7 +105,14 @@ export async function authorize(token: string | undefined, extra: Record<string,
   const url = authorizeUrl({ clientId, challenge });
   const page = await consentPage(url, f);
   if (page.res.status !== 200) throw new Error(`consent page: ${page.res.status} ${page.html}`);
-  const posted = await postConsent(url, page.cookie, { handle: page.handle, decision: "allow", ...(token ? { token } : {}), ...extra }, f);
+  let rows: Record<string, string | string[]> = formDefaults(page.html);
+  if (token) {
+    // Continue with the token: the page shows its grants, which the second post allows (as shown, or as `extra` narrows them).
+    const shown = await postConsent(url, page.cookie, { handle: page.handle, decision: "review", token }, f);
+    if (shown.status !== 200) throw new Error(`consent continue: ${shown.status} ${await shown.text()}`);
+    rows = formDefaults(await shown.text());
+  }
+  const posted = await postConsent(url, page.cookie, { handle: page.handle, decision: "allow", ...(token ? { token } : {}), ...rows, ...extra }, f);
   const location = posted.headers.get("Location");
   if (posted.status !== 302 || !location) throw new Error(`consent post: ${posted.status} ${await posted.text()}`);
   const code = new URL(location).searchParams.get("code");
