@@ -24,6 +24,11 @@ Tokens
                                   may not start with tok_); --by settles a token named like an
                                   id before that rule
 
+OAuth grants (apps connected through the consent page)
+  oauth list [--revoked]          grants: client, consenting token, contexts and roles, created, last used
+  oauth revoke <id>               revoke one (oag_...): its access and refresh tokens stop at once.
+                                  Revoking a token revokes every grant it consented to.
+
 Contexts
   context list [--removed]
   context create <name> [--description TEXT] [--read-only]
@@ -86,6 +91,10 @@ function requestFor(positionals, values) {
     case "token revoke":
       if (values.by !== undefined && values.by !== "id" && values.by !== "name") throw new UsageError(`--by must be id or name, not ${JSON.stringify(values.by)}`);
       return { method: "DELETE", path: `/api/tokens/${encodeURIComponent(need(name, "<id|name>"))}${q({ by: values.by })}` };
+    case "oauth list":
+      return { method: "GET", path: `/api/oauth/grants${q({ revoked: values.revoked ? "true" : undefined })}` };
+    case "oauth revoke":
+      return { method: "DELETE", path: `/api/oauth/grants/${encodeURIComponent(need(name, "<id>"))}` };
     case "context list":
       return { method: "GET", path: `/api/contexts${q({ removed: values.removed ? "true" : undefined })}` };
     case "context create":

@@ -7,15 +7,23 @@
  *   /mcp/<context>   MCP endpoint pinned to one context (403 without a grant on it)
  *   /api/...         REST: import and export; tokens, contexts and the audit log for admins
  *   /                the web page (src/ui/), whose calls go to /mcp/<context> and /api like any client's
+ *   /authorize       the OAuth consent page (src/ui/consent.tsx)
+ *   /oauth/..., /.well-known/oauth-*   OAuth 2.1 (src/auth/oauth.ts): token, registration, discovery
+ *
+ * The OAuth provider stands in front of the app for /mcp and the OAuth
+ * endpoints, after the Host and Origin checks; it authenticates every /mcp
+ * request (its own tokens, API tokens and ADMIN_TOKEN alike) and hands the
+ * caller on (`vouch`). Everything else goes straight to the app.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app";
-import { authenticate, hostRefusal } from "./auth";
+import { authenticate, hostRefusal, openLocalMode, vouch } from "./auth";
+import { callerOfProps, canonicalMetadataRequest, explained, invalidTokenResponse, isMcpPath, isOAuthPath, oauthProvider } from "./auth/oauth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
-import { corsHeaders, forbiddenOrigin, originVerdict, preflight, withCors } from "./auth/origin";
+import { corsHeaders, forbiddenOrigin, type OriginVerdict, originVerdict, preflight, withCors } from "./auth/origin";
 import { describeThrown } from "./errors";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "./limits";
 import type { RequestScope } from "./mcp/server";
@@ -23,6 +31,7 @@ import { serveMcpHttp } from "./mcp/http";
 import { chooseToolsets } from "./mcp/toolsets";
 import { api } from "./api/routes";
 import { settings, SettingsError } from "./settings";
+import { consent } from "./ui/consent";
 import { ui } from "./ui/routes";
 
 export { MemoryContext } from "./context/MemoryContext";
@@ -59,23 +68,37 @@ app.get("/health", (c) => c.json({ ok: true }));
 /** The methods each guarded prefix serves, as preflights announce them. */
 const METHODS = { mcp: "GET, POST, DELETE, OPTIONS", api: "GET, POST, PATCH, DELETE, OPTIONS" };
 
-const guard = createMiddleware<AppEnv>(async (c, next) => {
+/**
+ * What every guarded request meets before its credentials are looked at: the
+ * answer refusing it (wrong Host, refused Origin, bad settings) or answering
+ * its preflight, else the verdict on its Origin.
+ */
+function admission(request: Request, env: Env): { response: Response } | { origin: OriginVerdict } {
   // DNS rebinding first: in open local mode no other answer (not even "set ADMIN_TOKEN") may come before it.
-  const refused = hostRefusal(c.req.raw, c.env);
-  if (refused) return refused;
+  const refused = hostRefusal(request, env);
+  if (refused) return { response: refused };
   let allowedOrigins: readonly string[];
   try {
-    allowedOrigins = settings(c.env).ALLOWED_ORIGINS;
+    allowedOrigins = settings(env).ALLOWED_ORIGINS;
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
     console.error(JSON.stringify({ event: "bad_settings", message: error.message }));
-    return c.json({ error: "misconfigured", message: error.message }, 500);
+    return { response: Response.json({ error: "misconfigured", message: error.message }, { status: 500 }) };
   }
   // Origin before the token: a foreign page learns nothing, not even whether its token would do (src/auth/origin.ts).
-  const origin = originVerdict(c.req.raw, allowedOrigins);
-  if (origin.kind === "refused") return forbiddenOrigin();
+  const origin = originVerdict(request, allowedOrigins);
+  if (origin.kind === "refused") return { response: forbiddenOrigin() };
   // Preflights carry no credentials, so they are answered before authentication.
-  if (c.req.method === "OPTIONS") return preflight(origin, c.req.path.startsWith("/api/") ? METHODS.api : METHODS.mcp);
+  if (request.method === "OPTIONS") return { response: preflight(origin, new URL(request.url).pathname.startsWith("/api/") ? METHODS.api : METHODS.mcp) };
+  return { origin };
+}
+
+const guard = createMiddleware<AppEnv>(async (c, next) => {
+  // "/mcp" and "/mcp/*" both match /mcp: the first pass decided (and the body limit has since replaced the request).
+  if (c.get("caller")) return next();
+  const admitted = admission(c.req.raw, c.env);
+  if ("response" in admitted) return admitted.response;
+  const { origin } = admitted;
   const auth = await authenticate(c.req.raw, c.env);
   if (!auth.ok) return withCors(auth.response, origin);
   c.set("caller", auth.caller);
@@ -145,6 +168,44 @@ async function readOnce(raw: Request, url: URL): Promise<{ request: Request; par
 app.all("/mcp", (c) => serveMcp(c));
 app.all("/mcp/:context", (c) => serveMcp(c, c.req.param("context")));
 app.route("/api", api);
+app.route("/", consent);
 app.route("/", ui);
 
-export default app;
+const appHandler = { fetch: (request: Request, env: Env, ctx: ExecutionContext) => app.fetch(request, env, ctx) };
+
+/** /mcp behind the provider: the credential checked, the caller it stands for goes on to the app. */
+const mcpHandler = {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const caller = await callerOfProps((ctx as ExecutionContext & { props?: unknown }).props, env);
+    if (!caller) return invalidTokenResponse(new URL(request.url));
+    vouch(request, caller);
+    return app.fetch(request, env, ctx);
+  },
+};
+
+export default {
+  async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
+    const url = new URL(request.url);
+    const mcp = isMcpPath(url.pathname);
+    if (!mcp && !isOAuthPath(url.pathname)) return app.fetch(request, env, ctx);
+    if (mcp) {
+      const admitted = admission(request, env);
+      if ("response" in admitted) return admitted.response;
+      // Open local mode needs no credential, so a request without one never meets the provider.
+      if (openLocalMode(env) && !request.headers.has("Authorization")) return app.fetch(request, env, ctx);
+    } else {
+      const refused = hostRefusal(request, env);
+      if (refused) return refused;
+    }
+    const provider = oauthProvider(url, env, mcpHandler, appHandler);
+    if (!provider) return app.fetch(request, env, ctx);
+    try {
+      const response = await provider.fetch(canonicalMetadataRequest(request, url), env, ctx);
+      return mcp ? await explained(response) : response;
+    } catch (error) {
+      // The app answers its own failures; this is the provider's (a KV outage, a bug): logged, never shown.
+      console.error(JSON.stringify({ event: "unhandled", path: url.pathname, ...describeThrown(error) }));
+      return Response.json({ error: "internal_error", message: "Internal server error." }, { status: 500 });
+    }
+  },
+} satisfies ExportedHandler<Env>;

@@ -51,6 +51,8 @@ export const SettingsSchema = z.object({
     .refine((v) => /^@[\w.-]+\/[\w.-]+\/[\w.-]+$/.test(v), "must be a Workers AI model name such as @cf/baai/bge-small-en-v1.5"),
   /** How long a Worker isolate trusts an API token lookup: the bound on a revocation taking effect. */
   TOKEN_CACHE_SECONDS: num(30, z.number().int().min(0).max(60)),
+  /** Seconds an OAuth access token lives (src/auth/oauth.ts); 60 is the provider's floor (KV's shortest expiry). */
+  OAUTH_ACCESS_TOKEN_TTL: num(3600, ranged(z.number().int("must be a whole number"), { min: 60, max: 86_400 })),
   /** History retention per context: keep at most the last this many changes (src/history/retention.ts). */
   HISTORY_MAX_CHANGES: num(10_000, z.number().int().min(1).max(10_000_000)),
   /** History retention per context: drop changes older than this many days. */

@@ -25,6 +25,7 @@ import { audit } from "./audit";
 import { contexts } from "./contexts";
 import { JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
+import { oauth } from "./oauth";
 import { restore } from "./restore";
 import { stats } from "./stats";
 import { tokens } from "./tokens";
@@ -167,6 +168,7 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
 });
 
 api.route("/tokens", tokens);
+api.route("/oauth", oauth);
 api.route("/contexts", contexts);
 api.route("/audit", audit);
 api.route("/admin", admin);

@@ -10,12 +10,14 @@
  * a live token named like an id before that rule (src/registry/tokens.ts).
  *
  * A revocation is immediate in this isolate and reaches every other isolate
- * within TOKEN_CACHE_SECONDS (src/auth/cache.ts).
+ * within TOKEN_CACHE_SECONDS (src/auth/cache.ts). It revokes the OAuth
+ * grants the token consented to as well (src/api/oauth.ts).
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import { tokenCache } from "../auth/cache";
 import { grantProblem, patternProblem, ROLES } from "../auth/grants";
+import { endProviderGrants } from "../auth/oauth";
 import { mintToken } from "../auth/tokens";
 import type { AppEnv } from "../app";
 import { registryOf } from "../registry/Registry";
@@ -76,5 +78,8 @@ tokens.delete("/:ref", requireAdmin, async (c) => {
   const revoked = await registryOf(c.env).revokeToken(c.req.param("ref"), c.get("caller").id, by);
   if (!revoked.ok) return failed(c, revoked);
   tokenCache.forgetToken(revoked.value.id);
-  return c.json({ token: revoked.value });
+  // The Registry ended the token's OAuth grants with it; their tokens go from the provider's store too.
+  const { oauthGrants, ...token } = revoked.value;
+  await endProviderGrants(new URL(c.req.url), c.env, oauthGrants);
+  return c.json({ token, oauthGrantsRevoked: oauthGrants.map((g) => g.id) });
 });

@@ -12,6 +12,9 @@
  *   (`hostRefusal`), so a deployment is never accidentally public and a
  *   DNS-rebinding page cannot reach a local server. API tokens are not
  *   accepted in this mode.
+ * - /mcp with a credential: the OAuth provider in front of the app
+ *   (src/auth/oauth.ts) has already checked it (its own access tokens, and
+ *   the two above through `bearerCaller`) and `vouch`ed for the request.
  *
  * Authentication says who; what they may touch is decided per context from
  * `caller.grants` (src/auth/grants.ts) where the context is known.
@@ -80,13 +83,27 @@ function hostOf(header: string): string | undefined {
   }
 }
 
+/**
+ * Callers the OAuth provider has already authenticated (src/auth/oauth.ts),
+ * keyed by the very request it handed on, so nothing a client sends can
+ * claim an entry.
+ */
+const vouched = new WeakMap<Request, Caller>();
+
+/** Records that `request` was authenticated as `caller` by the OAuth provider in front of the app. */
+export const vouch = (request: Request, caller: Caller): void => {
+  vouched.set(request, caller);
+};
+
 export async function authenticate(request: Request, env: Env): Promise<AuthResult> {
+  const known = vouched.get(request);
+  if (known) return { ok: true, caller: known };
   const adminToken = env.ADMIN_TOKEN?.trim();
   if (!adminToken) {
     // hostRefusal has already refused every non-loopback host in this mode; this keeps authenticate safe on its own.
     const refused = hostRefusal(request, env);
     if (refused) return { ok: false, response: refused };
-    return { ok: true, caller: { id: "local", kind: "local", grants: ALL } };
+    return { ok: true, caller: LOCAL };
   }
   const token = bearerToken(request);
   if (!token) {
@@ -94,13 +111,24 @@ export async function authenticate(request: Request, env: Env): Promise<AuthResu
       "WWW-Authenticate": 'Bearer realm="engram"',
     });
   }
-  if (await secretMatches(token, adminToken)) return { ok: true, caller: { id: "admin", kind: "admin", grants: ALL } };
-  const caller = TOKEN_SHAPE.test(token) ? await apiTokenCaller(token, env) : undefined;
+  const caller = await bearerCaller(token, env);
   if (caller) return { ok: true, caller };
   return refuse(401, "invalid_token", "The bearer token is not valid.", {
     "WWW-Authenticate": 'Bearer realm="engram", error="invalid_token"',
   });
 }
+
+/** The caller a bearer secret stands for when ADMIN_TOKEN is set: the administrator, an API token's caller, or undefined. */
+export async function bearerCaller(token: string, env: Env): Promise<Caller | undefined> {
+  const adminToken = env.ADMIN_TOKEN?.trim();
+  if (!adminToken) return undefined;
+  if (await secretMatches(token, adminToken)) return ADMIN;
+  return TOKEN_SHAPE.test(token) ? apiTokenCaller(token, env) : undefined;
+}
+
+/** The built-in callers. */
+export const ADMIN: Caller = Object.freeze({ id: "admin", kind: "admin", grants: ALL });
+export const LOCAL: Caller = Object.freeze({ id: "local", kind: "local", grants: ALL });
 
 /** The caller an API token stands for, from the isolate's cache or the Registry. */
 async function apiTokenCaller(token: string, env: Env): Promise<Caller | undefined> {

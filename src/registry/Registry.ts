@@ -1,7 +1,7 @@
 /**
  * Registry: the deployment's one SQLite-backed Durable Object for who may do
  * what (`env.REGISTRY.getByName("registry")`). It owns API tokens (hashes
- * only), the list of memory contexts and their flags, each caller's active
+ * only), OAuth grants (./oauth.ts), the list of memory contexts and their flags, each caller's active
  * context, and the admin audit log. It stores and answers; deciding whether a
  * caller is allowed is the Worker's job (src/auth/grants.ts), done before any
  * call that changes something here.
@@ -42,8 +42,20 @@ import { Db } from "../storage/sql";
 import { record, readAudit } from "./audit";
 import * as contexts from "./contexts";
 import { REGISTRY_MIGRATIONS } from "./migrations";
+import * as oauth from "./oauth";
 import * as tokens from "./tokens";
-import type { ActiveContext, AuditEntry, ContextInfo, ContextPatch, NewContext, TokenInfo, TokenPrincipal } from "./types";
+import type {
+  ActiveContext,
+  AuditEntry,
+  ContextInfo,
+  ContextPatch,
+  NewContext,
+  NewOAuthGrant,
+  OAuthGrantInfo,
+  OAuthPrincipal,
+  TokenInfo,
+  TokenPrincipal,
+} from "./types";
 
 /** The name of the deployment's one Registry object. */
 export const REGISTRY_NAME = "registry";
@@ -140,12 +152,51 @@ export class Registry extends DurableObject<Env> {
     return this.tx((db) => tokens.listTokens(db, includeRevoked));
   }
 
-  /** Revokes the token `ref` names (src/registry/tokens.ts: by id, by live name, or told apart by the id prefix). */
-  revokeToken(ref: string, actor: string, by?: tokens.TokenRefKind): Outcome<TokenInfo> {
+  /**
+   * Revokes the token `ref` names (src/registry/tokens.ts: by id, by live name, or told apart by the id prefix)
+   * and, in the same transaction, every OAuth grant it consented to; those come back in `oauthGrants`, so the
+   * Worker can delete their tokens from the OAuth provider's store too.
+   */
+  revokeToken(ref: string, actor: string, by?: tokens.TokenRefKind): Outcome<TokenInfo & { oauthGrants: OAuthGrantInfo[] }> {
     return this.tx((db, now) => {
       const t = tokens.revokeToken(db, ref, now, by);
       if (t.revokedAt === now) record(db, now, actor, "token.revoke", t.name, { id: t.id });
-      return t;
+      const ended = oauth.revokeOAuthGrantsOfToken(db, t.id, now);
+      for (const g of ended) record(db, now, actor, "oauth.revoke", g.clientName, { id: g.id, via: "token revoked", token: t.id });
+      return { ...t, oauthGrants: ended };
+    });
+  }
+
+  // ---- OAuth grants (src/registry/oauth.ts)
+
+  /** Records a consent; the user's earlier grant to the same client comes back in `replaced` (the provider ended it). */
+  recordOAuthGrant(g: NewOAuthGrant, actor: string): Outcome<{ grant: OAuthGrantInfo; replaced: OAuthGrantInfo[] }> {
+    return this.tx((db, now) => {
+      const done = oauth.insertOAuthGrant(db, g, now);
+      record(db, now, actor, "oauth.grant", g.clientName, { id: g.id, client: g.clientId, grants: g.grants });
+      return done;
+    });
+  }
+
+  /** The live OAuth grant `id` whose consenting token is live, or null; records the use. */
+  useOAuthGrant(id: string): Outcome<OAuthPrincipal | null> {
+    return this.tx((db, now) => oauth.useOAuthGrant(db, id, now) ?? null);
+  }
+
+  listOAuthGrants(includeRevoked: boolean, userId?: string): Outcome<OAuthGrantInfo[]> {
+    return this.tx((db) => oauth.listOAuthGrants(db, includeRevoked, userId));
+  }
+
+  /** Revokes OAuth grant `id`; `userId`, when given, must own it (a teammate revoking their own). */
+  revokeOAuthGrant(id: string, actor: string, userId?: string): Outcome<OAuthGrantInfo> {
+    return this.tx((db, now) => {
+      const found = oauth.findOAuthGrant(db, id);
+      if (!found || (userId !== undefined && found.userId !== userId)) {
+        throw new DomainError("NotFound", `You have no OAuth grant with the id ${JSON.stringify(id)}. GET /api/oauth/grants lists yours.`);
+      }
+      const g = oauth.revokeOAuthGrant(db, id, now);
+      if (g.revokedAt === now) record(db, now, actor, "oauth.revoke", g.clientName, { id: g.id });
+      return g;
     });
   }
 

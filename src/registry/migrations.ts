@@ -4,6 +4,10 @@
  * append-only, applied once in order and tracked in `_schema_version`.
  */
 import r0001 from "../../migrations/registry/0001_init.sql";
+import r0002 from "../../migrations/registry/0002_oauth_grants.sql";
 import type { Migration } from "../storage/migrations";
 
-export const REGISTRY_MIGRATIONS: readonly Migration[] = [{ version: 1, name: "0001_init", sql: r0001 }];
+export const REGISTRY_MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: "0001_init", sql: r0001 },
+  { version: 2, name: "0002_oauth_grants", sql: r0002 },
+];

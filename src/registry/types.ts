@@ -59,3 +59,32 @@ export interface ActiveContext {
   /** The stored active context, when it was removed and `name` fell back to the default. */
   fellBackFrom?: string;
 }
+
+/** An OAuth grant as admins and its owner see it (src/registry/oauth.ts): never a token. */
+export interface OAuthGrantInfo {
+  id: string;
+  /** The OAuth provider's id for the grant, which revoking its tokens needs. */
+  providerId: string;
+  /** The provider's user: the consenting token's id, "admin" or "local". */
+  userId: string;
+  tokenId: string | null;
+  tokenName: string;
+  clientId: string;
+  clientName: string;
+  /** What was consented: the consenting token's grants or fewer. */
+  grants: Grant[];
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export type NewOAuthGrant = Omit<OAuthGrantInfo, "createdAt" | "lastUsedAt" | "revokedAt">;
+
+/** What a request made with an OAuth access token needs from a live grant. */
+export interface OAuthPrincipal {
+  id: string;
+  tokenId: string | null;
+  tokenName: string;
+  clientName: string;
+  grants: Grant[];
+}

@@ -152,6 +152,19 @@ const HistoryPanel: FC = () => (
   </section>
 );
 
+/** Apps connected through OAuth (docs/oauth.md): the administrator's all, a teammate's own; filled by src/ui/client/dom/apps.ts. */
+const AppsPanel: FC = () => (
+  <section role="tabpanel" id="panel-apps" aria-labelledby="tab-apps" class="panel" hidden>
+    <div class="row">
+      <h2 class="sr-only">Connected apps</h2>
+      <button type="button" id="apps-refresh">
+        Refresh
+      </button>
+    </div>
+    <ul id="apps-list" class="changes"></ul>
+  </section>
+);
+
 export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) => (
   <html lang="en">
     <head>
@@ -193,11 +206,13 @@ export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) =
             <Tab id="files" label="Files" />
             <Tab id="docs" label="Documents" />
             <Tab id="history" label="History" />
+            <Tab id="apps" label="Connected apps" />
           </div>
           <SearchPanel />
           <TreePanel id="files" label="Files" treeId="file-tree" />
           <TreePanel id="docs" label="Documents" treeId="doc-tree" />
           <HistoryPanel />
+          <AppsPanel />
         </div>
         <aside id="detail" class="detail" aria-labelledby="detail-h" hidden>
           <div class="row detail-head">

@@ -190,3 +190,49 @@ describe("npm run admin tokens", () => {
     expect(JSON.parse(again.stdout).token.id).toBe(id);
   });
 });
+
+describe("npm run admin oauth", () => {
+  /** An app connected through the consent page in open local mode (no token asked), as a browser would post it. */
+  async function connectApp(): Promise<string> {
+    const redirect = "http://127.0.0.1:9/callback";
+    const registered = await fetch(`${dev.url}/oauth/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ redirect_uris: [redirect], client_name: "CLI App", token_endpoint_auth_method: "none" }),
+    });
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const q = new URLSearchParams({
+      response_type: "code",
+      client_id,
+      redirect_uri: redirect,
+      state: "s",
+      code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+      code_challenge_method: "S256",
+    });
+    const url = `${dev.url}/authorize?${q}`;
+    const page = await fetch(url);
+    const handle = /name="handle" value="([^"]+)"/.exec(await page.text())?.[1] ?? "";
+    const cookie = (page.headers.get("Set-Cookie") ?? "").split(";")[0] ?? "";
+    const body = new URLSearchParams({ handle, decision: "allow", rows: "1", grant: "0", "context-0": "*", "role-0": "read" });
+    const posted = await fetch(url, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded", Cookie: cookie }, body, redirect: "manual" });
+    expect(posted.status).toBe(302);
+    return client_id;
+  }
+
+  it("lists the grants apps got and revokes one by id; an unknown id is refused with 404 and exit code 1", async () => {
+    const clientId = await connectApp();
+    const listed = await script("admin", ["--url", dev.url, "oauth", "list"]);
+    expect(listed.code).toBe(0);
+    const grant = (JSON.parse(listed.stdout).grants as { id: string; clientId: string; clientName: string; tokenName: string; grants: unknown }[]).find(
+      (g) => g.clientId === clientId,
+    );
+    expect(grant).toMatchObject({ clientName: "CLI App", tokenName: "local", grants: [{ context: "*", role: "read" }] });
+    const revoked = await script("admin", ["--url", dev.url, "oauth", "revoke", String(grant?.id)]);
+    expect(revoked.code).toBe(0);
+    expect(JSON.parse(revoked.stdout).grant).toMatchObject({ id: grant?.id, revokedAt: expect.any(Number) });
+    const unknown = await script("admin", ["--url", dev.url, "oauth", "revoke", "oag_0000000000000000"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^HTTP 404: /);
+    expect(JSON.parse(unknown.stderr.replace(/^HTTP \d+: /, "")).message).toContain("oag_0000000000000000");
+  });
+});

@@ -180,4 +180,14 @@ export class EngramClient {
     if (!response.ok) throw new CallError(await errorMessage(response), failureKind(response.status), response.status);
     return (await response.json()) as T;
   }
+
+  /** A DELETE under /api with the same auth (declared JSON, no body, as the API asks of state changes); the JSON body, or a CallError. */
+  async deleteJson<T>(path: string): Promise<T> {
+    const response = await this.fetch(`${this.options.base ?? ""}/api${path}`, {
+      method: "DELETE",
+      headers: this.headers({ Accept: "application/json", "Content-Type": "application/json" }),
+    });
+    if (!response.ok) throw new CallError(await errorMessage(response), failureKind(response.status), response.status);
+    return (await response.json()) as T;
+  }
 }

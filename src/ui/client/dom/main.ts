@@ -16,6 +16,7 @@
 import { CallError, EngramClient } from "../mcp";
 import { contextChoices, type ContextChoice, type Listed } from "../contexts";
 import { App } from "./app";
+import { AppsView } from "./apps";
 import { DetailView } from "./detail";
 import { byId, fill, h } from "./dom";
 import { HistoryView } from "./history";
@@ -44,11 +45,16 @@ const search = new SearchView(app, (name) => void detail.open(`entity:${name}`))
 const detail = new DetailView(app, (item) => search.select(item?.startsWith("entity:") ? item.slice(7) : undefined));
 const trees = new TreesView(app, (item) => void detail.open(item));
 const history = new HistoryView(app);
+const apps = new AppsView(app);
 
-type TabId = "search" | "files" | "docs" | "history";
-const TABS: TabId[] = ["search", "files", "docs", "history"];
-/** The tool a tab needs; a server that does not list it hides the tab. */
-const TAB_TOOL: Record<TabId, string> = { search: "search_nodes", files: "view", docs: "get_document_tree", history: "memory_history" };
+type TabId = "search" | "files" | "docs" | "history" | "apps";
+const TABS: TabId[] = ["search", "files", "docs", "history", "apps"];
+/** The tool a tab needs; a server that does not list it hides the tab. Connected apps needs none (it reads /api/oauth/grants). */
+const TAB_TOOL: Record<TabId, string | undefined> = { search: "search_nodes", files: "view", docs: "get_document_tree", history: "memory_history", apps: undefined };
+const offered = (t: TabId) => {
+  const tool = TAB_TOOL[t];
+  return tool === undefined || app.has(tool);
+};
 let current: TabId = "search";
 
 function showTab(id: TabId, focus = false): void {
@@ -68,6 +74,7 @@ async function loadTab(id: TabId): Promise<void> {
   if (id === "files") await trees.loadFiles();
   else if (id === "docs") await trees.loadDocs();
   else if (id === "history") await history.load();
+  else if (id === "apps") await apps.load();
 }
 
 for (const t of TABS) {
@@ -107,12 +114,12 @@ async function pickContext(choice: ContextChoice): Promise<void> {
     app.fail(error);
     return;
   }
-  for (const t of TABS) byId(`tab-${t}`).hidden = !app.has(TAB_TOOL[t]);
+  for (const t of TABS) byId(`tab-${t}`).hidden = !offered(t);
   // Controls that write are hidden for a read grant or a read-only context.
   document.body.classList.toggle("readonly", !app.writable);
   byId("workspace").hidden = false;
   app.status(`Context ${choice.name}: ${app.writable ? "you can read and change it" : "read only for you"}.`);
-  showTab(app.has(TAB_TOOL[current]) ? current : "search");
+  showTab(offered(current) ? current : "search");
   await loadOverview(app);
 }
 
