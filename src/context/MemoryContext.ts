@@ -37,6 +37,8 @@ import { fileInverses } from "../files/inverse";
 import { graphInverses } from "../graph/inverse";
 import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import * as graph from "../graph/store";
+import { findDuplicates, type DuplicateOptions, type DuplicateReport } from "../graph/duplicates";
+import { mergeEntities, mergeInverses, openByAlias, type MergeResult } from "./merge";
 import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { exportChanges, inverseRegistry, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
 import { itemKey, listItems, type AccessKind, type ItemEffects, type ItemKind, type ItemListing, type ItemPosition } from "../items";
@@ -53,6 +55,7 @@ import { exportArchivePage } from "../priority/transfer";
 import { modelOptions } from "../priority/weights";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { flushSearchIndex } from "../search/indexer";
+import { withAliasHits } from "../search/aliases";
 import { settings, type Settings } from "../settings";
 import type { CallMeta } from "../storage/meta";
 import { migrate } from "../storage/migrations";
@@ -67,7 +70,7 @@ import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccess
 import { Upkeep } from "./upkeep";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
-export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses);
+export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses, mergeInverses);
 
 /** Effects of a call that accessed `items` in one way and removed or moved none. */
 const accessed = (items: readonly string[], kind: AccessKind): ItemEffects => ({ accesses: items.map((item) => ({ item, kind })), removed: [], moved: [] });
@@ -238,6 +241,16 @@ export class MemoryContext extends DurableObject<Env> {
     });
   }
 
+  /** find_duplicates: candidate pairs scored from names, types, observations and neighbours (src/graph/duplicates.ts). */
+  findDuplicates(opts: DuplicateOptions, meta: CallMeta): Outcome<DuplicateReport> {
+    return this.runner.run(meta, "read", ({ db }) => ({ value: findDuplicates(db, opts) }));
+  }
+
+  /** merge_entities: one recorded change; `change` is its number, for undo (./merge.ts). */
+  mergeEntities(target: string, sources: string[], meta: CallMeta): Outcome<MergeResult & { change: number }> {
+    return this.runner.run(meta, "write", (w) => ({ value: mergeEntities(w, target, sources) }));
+  }
+
   /** A listing without hits: it runs as a search, so it neither waits for earlier searches' hits nor records any (./runner.ts). */
   readGraph(opts: ReadGraphOptions, meta: CallMeta): Outcome<GraphPage> {
     return this.runner.run(meta, "search", ({ db }) => ({ value: readGraph(db, opts) }));
@@ -249,7 +262,8 @@ export class MemoryContext extends DurableObject<Env> {
     const params = searchParams(opts, s);
     const model = modelOptions(s);
     return this.runner.run(meta, "search", ({ db, now }) => {
-      const result = searchGraph(db, query, params, now, model);
+      // A query naming an entity merged into another finds that entity (src/search/aliases.ts).
+      const result = withAliasHits(db, searchGraph(db, query, params, now, model), query);
       return {
         value: result,
         effects: accessed(
@@ -262,7 +276,9 @@ export class MemoryContext extends DurableObject<Env> {
 
   openNodes(names: string[], meta: CallMeta) {
     return this.runner.run(meta, "read", ({ db }) => {
-      const found = graph.openNodes(db, names);
+      // A name merged into another entity opens that entity (./merge.ts).
+      const { names: resolved, aliases } = openByAlias(db, names);
+      const found = { ...graph.openNodes(db, resolved), aliases };
       return {
         value: found,
         effects: accessed(

@@ -22,6 +22,7 @@ import { DomainError, listNames } from "../errors";
 import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity } from "../items";
+import { refuseAliases } from "./aliases";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
 import { deleteEntityRow, deleteObservation, deleteRelation, insertNewEntities, insertNewRelations, insertObservation, touchEntity } from "./writes";
 import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
@@ -30,6 +31,11 @@ import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd,
 export const OPEN_NODES_MAX_RELATIONS = 1000;
 
 export function createEntities(w: WriteScope, entities: readonly EntityInput[]): Entity[] {
+  refuseAliases(
+    w.db,
+    entities.map((e) => e.name),
+    "create_entities",
+  );
   // An explicit category wins; otherwise the keyword classifier decides (src/items/classify.ts).
   return insertNewEntities(
     w,

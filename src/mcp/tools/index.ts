@@ -29,6 +29,8 @@ import rename from "./rename";
 import restore from "./restore";
 import str_replace from "./str_replace";
 import view from "./view";
+import find_duplicates from "./find_duplicates";
+import merge_entities from "./merge_entities";
 
 // Each tool infers its own argument types; the registry only needs the common shape.
 export const TOOLS = [
@@ -41,6 +43,8 @@ export const TOOLS = [
   read_graph,
   search_nodes,
   open_nodes,
+  find_duplicates,
+  merge_entities,
   // contexts
   list_contexts,
   get_active_context,
