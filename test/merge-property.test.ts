@@ -47,7 +47,11 @@ async function rows(ctx: string) {
       aliases: db.all("SELECT * FROM entity_aliases ORDER BY alias"),
       pairs: db.all("SELECT * FROM covisit_pairs ORDER BY item, other"),
       sessionItems: db.all("SELECT * FROM covisit_session_items ORDER BY session_id, item"),
-      search: OBS.map((q) => searchGraph(db, q, params, 0).entities.map((e) => e.name).sort()),
+      search: OBS.map((q) =>
+        searchGraph(db, q, params, 0)
+          .entities.map((e) => e.name)
+          .sort(),
+      ),
     };
   });
 }
@@ -78,7 +82,12 @@ describe("property: merge then undo", () => {
         const names = g.entities.map((e) => e.name);
         const at = (i: number) => names[i % names.length] as string;
         unwrap(await stub.createEntities(g.entities, me));
-        unwrap(await stub.createRelations(g.relations.map((r) => ({ from: at(r.from), to: at(r.to), relationType: r.relationType })), me));
+        unwrap(
+          await stub.createRelations(
+            g.relations.map((r) => ({ from: at(r.from), to: at(r.to), relationType: r.relationType })),
+            me,
+          ),
+        );
         for (const o of g.opens) unwrap(await stub.openNodes([...new Set(o.map(at))], me));
         if (g.marked !== null) unwrap(await stub.markImportant([`entity:${at(g.marked)}`], true, me));
         let live = names;
