@@ -25,12 +25,14 @@
  * share observations or neighbours.
  */
 import type { Db } from "../storage/sql";
-import { jaccard, normalName, trigrams } from "./names";
+import { normalName, trigrams } from "./names";
 
 export const DUPLICATE_DEFAULTS = { limit: 20, minScore: 0.6 } as const;
 export const DUPLICATE_MAX_LIMIT = 100;
 /** A key, trigram or word shared by more entities than this makes no candidate pairs. */
 export const BLOCK_MAX = 50;
+/** A rare trigram shared by more entities than this makes no pairs (one block of n makes n(n-1)/2 pairs). */
+export const GRAM_BLOCK_MAX = 16;
 /** Trigrams of each name that are looked up (its rarest). */
 const RARE_TRIGRAMS = 4;
 /** Candidates whose observations and relations are read, best by name first. */
@@ -38,6 +40,10 @@ export const EVIDENCE_CANDIDATES = 2000;
 /** Entities read per statement (a packed result stays well under 2 MB). */
 const PAGE = 10_000;
 
+/** Candidates whose names are less alike than this are dropped before any evidence is read ("Apex Labs" and "Acme Labs": 0.23). */
+const MIN_NAME = 0.2;
+/** Pair keys: the smaller id times this plus the larger (entity ids stay far below it). */
+const PAIR_KEY = 2 ** 26;
 const SAME_KEY = 0.9;
 const ACRONYM = 0.8;
 const SAME_TYPE = 0.15;
@@ -73,17 +79,32 @@ interface Named {
   key: string;
   acronym?: string;
   words: string[];
-  grams: Set<string>;
+  /** The name's trigrams as interned numbers (`Grams`), ascending, each once. */
+  grams: Int32Array;
 }
 
-interface Candidate {
-  x: Named;
-  y: Named;
-  name: number;
-  reason: string;
+/** Trigrams as small numbers, so names compare and block on integers: far less garbage at 100,000 names. */
+class Grams {
+  private readonly ids = new Map<string, number>();
+  /** How many names have each trigram, by its number. */
+  counts: number[] = [];
+  of(text: Iterable<string>): Int32Array {
+    const out: number[] = [];
+    for (const g of text) {
+      let id = this.ids.get(g);
+      if (id === undefined) {
+        id = this.counts.length;
+        this.ids.set(g, id);
+        this.counts.push(0);
+      }
+      this.counts[id] = (this.counts[id] as number) + 1;
+      out.push(id);
+    }
+    return Int32Array.from(out).sort();
+  }
 }
 
-function readEntities(db: Db, entityType: string | undefined): Named[] {
+function readEntities(db: Db, entityType: string | undefined, grams: Grams): Named[] {
   const out: Named[] = [];
   let after = 0;
   for (;;) {
@@ -96,7 +117,7 @@ function readEntities(db: Db, entityType: string | undefined): Named[] {
     );
     for (const [id, name, type] of rows) {
       const n = normalName(name);
-      out.push({ id, name, type, key: n.key, ...(n.acronym !== undefined && { acronym: n.acronym }), words: n.words, grams: trigrams(n) });
+      out.push({ id, name, type, key: n.key, ...(n.acronym !== undefined && { acronym: n.acronym }), words: n.words, grams: grams.of(trigrams(n)) });
     }
     const last = rows[rows.length - 1];
     if (rows.length < PAGE || last === undefined) return out;
@@ -104,16 +125,35 @@ function readEntities(db: Db, entityType: string | undefined): Named[] {
   }
 }
 
+/** Jaccard similarity of two ascending lists of distinct trigram numbers. */
+function similarity(a: Int32Array, b: Int32Array): number {
+  let i = 0;
+  let j = 0;
+  let shared = 0;
+  while (i < a.length && j < b.length) {
+    const x = a[i] as number;
+    const y = b[j] as number;
+    if (x === y) {
+      shared++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  const union = a.length + b.length - shared;
+  return union === 0 ? 0 : shared / union;
+}
+
 /** Groups entities by each block key they have; blocks over BLOCK_MAX are dropped. */
-function blocks(entities: readonly Named[], keysOf: (e: Named) => Iterable<string>): Map<string, Named[]> {
-  const out = new Map<string, Named[]>();
-  const tooCommon = new Set<string>();
+function blocks<K>(entities: readonly Named[], keysOf: (e: Named) => Iterable<K>, max = BLOCK_MAX): Map<K, Named[]> {
+  const out = new Map<K, Named[]>();
+  const tooCommon = new Set<K>();
   for (const e of entities) {
     for (const k of keysOf(e)) {
       if (tooCommon.has(k)) continue;
       const list = out.get(k);
       if (!list) out.set(k, [e]);
-      else if (list.length === BLOCK_MAX) {
+      else if (list.length === max) {
         out.delete(k);
         tooCommon.add(k);
       } else list.push(e);
@@ -126,17 +166,20 @@ function nameScore(x: Named, y: Named): { name: number; reason: string } {
   if (x.key !== "" && x.key === y.key) return { name: SAME_KEY, reason: "same name when normalised" };
   if ((x.acronym !== undefined && x.acronym === y.key) || (y.acronym !== undefined && y.acronym === x.key))
     return { name: ACRONYM, reason: "one name is the other's acronym" };
-  const j = jaccard(x.grams, y.grams);
+  const j = similarity(x.grams, y.grams);
   return { name: j, reason: `similar names (trigram similarity ${j.toFixed(2)})` };
 }
 
-function candidates(entities: readonly Named[]): Map<string, Candidate> {
-  const out = new Map<string, Candidate>();
+/** The pairs the blocks make whose name score is at least MIN_NAME, keyed by both ids in one number. */
+function candidates(entities: readonly Named[], counts: readonly number[]): Map<number, number> {
+  const out = new Map<number, number>();
   const add = (x: Named, y: Named) => {
     if (x.id === y.id) return;
     const [a, b] = x.id < y.id ? [x, y] : [y, x];
-    const k = `${a.id},${b.id}`;
-    if (!out.has(k)) out.set(k, { x: a, y: b, ...nameScore(a, b) });
+    const k = a.id * PAIR_KEY + b.id;
+    if (out.has(k)) return;
+    const s = nameScore(a, b).name;
+    if (s >= MIN_NAME) out.set(k, s);
   };
   const pairsIn = (group: readonly Named[]) => {
     for (let i = 0; i < group.length; i++) for (let j = i + 1; j < group.length; j++) add(group[i] as Named, group[j] as Named);
@@ -146,11 +189,20 @@ function candidates(entities: readonly Named[]): Map<string, Candidate> {
   // Acronyms meet keys: "ibm" (International Business Machines) and "ibm" (IBM).
   const byKey = blocks(entities, (e) => (e.key === "" || e.words.length > 1 ? [] : [e.key]));
   for (const e of entities) if (e.acronym !== undefined) for (const other of byKey.get(e.acronym) ?? []) add(e, other);
-  // Each name's rarest trigrams, counted over the whole graph.
-  const frequency = new Map<string, number>();
-  for (const e of entities) for (const g of e.grams) frequency.set(g, (frequency.get(g) ?? 0) + 1);
-  const rare = (e: Named) => [...e.grams].sort((p, q) => (frequency.get(p) ?? 0) - (frequency.get(q) ?? 0)).slice(0, RARE_TRIGRAMS);
-  for (const group of blocks(entities, rare).values()) pairsIn(group);
+  // Each name's RARE_TRIGRAMS rarest trigrams, by how many names have them.
+  const rare = (e: Named): number[] => {
+    const picked: number[] = [];
+    for (const g of e.grams) {
+      picked.push(g);
+      // Insertion into a short list kept rarest first; the list never grows past RARE_TRIGRAMS.
+      for (let i = picked.length - 1; i > 0 && (counts[picked[i] as number] as number) < (counts[picked[i - 1] as number] as number); i--) {
+        [picked[i], picked[i - 1]] = [picked[i - 1] as number, picked[i] as number];
+      }
+      if (picked.length > RARE_TRIGRAMS) picked.pop();
+    }
+    return picked;
+  };
+  for (const group of blocks(entities, rare, GRAM_BLOCK_MAX).values()) pairsIn(group);
   return out;
 }
 
@@ -200,40 +252,46 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 export function findDuplicates(db: Db, opts: DuplicateOptions = {}): DuplicateReport {
   const limit = Math.min(opts.limit ?? DUPLICATE_DEFAULTS.limit, DUPLICATE_MAX_LIMIT);
   const minScore = opts.minScore ?? DUPLICATE_DEFAULTS.minScore;
-  const entities = readEntities(db, opts.entityType);
-  const all = [...candidates(entities).values()];
-  const best = all.sort((p, q) => q.name - p.name || p.x.id - q.x.id || p.y.id - q.y.id).slice(0, EVIDENCE_CANDIDATES);
+  const grams = new Grams();
+  const entities = readEntities(db, opts.entityType, grams);
+  const byId = new Map(entities.map((e) => [e.id, e]));
+  const all = candidates(entities, grams.counts);
+  const best = [...all.entries()]
+    .sort((p, q) => q[1] - p[1] || p[0] - q[0])
+    .slice(0, EVIDENCE_CANDIDATES)
+    .map(([k]) => ({ x: byId.get(Math.floor(k / PAIR_KEY)) as Named, y: byId.get(k % PAIR_KEY) as Named }));
   const ids = [...new Set(best.flatMap((c) => [c.x.id, c.y.id]))];
   const observations = observationsOf(db, ids);
   const neighbours = neighboursOf(db, ids);
   const pairs: DuplicatePair[] = [];
-  for (const c of best) {
-    const reasons = [c.reason];
+  for (const { x, y } of best) {
+    const { name, reason } = nameScore(x, y);
+    const reasons = [reason];
     let evidence = 0;
-    if (c.x.type === c.y.type) {
+    if (x.type === y.type) {
       evidence += SAME_TYPE;
-      reasons.push(`same type (${c.x.type})`);
+      reasons.push(`same type (${x.type})`);
     }
-    const obs = sharedCount(observations.get(c.x.id), observations.get(c.y.id));
+    const obs = sharedCount(observations.get(x.id), observations.get(y.id));
     if (obs > 0) {
       evidence += Math.min(MAX_SHARED, obs * PER_SHARED);
       reasons.push(`${obs} shared observation${obs === 1 ? "" : "s"}`);
     }
-    const near = neighbours.get(c.x.id);
-    const common = sharedCount(near, neighbours.get(c.y.id));
+    const near = neighbours.get(x.id);
+    const common = sharedCount(near, neighbours.get(y.id));
     if (common > 0) {
       evidence += Math.min(MAX_SHARED, common * PER_SHARED);
       reasons.push(`${common} shared neighbour${common === 1 ? "" : "s"}`);
     }
-    let score = c.name + (1 - c.name) * Math.min(MAX_EVIDENCE, evidence);
-    if (c.x.type !== c.y.type) {
+    let score = name + (1 - name) * Math.min(MAX_EVIDENCE, evidence);
+    if (x.type !== y.type) {
       score *= 1 - OTHER_TYPE;
-      reasons.push(`different types (${c.x.type}, ${c.y.type})`);
+      reasons.push(`different types (${x.type}, ${y.type})`);
     }
-    if (near?.has(c.y.id)) reasons.push("related to each other");
+    if (near?.has(y.id)) reasons.push("related to each other");
     score = round(score);
-    if (score >= minScore) pairs.push({ a: c.x.name, b: c.y.name, score, reasons });
+    if (score >= minScore) pairs.push({ a: x.name, b: y.name, score, reasons });
   }
   pairs.sort((p, q) => q.score - p.score || p.a.localeCompare(q.a) || p.b.localeCompare(q.b));
-  return { pairs: pairs.slice(0, limit), entities: entities.length, candidates: all.length };
+  return { pairs: pairs.slice(0, limit), entities: entities.length, candidates: all.size };
 }

@@ -80,8 +80,13 @@ export function normalName(name: string): NormalName {
 export function trigrams(n: NormalName): Set<string> {
   const padded = ` ${n.words.join(" ")} `;
   const out = new Set<string>();
-  const chars = [...padded];
-  for (let i = 0; i + 3 <= chars.length; i++) out.add(chars.slice(i, i + 3).join(""));
+  // Code points, not UTF-16 units, when the name has any beyond the BMP (the common case needs no array).
+  if (/[\uD800-\uDFFF]/.test(padded)) {
+    const chars = [...padded];
+    for (let i = 0; i + 3 <= chars.length; i++) out.add(chars.slice(i, i + 3).join(""));
+  } else {
+    for (let i = 0; i + 3 <= padded.length; i++) out.add(padded.substring(i, i + 3));
+  }
   return out;
 }
 

@@ -19,6 +19,7 @@ import { App } from "./app";
 import { DetailView } from "./detail";
 import { byId, fill, h } from "./dom";
 import { HistoryView } from "./history";
+import { DuplicatesView } from "./duplicates";
 import { loadOverview } from "./overview";
 import { SearchView } from "./search";
 import { TreesView } from "./trees";
@@ -44,11 +45,12 @@ const search = new SearchView(app, (name) => void detail.open(`entity:${name}`))
 const detail = new DetailView(app, (item) => search.select(item?.startsWith("entity:") ? item.slice(7) : undefined));
 const trees = new TreesView(app, (item) => void detail.open(item));
 const history = new HistoryView(app);
+const duplicates = new DuplicatesView(app, (item) => void detail.open(item));
 
-type TabId = "search" | "files" | "docs" | "history";
-const TABS: TabId[] = ["search", "files", "docs", "history"];
+type TabId = "search" | "files" | "docs" | "history" | "dups";
+const TABS: TabId[] = ["search", "files", "docs", "history", "dups"];
 /** The tool a tab needs; a server that does not list it hides the tab. */
-const TAB_TOOL: Record<TabId, string> = { search: "search_nodes", files: "view", docs: "get_document_tree", history: "memory_history" };
+const TAB_TOOL: Record<TabId, string> = { search: "search_nodes", files: "view", docs: "get_document_tree", history: "memory_history", dups: "find_duplicates" };
 let current: TabId = "search";
 
 function showTab(id: TabId, focus = false): void {
@@ -68,6 +70,7 @@ async function loadTab(id: TabId): Promise<void> {
   if (id === "files") await trees.loadFiles();
   else if (id === "docs") await trees.loadDocs();
   else if (id === "history") await history.load();
+  else if (id === "dups") await duplicates.load();
 }
 
 for (const t of TABS) {
