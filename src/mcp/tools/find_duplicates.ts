@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { DUPLICATE_DEFAULTS, DUPLICATE_MAX_LIMIT } from "../../graph/duplicates";
+import { DUPLICATE_MAX_LIMIT } from "../../graph/duplicates";
 import { typeName } from "../schemas";
 import { callContext, defineTool, READ, reply } from "../tool";
 
@@ -7,12 +7,11 @@ export default defineTool({
   name: "find_duplicates",
   toolset: "graph",
   title: "Find Duplicates",
-  description:
-    "Entity pairs that likely name the same thing, scored 0..1 with reasons (names, type, shared observations and neighbours). Fold one into the other with merge_entities.",
+  description: "Entity pairs likely naming one thing, scored 0..1 with reasons. Fold with merge_entities.",
   input: {
     entityType: typeName("entityType").optional(),
-    limit: z.number().int().min(1).max(DUPLICATE_MAX_LIMIT).optional().describe(`Default ${DUPLICATE_DEFAULTS.limit}`),
-    minScore: z.number().min(0).max(1).optional().describe(`Default ${DUPLICATE_DEFAULTS.minScore}`),
+    limit: z.number().int().min(1).max(DUPLICATE_MAX_LIMIT).optional(),
+    minScore: z.number().min(0).max(1).optional(),
   },
   output: {
     pairs: z.array(z.object({ a: z.string(), b: z.string(), score: z.number(), reasons: z.array(z.string()) })),

@@ -6,8 +6,7 @@ export default defineTool({
   name: "merge_entities",
   toolset: "graph",
   title: "Merge Entities",
-  description:
-    "Fold sources into target as one change (undo reverts it): observations and relations move over, statistics add up, source names become aliases of target.",
+  description: "Fold sources into target as one undoable change; their names become aliases of target.",
   input: { target: entityName, sources: batch(entityName).min(1, "sources: name at least one entity") },
   output: {
     target: z.string(),

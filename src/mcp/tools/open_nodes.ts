@@ -13,7 +13,7 @@ export default defineTool({
     entities: z.array(EntityOut),
     relations: z.array(RelationOut),
     notFound: z.array(z.string()).optional(),
-    aliases: z.record(z.string(), z.string()).optional().describe("Names reached by alias: alias → entity"),
+    aliases: z.record(z.string(), z.string()).optional(),
     note: z.string().optional(),
     related: RelatedOut.optional(),
   },
