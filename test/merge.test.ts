@@ -68,6 +68,11 @@ describe("merge_entities", () => {
       { from: "ACME Corporation", to: "Road Runner", relationType: "sues" },
       { from: "Wile", to: "ACME Corporation", relationType: "buys from" },
     ]);
+    // The search index follows: the moved observation finds the target, and the sources are gone from it.
+    const hits = async (query: string) => (json<{ entities: { name: string }[] }>(await c.call("search_nodes", { query })).entities ?? []).map((e) => e.name);
+    expect(await hits("Phoenix")).toEqual(["ACME Corporation"]);
+    await c.call("undo");
+    expect(await hits("Phoenix")).toEqual(["Acme Corp"]);
     await c.close();
   });
 
