@@ -7,7 +7,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { Db } from "../src/storage/sql";
 import { connectV2, freshContext, json, text, workerFetch, type TestClient } from "./helpers/clients";
-import { exportText, stubOf } from "./helpers/context";
+import { changesOf, exportText, stubOf } from "./helpers/context";
 
 const ent = (name: string, observations: string[] = [], entityType = "company") => ({ name, entityType, observations });
 
@@ -81,6 +81,10 @@ describe("merge_entities", () => {
     const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });
     await seed(c);
     await c.call("merge_entities", { target: "ACME Corporation", sources: ["Acme Corp"] });
+    const [change] = await changesOf(ctx);
+    expect(change).toMatchObject({ tool: "merge_entities" });
+    expect(change?.summary).toContain("+alias Acme Corp → ACME Corporation");
+    expect(change?.summary).toContain("-entity Acme Corp");
     const opened = await c.call("open_nodes", { names: ["Acme Corp"] });
     expect(opened.structuredContent).toMatchObject({ entities: [{ name: "ACME Corporation" }], aliases: { "Acme Corp": "ACME Corporation" } });
     expect(opened.structuredContent).not.toHaveProperty("notFound");
