@@ -89,11 +89,3 @@ export function trigrams(n: NormalName): Set<string> {
   }
   return out;
 }
-
-/** |a ∩ b| / |a ∪ b|; 0 for two empty sets. */
-export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  let shared = 0;
-  for (const g of a) if (b.has(g)) shared++;
-  const union = a.size + b.size - shared;
-  return union === 0 ? 0 : shared / union;
-}
