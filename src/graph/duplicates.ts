@@ -30,7 +30,7 @@
  * The time at 100,000 entities: `npm run bench:engine -- duplicates`.
  */
 import type { Db } from "../storage/sql";
-import { normalName, trigrams } from "./names";
+import { normalName, trigramText, trigrams, type NormalName } from "./names";
 
 export const DUPLICATE_DEFAULTS = { limit: 20, minScore: 0.6 } as const;
 export const DUPLICATE_MAX_LIMIT = 100;
@@ -90,22 +90,53 @@ interface Named {
 
 /** Trigrams as small numbers, so names compare and block on integers: far less garbage at 100,000 names. */
 class Grams {
-  private readonly ids = new Map<string, number>();
+  private readonly packed = new Map<number, number>();
+  private readonly texts = new Map<string, number>();
   /** How many names have each trigram, by its number. */
   counts: number[] = [];
-  of(text: Iterable<string>): Int32Array {
-    const out: number[] = [];
-    for (const g of text) {
-      let id = this.ids.get(g);
-      if (id === undefined) {
-        id = this.counts.length;
-        this.ids.set(g, id);
-        this.counts.push(0);
-      }
-      this.counts[id] = (this.counts[id] as number) + 1;
-      out.push(id);
+
+  /** The number of a trigram packed into a number (a Map of one key type stays fast). */
+  private packedId(key: number): number {
+    let id = this.packed.get(key);
+    if (id === undefined) {
+      id = this.counts.length;
+      this.packed.set(key, id);
+      this.counts.push(0);
     }
-    return Int32Array.from(out).sort();
+    return id;
+  }
+
+  private textId(key: string): number {
+    let id = this.texts.get(key);
+    if (id === undefined) {
+      id = this.counts.length;
+      this.texts.set(key, id);
+      this.counts.push(0);
+    }
+    return id;
+  }
+
+  /** The trigrams of a name, ascending, each once; each counted once more. */
+  of(n: NormalName): Int32Array {
+    const text = trigramText(n);
+    const out: number[] = [];
+    if (/[\uD800-\uDFFF]/.test(text)) {
+      for (const g of trigrams(n)) out.push(this.textId(g));
+    } else {
+      // Three UTF-16 units below 2048 pack into one number, so most trigrams need no string.
+      for (let i = 0; i + 3 <= text.length; i++) {
+        const a = text.charCodeAt(i);
+        const b = text.charCodeAt(i + 1);
+        const c = text.charCodeAt(i + 2);
+        out.push(a < 2048 && b < 2048 && c < 2048 ? this.packedId(a * 4194304 + b * 2048 + c) : this.textId(text.substring(i, i + 3)));
+      }
+    }
+    const sorted = Int32Array.from(out).sort();
+    let k = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[k++] = sorted[i] as number;
+    const distinct = sorted.subarray(0, k);
+    for (const g of distinct) this.counts[g] = (this.counts[g] as number) + 1;
+    return distinct;
   }
 }
 
@@ -122,7 +153,7 @@ function readEntities(db: Db, entityType: string | undefined, grams: Grams): Nam
     );
     for (const [id, name, type] of rows) {
       const n = normalName(name);
-      out.push({ id, name, type, key: n.key, ...(n.acronym !== undefined && { acronym: n.acronym }), words: n.words, grams: grams.of(trigrams(n)) });
+      out.push({ id, name, type, key: n.key, ...(n.acronym !== undefined && { acronym: n.acronym }), words: n.words, grams: grams.of(n) });
     }
     const last = rows[rows.length - 1];
     if (rows.length < PAGE || last === undefined) return out;

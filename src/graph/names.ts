@@ -57,15 +57,23 @@ function singular(word: string): string {
   return word;
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
 export function normalName(name: string): NormalName {
-  const text = name
-    .normalize("NFKD")
-    .replace(/\p{M}+/gu, "")
-    .normalize("NFKC")
+  // Printable ASCII, the usual name, has no accents to strip and nothing NFKC changes: find_duplicates reads every name.
+  const ascii = PRINTABLE_ASCII.test(name);
+  const text = (
+    ascii
+      ? name
+      : name
+          .normalize("NFKD")
+          .replace(/\p{M}+/gu, "")
+          .normalize("NFKC")
+  )
     .toLowerCase()
     .replace(/['’]s\b/gu, "")
     .replace(/&/g, " and ");
-  let words = text.split(/[^\p{L}\p{N}]+/u).filter((w) => w !== "");
+  let words = text.split(ascii ? /[^a-z0-9]+/ : /[^\p{L}\p{N}]+/u).filter((w) => w !== "");
   const all = words;
   if (words[0] === "the" && words.length > 1) words = words.slice(1);
   while (words.length > 1 && SUFFIXES.has(words[words.length - 1] as string)) words = words.slice(0, -1);
@@ -76,9 +84,12 @@ export function normalName(name: string): NormalName {
   return { words, key: words.join(""), ...(acronym !== undefined && { acronym }) };
 }
 
-/** The name's trigrams: of its words joined by one space, padded with a space at each end. */
+/** The text trigrams are taken from: the words joined by one space, padded with a space at each end. */
+export const trigramText = (n: NormalName): string => ` ${n.words.join(" ")} `;
+
+/** The name's trigrams (of `trigramText`). */
 export function trigrams(n: NormalName): Set<string> {
-  const padded = ` ${n.words.join(" ")} `;
+  const padded = trigramText(n);
   const out = new Set<string>();
   // Code points, not UTF-16 units, when the name has any beyond the BMP (the common case needs no array).
   if (/[\uD800-\uDFFF]/.test(padded)) {
