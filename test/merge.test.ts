@@ -91,6 +91,8 @@ describe("merge_entities", () => {
     const found = await c.call("search_nodes", { query: "acme corp." });
     expect(found.structuredContent).toMatchObject({ aliases: { "Acme Corp": "ACME Corporation" } });
     expect((found.structuredContent as { entities: { name: string }[] }).entities[0]?.name).toBe("ACME Corporation");
+    const added = await c.call("add_observations", { observations: [{ entityName: "Acme Corp", contents: ["x"] }] });
+    expect(text(added)).toContain('no entity named "Acme Corp". "Acme Corp" was merged into "ACME Corporation".');
     const refused = await c.call("create_entities", { entities: [ent("Acme Corp")] });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain('"Acme Corp" is an alias of "ACME Corporation"');

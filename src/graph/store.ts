@@ -22,7 +22,7 @@ import { DomainError, listNames } from "../errors";
 import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity } from "../items";
-import { refuseAliases } from "./aliases";
+import { refuseAliases, resolveAliases } from "./aliases";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
 import { deleteEntityRow, deleteObservation, deleteRelation, insertNewEntities, insertNewRelations, insertObservation, touchEntity } from "./writes";
 import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd, ObservationDelete, Relation } from "./types";
@@ -47,9 +47,11 @@ function requireEntities(db: Db, names: readonly string[], what: string): Map<st
   const ids = idsByName(db, names);
   const missing = [...new Set(names)].filter((n) => !ids.has(n));
   if (missing.length > 0) {
+    // A name merged into another entity (./aliases.ts) is no entity, but the error says where it went.
+    const merged = [...resolveAliases(db, missing)].map(([alias, entity]) => ` ${JSON.stringify(alias)} was merged into ${JSON.stringify(entity)}.`);
     throw new DomainError(
       "NotFound",
-      `${what}: no entity named ${listNames(missing)}. Create ${missing.length === 1 ? "it" : "them"} with create_entities first; nothing was written.`,
+      `${what}: no entity named ${listNames(missing)}.${merged.join("")} Create ${missing.length === 1 ? "it" : "them"} with create_entities first; nothing was written.`,
     );
   }
   return ids;
