@@ -23,6 +23,8 @@ const TOOLS = [
   "open_nodes",
   "memory_history",
   "undo",
+  "find_duplicates",
+  "merge_entities",
 ];
 
 // Mostly well-formed calls with names from a small pool, so most calls get past validation and
@@ -71,6 +73,11 @@ const toolArgs: Record<string, fc.Arbitrary<unknown>> = {
     },
     optional,
   ),
+  find_duplicates: fc.record(
+    { entityType: maybe(name), limit: maybe(fc.integer({ min: 0, max: 101 })), minScore: maybe(fc.double({ min: -0.5, max: 1.5, noNaN: true })) },
+    optional,
+  ),
+  merge_entities: shape({ target: name, sources: list(name) }),
   undo: fc.oneof(
     fc.record({ change: maybe(fc.integer({ min: -1, max: 60 })) }, optional),
     fc.record({ count: maybe(fc.integer({ min: 0, max: 51 })) }, optional),

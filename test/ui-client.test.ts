@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { type Change, ownChangeToUndo } from "../src/ui/client/changes";
+import { type DuplicatePair, mergeStep, pairSummary } from "../src/ui/client/duplicates";
 import { CallError, EngramClient, PROTOCOL_VERSION } from "../src/ui/client/mcp";
 import { parseDocTree, parseFileTree } from "../src/ui/client/trees";
 import { freshContext, workerFetch } from "./helpers/clients";
@@ -93,6 +94,33 @@ describe("the page's MCP client", () => {
     expect(opened.entities[0]?.observations).toEqual(["prefers Go"]);
     // Nothing of the tab's is left to undo, and the agent's change is never picked.
     expect(ownChangeToUndo(await history(), "web-tab-1", before)).toBeUndefined();
+  });
+});
+
+describe("the Duplicates tab's calls", () => {
+  it("lists find_duplicates' pairs, merges one with the button's call, and the tab's own undo takes the merge back", async () => {
+    const ctx = freshContext("ui-client");
+    const tab = client("web-tab-dups");
+    await tab.callTool(ctx, "create_entities", {
+      entities: [
+        { name: "Acme Corp", entityType: "company", observations: ["makes anvils"] },
+        { name: "ACME Corporation", entityType: "company", observations: ["based in Phoenix"] },
+      ],
+    });
+    const { pairs } = await tab.call<{ pairs: DuplicatePair[] }>(ctx, "find_duplicates");
+    expect(pairs).toHaveLength(1);
+    const [pair] = pairs as [DuplicatePair];
+    expect(pairSummary(pair)).toBe("0.92: same name when normalised; same type (company)");
+    const history = async () => (await tab.call<{ changes: Change[] }>(ctx, "memory_history", { limit: 50 })).changes;
+    const before = (await history())[0]?.seq ?? 0;
+    const step = mergeStep(pair.a, pair.b);
+    await tab.callTool(ctx, step.tool, step.args);
+    const merged = await tab.call<{ entities: { name: string; observations: string[] }[]; aliases: Record<string, string> }>(ctx, "open_nodes", { names: [pair.b] });
+    expect(merged.entities.map((e) => e.name)).toEqual([pair.a]);
+    expect(merged.aliases).toEqual({ [pair.b]: pair.a });
+    expect((await tab.call<{ pairs: DuplicatePair[] }>(ctx, "find_duplicates")).pairs).toEqual([]);
+    await tab.callTool(ctx, "undo", { change: ownChangeToUndo(await history(), "web-tab-dups", before) });
+    expect((await tab.call<{ pairs: DuplicatePair[] }>(ctx, "find_duplicates")).pairs).toEqual(pairs);
   });
 });
 

@@ -40,6 +40,14 @@ describe("web page shell at /", () => {
     expect(res.headers.get("Cache-Control")).toBe("no-store");
   });
 
+  it("has a Duplicates tab whose panel holds the suggestions list and its refresh button", async () => {
+    const { html } = await page();
+    expect(html).toContain('id="tab-dups" aria-controls="panel-dups"');
+    expect(html).toMatch(/<section role="tabpanel" id="panel-dups" aria-labelledby="tab-dups"[^>]*hidden/);
+    expect(html).toContain('<ul id="dups" class="changes" aria-label="Likely duplicates">');
+    expect(html).toMatch(/<button type="button" id="dups-refresh">\s*Find duplicates/);
+  });
+
   it("labels every form control", async () => {
     const { html } = await page();
     const { labels, controls } = labelsAndControls(html);

@@ -9,9 +9,14 @@ import { categoryField, EntitySchema, NewRelationSchema, newEntityName, newTypeN
 import { ARCHIVE_MAX_ROWS } from "../priority/archive";
 import type { ArchivedImport } from "../priority/transfer";
 import { describeMalformed, malformedIn } from "../text";
+import { LIMITS } from "../limits";
 
-// category and important are engram's optional extras (written by its export); the official server ignores them.
-const EntityLine = EntitySchema.extend({ type: z.literal("entity"), important: z.boolean().optional() });
+// category, important and aliases are engram's optional extras (written by its export); the official server ignores them.
+const EntityLine = EntitySchema.extend({
+  type: z.literal("entity"),
+  important: z.boolean().optional(),
+  aliases: z.array(newEntityName).max(LIMITS.batchItems, `at most ${LIMITS.batchItems} aliases`).optional(),
+});
 const RelationLine = NewRelationSchema.extend({ type: z.literal("relation") });
 // Archived rows (src/priority/transfer.ts): each relation has the line's entity at one end, as the archive keeps them.
 const archivedRelations = z.array(NewRelationSchema).max(ARCHIVE_MAX_ROWS, `at most ${ARCHIVE_MAX_ROWS} relations`);
@@ -80,6 +85,7 @@ export function parseJsonl(text: string, firstLine = 1): ParsedJsonl {
       const entity: ImportItem & { type: "entity" } = { line, type: "entity", entity: { name: v.name, entityType: v.entityType, observations: v.observations } };
       if (v.category !== undefined) entity.entity.category = v.category;
       if (v.important === true) entity.entity.important = true;
+      if (v.aliases !== undefined && v.aliases.length > 0) entity.entity.aliases = v.aliases;
       out.entities.push(entity);
     } else if (v.type === "relation") {
       out.relations.push({ line, type: "relation", relation: { from: v.from, to: v.to, relationType: v.relationType } });

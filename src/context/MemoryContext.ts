@@ -39,6 +39,8 @@ import { exportPage, readGraph, type ReadGraphOptions } from "../graph/read";
 import { openNodesAt, parseAsOf, readGraphAt } from "../graph/asof";
 import { idsByName } from "../graph/rows";
 import * as graph from "../graph/store";
+import { findDuplicates, type DuplicateOptions, type DuplicateReport } from "../graph/duplicates";
+import { mergeEntities, mergeInverses, openByAlias, type MergeResult } from "./merge";
 import type { Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "../graph/types";
 import { exportChanges, inverseRegistry, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
 import { itemKey, listItems, type AccessKind, type ItemEffects, type ItemKind, type ItemListing, type ItemPosition } from "../items";
@@ -56,8 +58,9 @@ import { modelOptions } from "../priority/weights";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { searchGraphAt } from "../search/asof";
 import { flushSearchIndex } from "../search/indexer";
-import { configureEmbedding, embeddingQueued, embeddingStatus, WorkersAiEmbedder, type Embedder, type EmbeddingStatus } from "../search/semantic";
+import { withAliasHits } from "../search/aliases";
 import { applyMergePolicy } from "../search/merge";
+import { configureEmbedding, embeddingQueued, embeddingStatus, WorkersAiEmbedder, type Embedder, type EmbeddingStatus } from "../search/semantic";
 import { settings, type Settings } from "../settings";
 import type { CallMeta } from "../storage/meta";
 import { migrate } from "../storage/migrations";
@@ -72,7 +75,7 @@ import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccess
 import { Upkeep } from "./upkeep";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
-export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses);
+export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses, mergeInverses);
 
 /** Which of `names` are entities now: an as-of read may return one deleted since, which must not regain statistics or associations. */
 const existing = (db: Db, names: readonly string[]): string[] => {
@@ -290,6 +293,16 @@ export class MemoryContext extends DurableObject<Env> {
     });
   }
 
+  /** find_duplicates: candidate pairs scored from names, types, observations and neighbours (src/graph/duplicates.ts). */
+  findDuplicates(opts: DuplicateOptions, meta: CallMeta): Outcome<DuplicateReport> {
+    return this.runner.run(meta, "read", ({ db }) => ({ value: findDuplicates(db, opts) }));
+  }
+
+  /** merge_entities: one recorded change; `change` is its number, for undo (./merge.ts). */
+  mergeEntities(target: string, sources: string[], meta: CallMeta): Outcome<MergeResult & { change: number }> {
+    return this.runner.run(meta, "write", (w) => ({ value: mergeEntities(w, target, sources) }));
+  }
+
   /** A listing without hits: it runs as a search, so it neither waits for earlier searches' hits nor records any (./runner.ts). */
   readGraph(opts: ReadGraphOptions, meta: CallMeta, asOf?: string | number): Outcome<GraphPage> {
     return this.runner.run(meta, "search", ({ db, now }) => ({ value: asOf === undefined ? readGraph(db, opts) : readGraphAt(db, opts, parseAsOf(asOf, now)) }));
@@ -301,7 +314,10 @@ export class MemoryContext extends DurableObject<Env> {
     const params = searchParams(opts, s);
     const model = modelOptions(s);
     return this.runner.run(meta, "search", ({ db, now }) => {
-      const result = asOf === undefined ? searchGraph(db, query, params, now, model) : searchGraphAt(db, query, params, now, parseAsOf(asOf, now), model);
+      // Now, a query naming an entity merged into another finds that entity (src/search/aliases.ts);
+      // as of a past time, names are read as they were then.
+      const result =
+        asOf === undefined ? withAliasHits(db, searchGraph(db, query, params, now, model), query) : searchGraphAt(db, query, params, now, parseAsOf(asOf, now), model);
       const names = result.entities.map((e) => e.name);
       return {
         value: result,
@@ -310,12 +326,17 @@ export class MemoryContext extends DurableObject<Env> {
     });
   }
 
-  /** With asOf or includeSuperseded, the entities as they stood then, through src/graph/asof.ts. */
+  /**
+   * With asOf or includeSuperseded, the entities as they stood then, through src/graph/asof.ts.
+   * A name merged into another entity opens that entity (./merge.ts) in reads of now; as of a past time, names are read as they were then.
+   */
   openNodes(names: string[], meta: CallMeta, opts: { asOf?: string | number; includeSuperseded?: boolean } = {}) {
     return this.runner.run(meta, "read", ({ db, now }) => {
       const past = opts.asOf !== undefined || opts.includeSuperseded === true;
+      const { names: resolved, aliases } = opts.asOf === undefined ? openByAlias(db, names) : { names, aliases: {} };
       const at = opts.asOf === undefined ? now : parseAsOf(opts.asOf, now);
-      const found = past ? openNodesAt(db, names, at, opts.includeSuperseded === true, graph.OPEN_NODES_MAX_RELATIONS) : graph.openNodes(db, names);
+      const read = past ? openNodesAt(db, resolved, at, opts.includeSuperseded === true, graph.OPEN_NODES_MAX_RELATIONS) : graph.openNodes(db, resolved);
+      const found = { ...read, aliases };
       const opened = found.entities.map((e) => e.name);
       return {
         value: found,

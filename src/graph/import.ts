@@ -9,6 +9,7 @@
  * number (the official server would store it dangling).
  */
 import type { WriteScope } from "../history";
+import { insertAlias, resolveAliases } from "./aliases";
 import { idsByName } from "./rows";
 import { addObservations, createEntities } from "./store";
 import { insertRelation } from "./writes";
@@ -48,11 +49,33 @@ export function addReport(into: ImportReport, from: ImportReport): void {
   into.rejected.push(...from.rejected);
 }
 
+/**
+ * Gives the line's entity the aliases its line lists (engram's export writes
+ * them); one that names an entity or another entity's alias is not added,
+ * and said so in the report. Returns that problem, if any.
+ */
+function importAliases(w: WriteScope, entity: EntityInput): string | undefined {
+  if (!entity.aliases) return undefined;
+  const id = idsByName(w.db, [entity.name]).get(entity.name) as number;
+  const taken = idsByName(w.db, entity.aliases);
+  const elsewhere = resolveAliases(w.db, entity.aliases);
+  const refused: string[] = [];
+  for (const alias of entity.aliases) {
+    const owner = elsewhere.get(alias);
+    if (taken.has(alias) || (owner !== undefined && owner !== entity.name)) refused.push(alias);
+    else insertAlias(w, id, entity.name, alias);
+  }
+  if (refused.length === 0) return undefined;
+  return `aliases not added (each names an entity or another entity's alias): ${refused.map((n) => JSON.stringify(n)).join(", ")}`;
+}
+
 export function importItems(w: WriteScope, items: readonly ImportItem[]): ImportReport {
   const report = emptyImportReport();
   for (const item of items) {
     if (item.type === "entity") {
       const [created] = createEntities(w, [item.entity]);
+      const problem = importAliases(w, item.entity);
+      if (problem) report.rejected.push({ line: item.line, error: problem });
       if (created) {
         report.entitiesCreated++;
         report.observationsAdded += created.observations.length;

@@ -4,14 +4,16 @@
  *
  * Both walk entities in id (insertion) order from an opaque cursor and never
  * hold more than one page in memory. Export lines are the official format
- * plus engram's optional extras: `important: true` when marked, and
- * `category` when the classifier would not give it back on import. A page carries each entity's outgoing
+ * plus engram's optional extras: `important: true` when marked,
+ * `category` when the classifier would not give it back on import, and
+ * `aliases` (the names merged into the entity, src/graph/aliases.ts). A page carries each entity's outgoing
  * relations, so every relation appears exactly once across all pages.
  */
 import { DomainError } from "../errors";
 import { LIMITS } from "../limits";
 import { roundUp, sqlLimit, type Db } from "../storage/sql";
 import { classifyEntity } from "../items";
+import { aliasesByEntity } from "./aliases";
 import { RELATION_SELECT, toRelation, withObservations, type EntityRow, type RelationRow } from "./rows";
 import type { GraphPage, Relation } from "./types";
 
@@ -112,12 +114,20 @@ export function exportPage(db: Db, cursorText: string | undefined, maxLines: num
       maxLines,
     );
     const entities = withObservations(db, rows);
+    const aliases = aliasesByEntity(
+      db,
+      rows.map((r) => r.id),
+    );
     for (const [i, e] of entities.entries()) {
       // Engram's extras ride along as extra fields, which the official server's reader ignores: the
       // category when an import would not get it back from the classifier, the importance mark when set.
       const row = rows[i] as (typeof rows)[number];
       const classified = classifyEntity(e.name, e.entityType, e.observations);
-      const extras = { ...(row.category !== classified && { category: row.category }), ...(row.important === 1 && { important: true }) };
+      const extras = {
+        ...(row.category !== classified && { category: row.category }),
+        ...(row.important === 1 && { important: true }),
+        ...(aliases.has(row.id) && { aliases: aliases.get(row.id) }),
+      };
       lines.push(JSON.stringify({ type: "entity", name: e.name, entityType: e.entityType, observations: e.observations, ...extras }));
     }
     const lastId = rows[rows.length - 1]?.id;

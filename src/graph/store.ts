@@ -22,6 +22,7 @@ import { DomainError, listNames } from "../errors";
 import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity } from "../items";
+import { refuseAliases, resolveAliases } from "./aliases";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
 import {
   deleteEntityRow,
@@ -39,6 +40,11 @@ import type { DeleteReport, Entity, EntityInput, KnowledgeGraph, ObservationAdd,
 export const OPEN_NODES_MAX_RELATIONS = 1000;
 
 export function createEntities(w: WriteScope, entities: readonly EntityInput[]): Entity[] {
+  refuseAliases(
+    w.db,
+    entities.map((e) => e.name),
+    "create_entities",
+  );
   // An explicit category wins; otherwise the keyword classifier decides (src/items/classify.ts).
   return insertNewEntities(
     w,
@@ -50,9 +56,11 @@ function requireEntities(db: Db, names: readonly string[], what: string): Map<st
   const ids = idsByName(db, names);
   const missing = [...new Set(names)].filter((n) => !ids.has(n));
   if (missing.length > 0) {
+    // A name merged into another entity (./aliases.ts) is no entity, but the error says where it went.
+    const merged = [...resolveAliases(db, missing)].map(([alias, entity]) => ` ${JSON.stringify(alias)} was merged into ${JSON.stringify(entity)}.`);
     throw new DomainError(
       "NotFound",
-      `${what}: no entity named ${listNames(missing)}. Create ${missing.length === 1 ? "it" : "them"} with create_entities first; nothing was written.`,
+      `${what}: no entity named ${listNames(missing)}.${merged.join("")} Create ${missing.length === 1 ? "it" : "them"} with create_entities first; nothing was written.`,
     );
   }
   return ids;

@@ -15,6 +15,8 @@ export interface Entity {
 export interface EntityInput extends Entity {
   category?: Category;
   important?: boolean;
+  /** Names of entities merged into this one (an import of engram's export; src/graph/aliases.ts). */
+  aliases?: string[];
 }
 
 export interface Relation {

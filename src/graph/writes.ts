@@ -29,6 +29,7 @@ import { itemKey, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type I
 import { jsonBatches, placeholders, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import type { Entity, EntityInput, Relation } from "./types";
+import { removeAliasesOf } from "./aliases";
 
 /** The history item key of an entity. Relations and observations count as changes to their entities. */
 const entityItem = itemKey.entity;
@@ -171,6 +172,8 @@ export function deleteEntityRow(w: WriteScope, id: number): number {
   );
   w.db.run("DELETE FROM observations WHERE entity_id = ?", id);
   deleteSupersededOf(w, id, e.name);
+  // Noted before the entity, so an undo restores the entity first and then its aliases (./aliases.ts).
+  removeAliasesOf(w, id, e.name);
   w.db.run("DELETE FROM entities WHERE id = ?", id);
   for (const o of observations) {
     w.rec.note(entityItem(e.name), {

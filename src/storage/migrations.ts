@@ -22,6 +22,7 @@ import m0009 from "../../migrations/0009_search_compaction.sql";
 import m0010 from "../../migrations/0010_search_hubs.sql";
 import m0011 from "../../migrations/0011_change_caller_id.sql";
 import m0012 from "../../migrations/0012_item_names_nocase.sql";
+import m0013 from "../../migrations/0013_aliases.sql";
 import m0014 from "../../migrations/0014_observation_validity.sql";
 import m0015 from "../../migrations/0015_embeddings.sql";
 import type { Db } from "./sql";
@@ -45,6 +46,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: "0010_search_hubs", sql: m0010 },
   { version: 11, name: "0011_change_caller_id", sql: m0011 },
   { version: 12, name: "0012_item_names_nocase", sql: m0012 },
+  { version: 13, name: "0013_aliases", sql: m0013 },
   { version: 14, name: "0014_observation_validity", sql: m0014 },
   { version: 15, name: "0015_embeddings", sql: m0015 },
 ];

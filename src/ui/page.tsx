@@ -165,6 +165,20 @@ const AppsPanel: FC = () => (
   </section>
 );
 
+/** find_duplicates' suggestions, each with its merge buttons (src/ui/client/dom/duplicates.ts). */
+const DuplicatesPanel: FC = () => (
+  <section role="tabpanel" id="panel-dups" aria-labelledby="tab-dups" class="panel" hidden>
+    <div class="row">
+      <h2 class="sr-only">Duplicates</h2>
+      <button type="button" id="dups-refresh">
+        Find duplicates
+      </button>
+      <span id="dups-note" class="muted" aria-live="polite"></span>
+    </div>
+    <ul id="dups" class="changes" aria-label="Likely duplicates"></ul>
+  </section>
+);
+
 export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) => (
   <html lang="en">
     <head>
@@ -206,12 +220,14 @@ export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) =
             <Tab id="files" label="Files" />
             <Tab id="docs" label="Documents" />
             <Tab id="history" label="History" />
+            <Tab id="dups" label="Duplicates" />
             <Tab id="apps" label="Connected apps" />
           </div>
           <SearchPanel />
           <TreePanel id="files" label="Files" treeId="file-tree" />
           <TreePanel id="docs" label="Documents" treeId="doc-tree" />
           <HistoryPanel />
+          <DuplicatesPanel />
           <AppsPanel />
         </div>
         <aside id="detail" class="detail" aria-labelledby="detail-h" hidden>

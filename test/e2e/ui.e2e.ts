@@ -338,4 +338,30 @@ describe("web page in open local mode (no ADMIN_TOKEN, loopback)", () => {
     expect(await page.locator("#notice-text").textContent()).toContain("Undid");
     await page.close();
   });
+
+  it("suggests duplicates, merges a pair with one click, and the notice's Undo brings both back", async () => {
+    const c = new EngramClient({ base: local.url });
+    await c.callTool("default", "create_entities", {
+      entities: [
+        { name: "Acme Corp", entityType: "company", observations: ["makes anvils"] },
+        { name: "ACME Corporation", entityType: "company", observations: ["based in Phoenix"] },
+      ],
+    });
+    const page = await browser.context.newPage();
+    await page.goto(`${local.url}/`);
+    await page.locator("#workspace").waitFor({ state: "visible", ...WAIT });
+    await page.locator("#tab-dups").click();
+    const pairs = page.locator("#dups li");
+    await expect.poll(() => pairs.count(), WAIT).toBe(1);
+    expect(await pairs.first().textContent()).toContain("same name when normalised");
+    await page.getByRole("button", { name: 'Merge "ACME Corporation" into "Acme Corp"' }).click();
+    await expect.poll(() => page.locator("#notice-text").textContent(), WAIT).toBe('Merged "ACME Corporation" into "Acme Corp".');
+    await expect.poll(() => page.locator("#dups-note").textContent(), WAIT).toBe("No likely duplicates.");
+    const names = async () => ((await c.call<{ entities: { name: string }[] }>("default", "read_graph")).entities ?? []).map((e) => e.name);
+    expect(await names()).not.toContain("ACME Corporation");
+    await page.locator("#notice-undo").click();
+    await expect.poll(() => pairs.count(), WAIT).toBe(1);
+    expect(await names()).toEqual(expect.arrayContaining(["Acme Corp", "ACME Corporation"]));
+    await page.close();
+  });
 });

@@ -30,6 +30,8 @@ import restore from "./restore";
 import str_replace from "./str_replace";
 import view from "./view";
 import update_observation from "./update_observation";
+import find_duplicates from "./find_duplicates";
+import merge_entities from "./merge_entities";
 
 // Each tool infers its own argument types; the registry only needs the common shape.
 export const TOOLS = [
@@ -43,6 +45,8 @@ export const TOOLS = [
   search_nodes,
   open_nodes,
   update_observation,
+  find_duplicates,
+  merge_entities,
   // contexts
   list_contexts,
   get_active_context,

@@ -13,6 +13,7 @@ export default defineTool({
     entities: z.array(EntityOut.extend({ superseded: z.array(z.object({ text: z.string(), addedAt: z.string(), supersededAt: z.string() })).optional() })),
     relations: z.array(RelationOut),
     notFound: z.array(z.string()).optional(),
+    aliases: z.record(z.string(), z.string()).optional(),
     note: z.string().optional(),
     related: RelatedOut.optional(),
   },
@@ -26,6 +27,7 @@ export default defineTool({
       (r, c) => {
         const out: Record<string, unknown> = { entities: r.entities, relations: r.relations };
         if (r.notFound.length > 0) out.notFound = r.notFound;
+        if (Object.keys(r.aliases).length > 0) out.aliases = r.aliases;
         if (r.relationsTruncated) out.note = "More relations exist than shown; open fewer nodes to see them all.";
         // The JSON text keeps the official shape; related items follow as their own block.
         const text = JSON.stringify(out);

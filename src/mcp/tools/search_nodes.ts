@@ -30,6 +30,7 @@ export default defineTool({
     relations: z.array(RelationOut),
     paths: z.array(z.array(z.string())).describe("Entity names from entry to entry"),
     note: z.string().optional(),
+    aliases: z.record(z.string(), z.string()).optional(),
   },
   annotations: READ,
   listOutputSchema: true,

@@ -20,6 +20,7 @@ import { AppsView } from "./apps";
 import { DetailView } from "./detail";
 import { byId, fill, h } from "./dom";
 import { HistoryView } from "./history";
+import { DuplicatesView } from "./duplicates";
 import { loadOverview } from "./overview";
 import { SearchView } from "./search";
 import { TreesView } from "./trees";
@@ -45,12 +46,20 @@ const search = new SearchView(app, (name) => void detail.open(`entity:${name}`))
 const detail = new DetailView(app, (item) => search.select(item?.startsWith("entity:") ? item.slice(7) : undefined));
 const trees = new TreesView(app, (item) => void detail.open(item));
 const history = new HistoryView(app);
+const duplicates = new DuplicatesView(app, (item) => void detail.open(item));
 const apps = new AppsView(app);
 
-type TabId = "search" | "files" | "docs" | "history" | "apps";
-const TABS: TabId[] = ["search", "files", "docs", "history", "apps"];
+type TabId = "search" | "files" | "docs" | "history" | "dups" | "apps";
+const TABS: TabId[] = ["search", "files", "docs", "history", "dups", "apps"];
 /** The tool a tab needs; a server that does not list it hides the tab. Connected apps needs none (it reads /api/oauth/grants). */
-const TAB_TOOL: Record<TabId, string | undefined> = { search: "search_nodes", files: "view", docs: "get_document_tree", history: "memory_history", apps: undefined };
+const TAB_TOOL: Record<TabId, string | undefined> = {
+  search: "search_nodes",
+  files: "view",
+  docs: "get_document_tree",
+  history: "memory_history",
+  dups: "find_duplicates",
+  apps: undefined,
+};
 const offered = (t: TabId) => {
   const tool = TAB_TOOL[t];
   return tool === undefined || app.has(tool);
@@ -74,6 +83,7 @@ async function loadTab(id: TabId): Promise<void> {
   if (id === "files") await trees.loadFiles();
   else if (id === "docs") await trees.loadDocs();
   else if (id === "history") await history.load();
+  else if (id === "dups") await duplicates.load();
   else if (id === "apps") await apps.load();
 }
 

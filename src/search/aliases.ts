@@ -1,0 +1,21 @@
+/**
+ * search_nodes by an old name: when the query, in normal form
+ * (src/graph/names.ts), is the name of an entity merged into another, that
+ * entity is an entry of the answer, first, and `aliases` says it was reached
+ * by alias (alias → entity). The answer otherwise keeps its shape.
+ */
+import { aliasesMatching } from "../graph/aliases";
+import { withObservations, type EntityRow } from "../graph/rows";
+import type { Db } from "../storage/sql";
+import type { ScoredEntity, SearchResult } from "./index";
+
+export function withAliasHits(db: Db, result: SearchResult, query: string): SearchResult & { aliases?: Record<string, string> } {
+  const hits = aliasesMatching(db, query);
+  if (hits.length === 0) return result;
+  const shown = new Set(result.entities.map((e) => e.name));
+  const missing = [...new Set(hits.map((h) => h.entity))].filter((n) => !shown.has(n));
+  const rows = db.all<EntityRow>("SELECT id, name, entity_type FROM entities WHERE name IN (SELECT value FROM json_each(?)) ORDER BY id", JSON.stringify(missing));
+  const top = result.entities.reduce((m, e) => Math.max(m, e.score), 0) || 1;
+  const added: ScoredEntity[] = withObservations(db, rows).map((e) => ({ ...e, score: top, role: "entry" }));
+  return { ...result, entities: [...added, ...result.entities], aliases: Object.fromEntries(hits.map((h) => [h.alias, h.entity])) };
+}
