@@ -317,7 +317,9 @@ export class MemoryContext extends DurableObject<Env> {
       // Now, a query naming an entity merged into another finds that entity (src/search/aliases.ts);
       // as of a past time, names are read as they were then.
       const result =
-        asOf === undefined ? withAliasHits(db, searchGraph(db, query, params, now, model), query) : searchGraphAt(db, query, params, now, parseAsOf(asOf, now), model);
+        asOf === undefined
+          ? withAliasHits(db, searchGraph(db, query, params, now, model), query)
+          : searchGraphAt(db, query, params, now, parseAsOf(asOf, now), model);
       const names = result.entities.map((e) => e.name);
       return {
         value: result,
