@@ -52,6 +52,7 @@ import { memoryStats, priorityOverview, type MemoryStats } from "../priority/sta
 import { exportArchivePage } from "../priority/transfer";
 import { modelOptions } from "../priority/weights";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
+import { recall, type RecallResult } from "../search/recall";
 import { flushSearchIndex } from "../search/indexer";
 import { settings, type Settings } from "../settings";
 import type { CallMeta } from "../storage/meta";
@@ -254,6 +255,21 @@ export class MemoryContext extends DurableObject<Env> {
         value: result,
         effects: accessed(
           result.entities.map((e) => itemKey.entity(e.name)),
+          "search",
+        ),
+      };
+    });
+  }
+
+  /** recall: the best items across kinds within a token budget (src/search/recall.ts); each item returned counts as a search hit. */
+  recall(query: string, opts: { budgetTokens: number; kinds: ItemKind[] }, meta: CallMeta): Outcome<RecallResult> {
+    const model = modelOptions(this.config());
+    return this.runner.run(meta, "search", ({ db, now }) => {
+      const result = recall(db, query, { ...opts, now, model });
+      return {
+        value: result,
+        effects: accessed(
+          result.items.map((i) => i.key),
           "search",
         ),
       };

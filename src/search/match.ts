@@ -168,3 +168,23 @@ export function observationTexts(db: Db, ids: readonly number[]): Map<number, st
   ]);
   return new Map(rows);
 }
+
+/** Each entity's first `perEntity` observations (oldest first), for entities that matched by name or were reached another way. */
+export function firstObservations(db: Db, ids: readonly number[], perEntity: number): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  if (ids.length === 0) return out;
+  const rows = db.tuples<[eid: number, content: string]>(
+    ["eid", "content"],
+    `SELECT entity_id AS eid, content FROM (
+       SELECT entity_id, content, id, row_number() OVER (PARTITION BY entity_id ORDER BY id) AS n
+       FROM observations WHERE entity_id IN (SELECT value FROM json_each(?1)))
+     WHERE n <= ${sqlLimit(perEntity)} ORDER BY id`,
+    [JSON.stringify(ids)],
+  );
+  for (const [eid, content] of rows) {
+    const list = out.get(eid);
+    if (list) list.push(content);
+    else out.set(eid, [content]);
+  }
+  return out;
+}

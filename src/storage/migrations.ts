@@ -22,6 +22,7 @@ import m0009 from "../../migrations/0009_search_compaction.sql";
 import m0010 from "../../migrations/0010_search_hubs.sql";
 import m0011 from "../../migrations/0011_change_caller_id.sql";
 import m0012 from "../../migrations/0012_item_names_nocase.sql";
+import m0016 from "../../migrations/0016_files_fts.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -43,6 +44,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 10, name: "0010_search_hubs", sql: m0010 },
   { version: 11, name: "0011_change_caller_id", sql: m0011 },
   { version: 12, name: "0012_item_names_nocase", sql: m0012 },
+  { version: 16, name: "0016_files_fts", sql: m0016 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
