@@ -54,10 +54,11 @@ export const RANK_OBSERVATION_CANDIDATES = 100;
 export const RANK_MAX_CANDIDATES = 100;
 /** Trigram-index entities read per term whose name or type holds it only as a substring. */
 const SUBSTRING_CANDIDATES = 20;
-export const BM25_K1 = 1.2;
+/** BM25 saturation and length normalisation: Anserini's defaults, which measured best of k1 1.2 / b 0.75, 0.5, 0.3 and k1 0.9 / b 0.4 on npm run bench:recall (docs/search.md). */
+export const BM25_K1 = 0.9;
 /** Weight of the name-and-type document against one observation. */
 export const LABEL_WEIGHT = NAME_WEIGHT;
-export const BM25_B = 0.75;
+export const BM25_B = 0.4;
 /** Adjacent query terms found this close (in words) in one document earn the phrase bonus. */
 export const PHRASE_DISTANCE = 3;
 /** The phrase bonus, as a share of the pair's mean idf. */
