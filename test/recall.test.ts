@@ -1,3 +1,4 @@
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "../src/priority/brief";
 import { MIN_TEXT_CHARS, Packer, type RecallItem } from "../src/search/pack";
@@ -189,5 +190,27 @@ describe("recall", () => {
     expect(r.items).toEqual([]);
     expect(r.note).toMatch(/no searchable terms/);
     await c.close();
+  });
+});
+
+describe("recall on the object", () => {
+  it("refuses a budget out of range, no kinds or an unknown kind as Invalid, whoever calls it", async () => {
+    await runInDurableObject(env.MEMORY.getByName(freshContext("recall")), async (instance) => {
+      const meta = { caller: "test", callerId: "test", tool: "recall" };
+      const bad: [number, string[], RegExp][] = [
+        [49, ["entity"], /budgetTokens must be a whole number from 50 to 20000, got 49/],
+        [20_001, ["entity"], /from 50 to 20000/],
+        [100, [], /kinds must name at least one of entity, file, doc/],
+        [100, ["entity", "note"], /unknown: note/],
+      ];
+      for (const [budgetTokens, kinds, message] of bad) {
+        const r = instance.recall("billing", { budgetTokens, kinds: kinds as never }, meta);
+        expect(r.ok).toBe(false);
+        if (!r.ok) {
+          expect(r.kind).toBe("Invalid");
+          expect(r.message).toMatch(message);
+        }
+      }
+    });
   });
 });
