@@ -130,7 +130,8 @@ export function docsHolding(db: Db, match: string, docs: readonly number[]): Set
     db
       .tuples<[doc: number]>(
         ["doc"],
-        `SELECT search_words.rowid AS doc FROM json_each(?2) AS j, search_words WHERE search_words MATCH ?1 AND search_words.rowid = j.value`,
+        // EXISTS keeps json_each outside: as a join, SQLite scans the whole MATCH and probes the list.
+        `SELECT value AS doc FROM json_each(?2) WHERE EXISTS (SELECT 1 FROM search_words WHERE search_words MATCH ?1 AND rowid = value)`,
         [match, JSON.stringify(docs)],
       )
       .map(([doc]) => doc),

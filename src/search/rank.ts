@@ -33,9 +33,13 @@
  * Candidates come from capped newest-first windows per term (./match.ts):
  * a term rarer than the window is read whole, a common one (low idf) only
  * in part. The best RANK_MAX_CANDIDATES candidates by what the windows saw
- * are then scored in full: for each common term, one rowid lookup per
- * candidate document says whether it holds the term, and one per phrase
- * pair. Nothing reads a posting list to its end or scans a table.
+ * are scored; the documents of the best VERIFY_CANDIDATES are asked, one
+ * rowid lookup each, whether they hold the common terms their windows
+ * missed (at most VERIFY_LOOKUPS lookups, highest idf first), and the
+ * documents holding both terms of an adjacent pair whether they are near
+ * (at most PHRASE_LOOKUPS). A lookup costs about 20 µs, so the budgets
+ * bound a search's time. Nothing reads a posting list to its end or scans
+ * a table.
  */
 import type { Db } from "../storage/sql";
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
@@ -52,6 +56,11 @@ export const RANK_NAME_CANDIDATES = 20;
 export const RANK_OBSERVATION_CANDIDATES = 100;
 /** Entities scored in full (the best by what the windows saw). */
 export const RANK_MAX_CANDIDATES = 100;
+/** Candidates whose documents are asked about the common terms their windows missed, and the rowid lookups allowed for that. */
+export const VERIFY_CANDIDATES = 30;
+export const VERIFY_LOOKUPS = 200;
+/** Rowid lookups allowed for the phrase bonus. */
+export const PHRASE_LOOKUPS = 100;
 /** Trigram-index entities read per term whose name or type holds it only as a substring. */
 const SUBSTRING_CANDIDATES = 20;
 /** BM25 saturation and length normalisation: Anserini's defaults, which measured best of k1 1.2 / b 0.75, 0.5, 0.3 and k1 0.9 / b 0.4 on npm run bench:recall (docs/search.md). */
@@ -194,24 +203,43 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
     for (const doc of cand.docs.keys()) docOwner.set(doc, id);
   }
   const docs = [...docOwner.keys()];
-  // A common term's window missed older documents: ask the kept ones directly.
-  for (const t of truncated) {
-    for (const doc of docsHolding(db, expression((terms[t] as RankTerm).term), docs)) {
+  // A common term's window missed older documents: ask the best candidates' documents directly, the most
+  // telling (highest idf) terms first, within a budget of rowid lookups.
+  const verified = kept.slice(0, VERIFY_CANDIDATES);
+  let lookups = VERIFY_LOOKUPS;
+  for (const t of [...truncated].sort((x, y) => (terms[y] as RankTerm).idf - (terms[x] as RankTerm).idf)) {
+    const ask: number[] = [];
+    for (const { id, cand } of verified) {
+      if (!cand.label.has(t)) ask.push(-id);
+      for (const [doc, set] of cand.docs) if (!set.has(t)) ask.push(doc);
+    }
+    const asked = ask.slice(0, lookups);
+    lookups -= asked.length;
+    for (const doc of docsHolding(db, expression((terms[t] as RankTerm).term), asked)) {
       const cand = all.get(docOwner.get(doc) as number) as Candidate;
       if (doc < 0) cand.label.set(t, 1);
       else holds(cand, doc, t);
     }
+    if (lookups <= 0) break;
   }
-  // Adjacent query terms close together in one document.
+  // Adjacent query terms close together in one document: asked only of documents known to hold both.
   const phrases = new Map<number, number>();
-  const literal = terms.filter((t) => t.index >= 0);
-  for (let i = 0; i + 1 < literal.length; i++) {
-    const a = literal[i] as RankTerm;
-    const b = literal[i + 1] as RankTerm;
+  const literal = terms.map((t, i) => ({ t, i })).filter(({ t }) => t.index >= 0);
+  lookups = PHRASE_LOOKUPS;
+  for (let k = 0; k + 1 < literal.length && lookups > 0; k++) {
+    const { t: a, i: ai } = literal[k] as { t: RankTerm; i: number };
+    const { t: b, i: bi } = literal[k + 1] as { t: RankTerm; i: number };
     const near = nearExpression(a.term, b.term);
     if (!near) continue;
+    const both: number[] = [];
+    for (const { id, cand } of kept) {
+      if (cand.label.get(ai) === 1 && cand.label.get(bi) === 1) both.push(-id);
+      for (const [doc, set] of cand.docs) if (set.has(ai) && set.has(bi)) both.push(doc);
+    }
+    const asked = both.slice(0, lookups);
+    lookups -= asked.length;
     const bonus = (PHRASE_BONUS * (a.idf + b.idf)) / 2;
-    const owners = new Set([...docsHolding(db, near, docs)].map((doc) => docOwner.get(doc) as number));
+    const owners = new Set([...docsHolding(db, near, asked)].map((doc) => docOwner.get(doc) as number));
     for (const id of owners) phrases.set(id, (phrases.get(id) ?? 0) + bonus);
   }
 
