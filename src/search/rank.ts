@@ -57,10 +57,10 @@ export const RANK_OBSERVATION_CANDIDATES = 100;
 /** Entities scored in full (the best by what the windows saw). */
 export const RANK_MAX_CANDIDATES = 100;
 /** Candidates whose documents are asked about the common terms their windows missed, and the rowid lookups allowed for that. */
-export const VERIFY_CANDIDATES = 30;
-export const VERIFY_LOOKUPS = 200;
+export const VERIFY_CANDIDATES = 60;
+export const VERIFY_LOOKUPS = 600;
 /** Rowid lookups allowed for the phrase bonus. */
-export const PHRASE_LOOKUPS = 100;
+export const PHRASE_LOOKUPS = 300;
 /** Trigram-index entities read per term whose name or type holds it only as a substring. */
 const SUBSTRING_CANDIDATES = 20;
 /** BM25 saturation and length normalisation: Anserini's defaults, which measured best of k1 1.2 / b 0.75, 0.5, 0.3 and k1 0.9 / b 0.4 on npm run bench:recall (docs/search.md). */
