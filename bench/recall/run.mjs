@@ -11,10 +11,10 @@
  *
  * Each conversation turn is one entity (bench/recall/locomo.mjs), loaded
  * through MCP into fresh contexts of a `wrangler dev` on loopback (open local
- * mode), one context per search_nodes method so one method's search accesses
- * never move the other's priorities. Every question but the adversarial ones
- * is asked as written, through `search_nodes` with its defaults and with the
- * tuned arguments, interleaved. Each method's search accesses build up over
+ * mode), one context per method so one method's search accesses never move
+ * another's priorities. Every question but the adversarial ones is asked as
+ * written, through `search_nodes` with its defaults and with the tuned
+ * arguments and through `recall` with its defaults, interleaved. Each method's search accesses build up over
  * its questions as an agent's would; they are written before the next
  * question (settleAccesses), so a run's ranking never depends on timing and
  * two runs give the same hits. A question is a hit@k when one of its
