@@ -53,6 +53,9 @@ export const SEARCH_RANGES = {
   maxTotalNodes: { min: 1, max: 200 },
 } as const;
 
+/** recall's token budget (src/search/recall.ts), counted as the token-economy limits count (characters / 4). */
+export const RECALL_TOKENS = { default: 1500, min: 50, max: 20_000 } as const;
+
 /** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */
 export const CONTEXT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 

@@ -336,7 +336,7 @@ describe("search ranking", () => {
       );
       instance.createRelations([{ from: "central", to: "peer", relationType: "calls" }], meta);
       const r = instance.searchNodes("kafka", {}, meta);
-      expect(r.ok && r.value.entities.map((e) => e.name)).toEqual(["central"]);
+      expect(r.ok && r.value.entities.map((e) => e.name)).toEqual(["central", "lone"]);
     });
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { settings, SettingsError } from "../src/settings";
 import { searchParams } from "../src/search";
 import { derivedText, derivedUnicode } from "../src/search/indexer";
-import { combine, DAY_MS, idfFactor, importanceFactor, priorityFactor, RECENCY_FLOOR, recencyFactor, tfFactor } from "../src/search/score";
+import { connectionFactor, DAY_MS, idfFactor, priorityFactor, RECENCY_FLOOR, recencyFactor } from "../src/search/score";
 import { MAX_QUERY_TERMS, quote, tokenize } from "../src/search/tokenize";
 import { workerFetch } from "./helpers/clients";
 import { withLogs } from "./helpers/logs";
@@ -77,17 +77,14 @@ describe("index text", () => {
 
 describe("score factors", () => {
   it("are the documented formulas", () => {
-    expect(tfFactor(0)).toBe(1);
-    expect(tfFactor(3)).toBeCloseTo(1 + Math.log(4));
     expect(idfFactor(10, 1000)).toBeCloseTo(Math.log(1 + 990.5 / 10.5));
     expect(idfFactor(1000, 1000)).toBeGreaterThan(0);
-    expect(importanceFactor(4, 2)).toBeCloseTo(Math.log(5) * (1 + Math.log(3)));
-    expect(importanceFactor(0, 0)).toBeCloseTo(Math.log(2));
+    expect(connectionFactor(0)).toBe(1);
+    expect(connectionFactor(2)).toBeCloseTo(Math.sqrt(1 + Math.log(3)));
     expect(recencyFactor(0)).toBe(1);
     expect(recencyFactor(30 * DAY_MS)).toBeCloseTo(RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.exp(-1));
     expect(recencyFactor(10_000 * DAY_MS)).toBeCloseTo(RECENCY_FLOOR);
     expect(priorityFactor(1)).toBe(1);
-    expect(combine({ tf: 2, idf: 3, importance: 5, recency: 0.5, priority: 1 })).toBe(15);
   });
 });
 

@@ -24,7 +24,7 @@ describe("token economy", () => {
     const sizes: Record<string, { bytes: number; count: number }> = {};
     for (const set of [...TOOLSETS, "all"]) sizes[set] = await toolsListBytes(set);
     console.log(`tools/list bytes per toolset: ${JSON.stringify(sizes)}`);
-    expect(sizes.graph?.count).toBe(12);
+    expect(sizes.graph?.count).toBe(13);
     for (const [set, { bytes, count }] of Object.entries(sizes)) {
       expect(count, set).toBeGreaterThan(0);
       expect(bytes, set).toBeLessThanOrEqual(count * 1800);
@@ -63,7 +63,7 @@ describe("token economy", () => {
     const list = await c.listTools();
     await c.close();
     expect(list.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
-    expect(list).toHaveLength(32);
+    expect(list).toHaveLength(33);
     const bytes = bytesOf(list);
     console.log(`default tools/list: ${bytes} bytes of JSON for ${list.length} tools`);
     expect(bytes).toBeLessThanOrEqual(DEFAULT_LIST_BUDGET);

@@ -11,10 +11,10 @@
  *
  * Each conversation turn is one entity (bench/recall/locomo.mjs), loaded
  * through MCP into fresh contexts of a `wrangler dev` on loopback (open local
- * mode), one context per search_nodes method so one method's search accesses
- * never move the other's priorities. Every question but the adversarial ones
- * is asked as written, through `search_nodes` with its defaults and with the
- * tuned arguments, interleaved. Each method's search accesses build up over
+ * mode), one context per method so one method's search accesses never move
+ * another's priorities. Every question but the adversarial ones is asked as
+ * written, through `search_nodes` with its defaults and with the tuned
+ * arguments and through `recall` with its defaults, interleaved. Each method's search accesses build up over
  * its questions as an agent's would; they are written before the next
  * question (settleAccesses), so a run's ranking never depends on timing and
  * two runs give the same hits. A question is a hit@k when one of its
@@ -112,6 +112,7 @@ const METHODS = [
       .join(", ")})`,
     args: tuned,
   },
+  { key: "recall", label: "recall (defaults)", tool: "recall", args: {} },
   { key: "bm25", label: "BM25 baseline (k1 1.2, b 0.75)" },
 ];
 
@@ -126,14 +127,19 @@ async function loadTurns(client, entities) {
   }
 }
 
-/** One search_nodes call: the names in the order returned, and its time end to end. */
-async function search(client, query, args) {
+/**
+ * One search_nodes (or recall) call: the entity names in the order returned,
+ * and its time end to end. recall's items are all entities here (the bench
+ * stores no files or documents), matches first, then connectors.
+ */
+async function search(client, query, args, tool = "search_nodes") {
   const started = performance.now();
-  const result = await client.callTool({ name: "search_nodes", arguments: { query, ...args } }, undefined, { timeout: timeoutMs });
+  const result = await client.callTool({ name: tool, arguments: { query, ...args } }, undefined, { timeout: timeoutMs });
   const elapsed = performance.now() - started;
-  if (result.isError) throw new Error(`search_nodes failed for ${JSON.stringify({ query, ...args })}: ${result.content?.[0]?.text ?? "(no message)"}`);
+  if (result.isError) throw new Error(`${tool} failed for ${JSON.stringify({ query, ...args })}: ${result.content?.[0]?.text ?? "(no message)"}`);
   const engineMs = result._meta?.[RPC_MS_META];
-  return { names: (result.structuredContent?.entities ?? []).map((e) => e.name), ms: elapsed, engineMs: typeof engineMs === "number" ? engineMs : undefined };
+  const found = tool === "recall" ? (result.structuredContent?.items ?? []).filter((i) => i.kind === "entity") : (result.structuredContent?.entities ?? []);
+  return { names: found.map((e) => e.name), ms: elapsed, engineMs: typeof engineMs === "number" ? engineMs : undefined };
 }
 
 /**
@@ -205,7 +211,7 @@ try {
     const bm25 = bm25Index(conv.entities.map((e) => ({ id: e.name, text: `${e.entityType} ${e.observations.join(" ")}` })));
     log(`bm25: indexed in ${ms(performance.now() - t0)} ms`);
     // Untimed warm-up calls that match nothing, so no turn gains a search access before the questions.
-    for (const m of METHODS.filter((m) => m.args)) for (let i = 0; i < 3; i++) await search(clients[m.key], "zqxjv", m.args);
+    for (const m of METHODS.filter((m) => m.args)) for (let i = 0; i < 3; i++) await search(clients[m.key], "zqxjv", m.args, m.tool);
     const mine = Object.fromEntries(METHODS.map((m) => [m.key, []]));
     for (const q of conv.questions) {
       const ranks = {};
@@ -214,7 +220,7 @@ try {
         let elapsed;
         let engineMs;
         if (m.args) {
-          ({ names, ms: elapsed, engineMs } = await search(clients[m.key], q.question, m.args));
+          ({ names, ms: elapsed, engineMs } = await search(clients[m.key], q.question, m.args, m.tool));
           await settleAccesses(clients[m.key]);
         } else {
           const started = performance.now();
@@ -276,7 +282,7 @@ function render(r) {
   const ratio = (key) => (r.overall.bm25.hit5 ? (r.overall[key].hit5 / r.overall.bm25.hit5).toFixed(2) : "–");
   out.push(
     "",
-    `search_nodes hit@5 ÷ BM25 hit@5: defaults ${ratio("defaults")}, tuned ${ratio("tuned")}.`,
+    `hit@5 ÷ BM25 hit@5: search_nodes defaults ${ratio("defaults")}, tuned ${ratio("tuned")}; recall ${ratio("recall")}.`,
     `Mean entities returned per question: ${Object.entries(r.meanReturned)
       .map(([k, v]) => `${k} ${v}`)
       .join(", ")} (BM25 cut at ${r.config.depth}).`,

@@ -57,6 +57,7 @@ import { exportArchivePage } from "../priority/transfer";
 import { modelOptions } from "../priority/weights";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
 import { searchGraphAt } from "../search/asof";
+import { recall, type RecallResult } from "../search/recall";
 import { flushSearchIndex } from "../search/indexer";
 import { withAliasHits } from "../search/aliases";
 import { applyMergePolicy } from "../search/merge";
@@ -324,6 +325,21 @@ export class MemoryContext extends DurableObject<Env> {
       return {
         value: result,
         effects: accessed((asOf === undefined ? names : existing(db, names)).map(itemKey.entity), "search"),
+      };
+    });
+  }
+
+  /** recall: the best items across kinds within a token budget (src/search/recall.ts); each item returned counts as a search hit. */
+  recall(query: string, opts: { budgetTokens: number; kinds: ItemKind[] }, meta: CallMeta): Outcome<RecallResult> {
+    const model = modelOptions(this.config());
+    return this.runner.run(meta, "search", ({ db, now }) => {
+      const result = recall(db, query, { ...opts, now, model });
+      return {
+        value: result,
+        effects: accessed(
+          result.items.map((i) => i.key),
+          "search",
+        ),
       };
     });
   }

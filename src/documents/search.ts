@@ -12,6 +12,7 @@
  * - A word with Japanese, Chinese or Korean text matches that text anywhere
  *   (through the bigram column, see ./cjk.ts), not only whole runs.
  */
+import { STATS_COLUMNS, type StatsRow } from "../items";
 import type { Db } from "../storage/sql";
 import { bigrams, cjkRuns, withoutCjk } from "./cjk";
 
@@ -75,4 +76,44 @@ export function findDocuments(db: Db, query: string, limit: number): DocumentHit
     title: r.title,
     snippet: r.content !== null ? cjkSnippet(r.content, runs) : cap(oneLine(r.snippet)),
   }));
+}
+
+export interface RankedDocument extends StatsRow, Record<string, SqlStorageValue> {
+  id: string;
+  title: string;
+  /** FTS5's bm25() with the title weighing 2, sign flipped: higher is better. */
+  bm25: number;
+  /** The best window of the content around the matched words. */
+  snippet: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * The best `limit` documents for a MATCH expression the caller built (every
+ * string quoted), best first, for recall (src/search/recall.ts). Unlike
+ * search_documents, any word may match: BM25 ranks those holding more first.
+ */
+export function rankDocuments(db: Db, match: string, limit: number): RankedDocument[] {
+  return db.all<RankedDocument>(
+    `SELECT d.id, d.title, -bm25(documents_fts, 2.0, 1.0, 1.0) AS bm25, snippet(documents_fts, 1, '', '', '…', 32) AS snippet,
+            d.created_at, d.updated_at, ${STATS_COLUMNS}
+     FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid
+     WHERE documents_fts MATCH ?1
+     ORDER BY bm25(documents_fts, 2.0, 1.0, 1.0), d.id
+     LIMIT ?2`,
+    match,
+    limit,
+  );
+}
+
+/** The first `chars` characters of each document in `ids`, by id (co-visited documents in recall). */
+export function documentHeads(db: Db, ids: readonly string[], chars: number): Map<string, string> {
+  if (ids.length === 0) return new Map();
+  const rows = db.all<{ id: string; head: string }>(
+    "SELECT id, substr(content, 1, ?2) AS head FROM documents WHERE id IN (SELECT value FROM json_each(?1))",
+    JSON.stringify(ids),
+    chars,
+  );
+  return new Map(rows.map((r) => [r.id, r.head]));
 }

@@ -19,7 +19,7 @@ interface Part {
 const RECALL: Part[] = [
   {
     needs: ["graph"],
-    text: "Recall before you work: at the start of a task, and before answering about a person, project, decision or preference, call search_nodes with a few keywords, then open_nodes on the names that matter.",
+    text: "Recall before you work: at the start of a task, and before answering about a person, project, decision or preference, call recall with the question (it answers with the text that matched, within a token budget), or search_nodes with a few keywords to list entities, then open_nodes on the names that matter.",
   },
   { needs: ["documents"], text: "Documents: search_documents, then read_document one at a time." },
   { needs: ["files"], text: "Notes in files: view a directory first, then the file (view_range for long ones)." },
@@ -90,7 +90,7 @@ const EXAMPLES: Part[] = [
     needs: ["graph"],
     text: [
       "## Examples",
-      'Before answering "what did we decide about the database?": search_nodes {"query": "database decision"}, then open_nodes on the best names.',
+      'Before answering "what did we decide about the database?": recall {"query": "what did we decide about the database?"}; or search_nodes {"query": "database decision"}, then open_nodes on the best names.',
       'Storing "Ada prefers Postgres and leads the billing rewrite":',
       '- search_nodes {"query": "Ada billing"} finds "Ada Lovelace" and "Billing Rewrite": reuse those names.',
       '- add_observations {"observations": [{"entityName": "Ada Lovelace", "contents": ["Prefers Postgres"]}]} (one fact per observation).',

@@ -2,12 +2,15 @@
  * search_nodes: the one function the tools call to search (`searchGraph`).
  *
  * ## Pipeline
- * 1. tokenize the query into terms (./tokenize.ts),
- * 2. find each term's candidate entities and hits in the FTS5 indexes (./match.ts),
- * 3. score them as a product of named factors (./score.ts),
- * 4. choose entry nodes, one concept per term (./entries.ts),
- * 5. connect the entry nodes with short paths over relations (./walk.ts),
- * 6. assemble the result: entry nodes first, then the paths' connectors, up
+ * 1. rank the entities by how well they match the whole query (./rank.ts:
+ *    BM25F over names, types and observations, a phrase bonus, then recency
+ *    and priority),
+ * 2. choose entry nodes: every entity scoring at least `minRelativeScore` of
+ *    the best, plus each query term's own best `topPerToken` (./entries.ts),
+ *    so a keyword query still brings one entity per concept; all ordered by
+ *    the whole-query score,
+ * 3. connect the per-term entry nodes with short paths over relations (./walk.ts),
+ * 4. assemble the result: entry nodes first, then the paths' connectors, up
  *    to `maxTotalNodes`, with the relations among the kept nodes.
  *
  * ## Invariants
@@ -20,11 +23,9 @@ import type { Db } from "../storage/sql";
 import { toRelation, withObservations } from "../graph/rows";
 import type { Entity, Relation } from "../graph/types";
 import { chooseEntries, type TermScores } from "./entries";
-import { corpus, entityStats, matchTerm } from "./match";
 import type { SearchParams } from "./options";
-import { combine, idfFactor, type Factors, importanceFactor, priorityFactor, recencyFactor, tfFactor } from "./score";
-import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
-import { tokenize } from "./tokenize";
+import { DEFAULT_MODEL, type ModelOptions } from "../priority/model";
+import { rankQuery, type RankOptions } from "./rank";
 import { connect, entityRows, relationsAmong } from "./walk";
 
 export { searchParams, type SearchOptions, type SearchParams } from "./options";
@@ -49,77 +50,59 @@ export const SEARCH_MAX_RELATIONS = 1000;
 
 const round = (x: number) => Number(x.toPrecision(4));
 
-/** Every candidate's score per term, and its total over the query. */
-function scoreCandidates(db: Db, query: string, now: number, model: ModelOptions) {
-  const terms = tokenize(query);
-  const c = corpus(db);
-  const matches = terms.map((t) => matchTerm(db, t, c));
-  const ids = [...new Set(matches.flatMap((m) => [...m.hits.keys()]))];
-  const entityFactors = new Map<number, Pick<Factors, "importance" | "recency" | "priority">>();
-  for (const s of entityStats(db, ids)) {
-    entityFactors.set(s.id, {
-      importance: importanceFactor(s.observations, s.degree),
-      recency: recencyFactor(now - s.updated),
-      priority: priorityFactor(
-        priority(
-          {
-            uses: s.uses,
-            createdAt: s.created,
-            lastAccessedAt: s.last_accessed,
-            category: s.category,
-            important: s.important === 1,
-            clusterSize: s.cluster_size,
-            baseRelevance: s.base_relevance,
-          },
-          now,
-          model,
-        ),
-      ),
-    });
-  }
-  const total = new Map<number, number>();
-  const perTerm: TermScores[] = matches.map((m, index) => {
-    const idf = idfFactor(m.df, c.documents);
-    const scores = new Map<number, number>();
-    for (const [id, hits] of m.hits) {
-      const f = entityFactors.get(id);
-      if (f === undefined) continue;
-      const score = combine({ tf: tfFactor(hits), idf, ...f });
-      scores.set(id, score);
-      total.set(id, (total.get(id) ?? 0) + score);
-    }
-    return { index, idf, scores };
-  });
-  return { terms, perTerm, total };
-}
-
-/** `model` is the priority model whose damped value is the score's priority factor (./score.ts). */
-export function searchGraph(db: Db, query: string, params: SearchParams, now: number, model: ModelOptions = DEFAULT_MODEL): SearchResult {
-  const { terms, perTerm, total } = scoreCandidates(db, query, now, model);
-  if (terms.length === 0) {
+/** `model` is the priority model whose damped value multiplies the score (./score.ts); `rank` passes expansion terms and a semantic list to ./rank.ts. */
+export function searchGraph(
+  db: Db,
+  query: string,
+  params: SearchParams,
+  now: number,
+  model: ModelOptions = DEFAULT_MODEL,
+  rank: Pick<RankOptions, "expansion" | "semantic"> = {},
+): SearchResult {
+  const ranking = rankQuery(db, query, { ...rank, now, model });
+  const literal = ranking.terms.filter((t) => t.index >= 0);
+  if (literal.length === 0) {
     return { entities: [], relations: [], paths: [], note: "The query has no searchable terms (stop words and punctuation are ignored)." };
   }
-  const entries = chooseEntries(perTerm, params.minRelativeScore, params.topPerToken)
-    .map((e) => e.id)
-    .sort((a, b) => (total.get(b) ?? 0) - (total.get(a) ?? 0) || a - b)
-    .slice(0, params.maxTotalNodes);
-
-  const kept = new Set(entries);
+  const total = new Map(ranking.entities.map((e) => [e.id, e.score]));
+  const best = ranking.entities[0]?.score ?? 0;
+  const perTerm: TermScores[] = literal.map((t) => ({
+    index: t.index,
+    idf: t.idf,
+    scores: new Map(ranking.entities.flatMap((e) => (e.perTerm.has(t.index) ? [[e.id, e.perTerm.get(t.index) as number] as const] : []))),
+  }));
+  const concepts = chooseEntries(perTerm, params.minRelativeScore, params.topPerToken).map((e) => e.id);
+  const wholeQuery = ranking.entities.filter((e) => e.score >= params.minRelativeScore * best).map((e) => e.id);
+  const byScore = (a: number, b: number) => (total.get(b) ?? 0) - (total.get(a) ?? 0) || a - b;
+  const ranked = [...new Set([...wholeQuery, ...concepts])].sort(byScore);
+  // The per-term entries and the paths joining them take room before weaker whole-query matches.
+  const conceptIds = [...new Set(concepts)].sort(byScore).slice(0, params.maxTotalNodes);
+  const reserved = new Set(conceptIds);
+  const rankedSet = new Set(ranked);
+  const connectors: number[] = [];
   const paths: number[][] = [];
-  for (const { nodes } of connect(db, entries, params.maxPathLength)) {
-    const fresh = nodes.filter((n) => !kept.has(n));
-    if (kept.size + fresh.length > params.maxTotalNodes) continue;
-    for (const n of fresh) kept.add(n);
+  for (const { nodes } of connect(db, conceptIds, params.maxPathLength)) {
+    const fresh = nodes.filter((n) => !reserved.has(n));
+    if (reserved.size + fresh.length > params.maxTotalNodes) continue;
+    for (const n of fresh) {
+      reserved.add(n);
+      if (rankedSet.has(n)) conceptIds.push(n);
+      else connectors.push(n);
+    }
     paths.push(nodes);
   }
+  const mustKeep = new Set(conceptIds);
+  let others = params.maxTotalNodes - reserved.size;
+  const entries = ranked.filter((id) => mustKeep.has(id) || others-- > 0);
+  const entrySet = new Set(entries);
+  const kept = [...entries, ...connectors];
 
-  const ids = [...kept];
+  const ids = kept;
   const rows = entityRows(db, ids);
   const names = new Map(rows.map((r) => [r.id, r.name]));
-  const entryIds = new Set(entries);
   const entities = withObservations(db, rows).map((e, i) => {
     const id = (rows[i] as (typeof rows)[number]).id;
-    return { ...e, score: round(total.get(id) ?? 0), role: entryIds.has(id) ? ("entry" as const) : ("connector" as const) };
+    return { ...e, score: round(total.get(id) ?? 0), role: entrySet.has(id) ? ("entry" as const) : ("connector" as const) };
   });
   const relations = relationsAmong(db, ids, SEARCH_MAX_RELATIONS);
   const result: SearchResult = {

@@ -1,36 +1,20 @@
 /**
- * Finds the candidate entities for each query term in the FTS5 indexes and
- * counts the term's hits in them. SQL for search reads lives here and in
- * src/search/walk.ts.
+ * The SQL of search reads over the FTS5 indexes (with src/search/walk.ts):
+ * a term's candidate documents, which of some documents hold a term, the
+ * lengths and statistics the score reads.
  *
  * ## Cost at scale
  * A term is looked up newest-first with `ORDER BY rowid DESC LIMIT`, which
  * FTS5 answers by walking the term's doclist backwards and stopping after the
  * cap: the cost is bounded by the cap, not by how common the term is. (Ranking
  * all matches with `ORDER BY rank` reads every posting: seconds for a very
- * common term at 100,000 entities.) So for a term in more than
- * OBSERVATION_CANDIDATES observations only the newest ones are candidates,
- * plus up to NAME_CANDIDATES entities whose name or type holds it, and its
- * document frequency is estimated from how far back the capped window reaches.
+ * common term at 100,000 entities.) So for a common term only its newest
+ * documents are candidates, and its document frequency is estimated from how
+ * far back the capped window reaches (`estimateDf`); ./rank.ts then asks
+ * about the candidates' other documents one rowid at a time (`docsHolding`).
  */
 import { sqlLimit, type Db } from "../storage/sql";
-import { NAME_WEIGHT, SUBSTRING_WEIGHT } from "./score";
 import { bigrams, quote, type QueryTerm } from "./tokenize";
-
-/** Newest observations considered per term. */
-export const OBSERVATION_CANDIDATES = 50;
-/** Entities considered per term by a hit in their name or type. */
-export const NAME_CANDIDATES = 20;
-/** Entities considered per term from the substring (trigram) index over names and types. */
-export const SUBSTRING_CANDIDATES = 20;
-
-export interface TermMatch {
-  term: QueryTerm;
-  /** Weighted hits per entity id: NAME_WEIGHT for its name row, 1 per observation holding the term. */
-  hits: Map<number, number>;
-  /** Documents (names and observations) estimated to hold the term. */
-  df: number;
-}
 
 export interface Corpus {
   /** Upper bound on the documents in the index (ids are never reused below the maximum). */
@@ -47,14 +31,14 @@ export function corpus(db: Db): Corpus {
 }
 
 /** The MATCH expression for a term over search_words (text, alt); every string quoted. */
-function expression(term: QueryTerm): string {
+export function expression(term: QueryTerm): string {
   if (term.cjk) return [...term.key].length > 1 ? `{alt} : ${quote(bigrams(term.key).join(" "))}` : `{text} : ${quote(term.key)}`;
   if (term.parts.length === 1) return quote(term.key);
   return `${quote(term.parts.join(" "))} OR ${quote(term.key)}`;
 }
 
 /** Documents seen in a newest-first window of `seen` rows reaching back to `oldest`, out of ids up to `max`. */
-function estimateDf(seen: number, cap: number, oldest: number, max: number): number {
+export function estimateDf(seen: number, cap: number, oldest: number, max: number): number {
   if (seen < cap) return seen;
   return Math.max(seen, (seen * max) / Math.max(1, max - oldest + 1));
 }
@@ -69,47 +53,6 @@ const docs = (db: Db, table: string, names: boolean, match: string, cap: number)
     )
     .map(([doc]) => doc);
 
-/**
- * A term's name and type documents (rowid < 0, newest entity first) and its
- * newest observations (rowid > 0) with their owners, in one statement: each
- * branch keeps its own newest-first LIMIT, so FTS5 still stops at the cap.
- */
-const TERM_DOCS = `SELECT doc, NULL AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ${sqlLimit(NAME_CANDIDATES)})
-   UNION ALL
-   SELECT d.doc, o.entity_id AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ${sqlLimit(OBSERVATION_CANDIDATES)}) d
-   LEFT JOIN observations o ON o.id = d.doc`;
-
-/** Candidates and weighted hit counts for one term. */
-export function matchTerm(db: Db, term: QueryTerm, c: Corpus): TermMatch {
-  const hits = new Map<number, number>();
-  const add = (eid: number, weight: number) => hits.set(eid, (hits.get(eid) ?? 0) + weight);
-  const match = expression(term);
-  const rows = db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], TERM_DOCS, [match]);
-  // The same order as two separate newest-first reads: names, then observations.
-  const names = rows
-    .filter(([doc]) => doc < 0)
-    .map(([doc]) => doc)
-    .sort((a, b) => a - b);
-  const observations = rows.filter(([doc]) => doc > 0).sort((a, b) => b[0] - a[0]);
-  for (const doc of names) add(-doc, NAME_WEIGHT);
-  for (const [, eid] of observations) if (eid !== null) add(eid, 1);
-  const df =
-    estimateDf(names.length, NAME_CANDIDATES, -(names.at(-1) ?? 0), c.maxEntityId) +
-    estimateDf(observations.length, OBSERVATION_CANDIDATES, observations.at(-1)?.[0] ?? 0, c.maxObservationId);
-  // Substrings of names and types ("zoom" inside "zoomIntegration", "kube" inside
-  // "kubernetes-cluster"), when no name or type holds the term as a word: the
-  // trigram lookup costs several times a word lookup.
-  if (names.length === 0 && [...term.key].length >= 3) {
-    const wordHit = new Set(hits.keys());
-    for (const doc of docs(db, "search_grams", true, quote(term.key), SUBSTRING_CANDIDATES)) {
-      if (!wordHit.has(-doc)) add(-doc, SUBSTRING_WEIGHT * NAME_WEIGHT);
-    }
-  }
-  return { term, hits, df };
-}
-
 export interface EntityStats extends Record<string, SqlStorageValue> {
   id: number;
   updated: number;
@@ -123,6 +66,8 @@ export interface EntityStats extends Record<string, SqlStorageValue> {
   important: number;
   cluster_size: number;
   base_relevance: number;
+  /** Characters of the name-and-type document. */
+  label_len: number;
 }
 
 /**
@@ -133,11 +78,114 @@ export interface EntityStats extends Record<string, SqlStorageValue> {
 export function entityStats(db: Db, ids: readonly number[]): EntityStats[] {
   if (ids.length === 0) return [];
   return db.packed<EntityStats>(
-    ["id", "updated", "observations", "degree", "uses", "created", "last_accessed", "category", "important", "cluster_size", "base_relevance"],
+    ["id", "updated", "observations", "degree", "uses", "created", "last_accessed", "category", "important", "cluster_size", "base_relevance", "label_len"],
     `SELECT s.entity_id AS id, s.updated_at AS updated, s.observations, s.degree,
             e.uses, e.created_at AS created, e.last_accessed_at AS last_accessed, e.category, e.important,
-            e.cluster_size, e.base_relevance
+            e.cluster_size, e.base_relevance, length(e.name) + 1 + length(e.entity_type) AS label_len
      FROM json_each(?1) j JOIN search_entity_stats s ON s.entity_id = j.value JOIN entities e ON e.id = s.entity_id`,
     [JSON.stringify(ids)],
   );
+}
+
+/** A term's documents in capped newest-first windows (./rank.ts): entity ids by name or type, and observations with their owners. */
+export interface TermWindow {
+  /** Entities whose name or type holds the term, newest first. */
+  names: number[];
+  /** [observation id, entity id], newest first. */
+  observations: [doc: number, eid: number][];
+}
+
+/** TERM_DOCS with other caps (whole-query ranking reads deeper windows than the per-term entries). */
+const windowSql = (nameCap: number, observationCap: number) => `SELECT doc, NULL AS eid FROM (
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ${sqlLimit(nameCap)})
+   UNION ALL
+   SELECT d.doc, o.entity_id AS eid FROM (
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ${sqlLimit(observationCap)}) d
+   JOIN observations o ON o.id = d.doc`;
+
+export function termWindow(db: Db, match: string, nameCap: number, observationCap: number): TermWindow {
+  const rows = db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], windowSql(nameCap, observationCap), [match]);
+  const names: number[] = [];
+  const observations: [number, number][] = [];
+  for (const [doc, eid] of rows) {
+    if (doc < 0) names.push(-doc);
+    else if (eid !== null) observations.push([doc, eid]);
+  }
+  names.sort((a, b) => b - a);
+  observations.sort((a, b) => b[0] - a[0]);
+  return { names, observations };
+}
+
+/** Entities whose name or type holds `match` only as a substring (the trigram index), newest first. */
+export const substringNames = (db: Db, match: string, cap: number): number[] => docs(db, "search_grams", true, match, cap).map((doc) => -doc);
+
+/**
+ * Which of `docs` (search_words rowids: observation ids, and -entity id for a
+ * name and type) hold `match`: one rowid lookup per document, so the cost is
+ * bounded by the documents asked about, not by how common the term is.
+ */
+export function docsHolding(db: Db, match: string, docs: readonly number[]): Set<number> {
+  if (docs.length === 0) return new Set();
+  return new Set(
+    db
+      .tuples<[doc: number]>(
+        ["doc"],
+        // EXISTS keeps json_each outside: as a join, SQLite scans the whole MATCH and probes the list.
+        `SELECT value AS doc FROM json_each(?2) WHERE EXISTS (SELECT 1 FROM search_words WHERE search_words MATCH ?1 AND rowid = value)`,
+        [match, JSON.stringify(docs)],
+      )
+      .map(([doc]) => doc),
+  );
+}
+
+/** Characters of each observation in `ids`. */
+export function observationLengths(db: Db, ids: readonly number[]): Map<number, number> {
+  if (ids.length === 0) return new Map();
+  const rows = db.tuples<[id: number, len: number]>(
+    ["id", "len"],
+    "SELECT id, length(content) AS len FROM observations WHERE id IN (SELECT value FROM json_each(?1))",
+    [JSON.stringify(ids)],
+  );
+  return new Map(rows);
+}
+
+/** Rows sampled, newest first, to estimate the average document lengths. */
+const LENGTH_SAMPLE = 500;
+
+/** Average characters of an observation and of a name-and-type document, over the newest LENGTH_SAMPLE of each. */
+export function averageLengths(db: Db): { observation: number; label: number } {
+  const row = db.one<{ o: number | null; l: number | null }>(
+    `SELECT (SELECT avg(length(content)) FROM (SELECT content FROM observations ORDER BY id DESC LIMIT ${LENGTH_SAMPLE})) AS o,
+            (SELECT avg(length(name) + 1 + length(entity_type)) FROM (SELECT name, entity_type FROM entities ORDER BY id DESC LIMIT ${LENGTH_SAMPLE})) AS l`,
+  );
+  return { observation: Math.max(1, row?.o ?? 1), label: Math.max(1, row?.l ?? 1) };
+}
+
+/** The observations of `ids` by id, in the order of `ids` (the passages ./rank.ts chose). */
+export function observationTexts(db: Db, ids: readonly number[]): Map<number, string> {
+  if (ids.length === 0) return new Map();
+  const rows = db.tuples<[id: number, content: string]>(["id", "content"], "SELECT id, content FROM observations WHERE id IN (SELECT value FROM json_each(?1))", [
+    JSON.stringify(ids),
+  ]);
+  return new Map(rows);
+}
+
+/** Each entity's first `perEntity` observations (oldest first), for entities that matched by name or were reached another way. */
+export function firstObservations(db: Db, ids: readonly number[], perEntity: number): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  if (ids.length === 0) return out;
+  const rows = db.tuples<[eid: number, content: string]>(
+    ["eid", "content"],
+    `SELECT entity_id AS eid, content FROM (
+       SELECT entity_id, content, id, row_number() OVER (PARTITION BY entity_id ORDER BY id) AS n
+       FROM observations WHERE entity_id IN (SELECT value FROM json_each(?1)))
+     WHERE n <= ${sqlLimit(perEntity)} ORDER BY id`,
+    [JSON.stringify(ids)],
+  );
+  for (const [eid, content] of rows) {
+    const list = out.get(eid);
+    if (list) list.push(content);
+    else out.set(eid, [content]);
+  }
+  return out;
 }

@@ -16,9 +16,9 @@ export interface SearchOptions {
 }
 
 export interface SearchParams {
-  /** An entity is an entry candidate for a term when it scores at least this share of the term's best. */
+  /** An entity is an entry node when it scores at least this share of the best whole-query score (or, for a term's own entries, of the term's best). */
   minRelativeScore: number;
-  /** Entry nodes taken per term. */
+  /** Entry nodes each term brings besides the whole-query matches. */
   topPerToken: number;
   /** Longest path (in relations) between two entry nodes. */
   maxPathLength: number;

@@ -157,9 +157,10 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     expect(await stat("Opened")).toBe("1 time");
     await openRelated(page, "Alice");
     expect(await observations(page)).toEqual(["prefers Go", "owns the billing service"]);
-    // Alice was opened once (just now) and not found by the search, which the panel says apart.
+    // Alice was opened once (just now); the search found her too, since her observation says "billing service"
+    // (search_nodes returns every entity that matches well), and the panel counts the two apart.
     await expect.poll(() => stat("Opened"), WAIT).toBe("1 time");
-    expect(await stat("Found in search")).toBe("0 times");
+    expect(await stat("Found in search")).toBe("1 time");
     // The server lists mark_important: a writer sees the control, unpressed.
     expect(await page.locator("#important").getAttribute("aria-pressed")).toBe("false");
 

@@ -19,6 +19,7 @@ import insert from "./insert";
 import open_nodes from "./open_nodes";
 import read_document from "./read_document";
 import read_graph from "./read_graph";
+import recall from "./recall";
 import remove_context from "./remove_context";
 import search_nodes from "./search_nodes";
 import set_active_context from "./set_active_context";
@@ -47,6 +48,7 @@ export const TOOLS = [
   update_observation,
   find_duplicates,
   merge_entities,
+  recall,
   // contexts
   list_contexts,
   get_active_context,

@@ -10,7 +10,7 @@ export default defineTool({
   name: "search_nodes",
   toolset: "graph",
   title: "Search Nodes",
-  description: `Search entity names, types and observations: the best entity per query word (role entry), entities linking them (connector), their relations and paths. ${cutNote}`,
+  description: `Search entity names, types and observations: the entities matching the query, best first (role entry), entities linking its words (connector), their relations and paths. ${cutNote}`,
   input: {
     query: z.string(),
     limit: int(SEARCH_RANGES.maxTotalNodes, "limit").optional().describe("Like maxTotalNodes"),
@@ -19,8 +19,8 @@ export default defineTool({
       .min(SEARCH_RANGES.minRelativeScore.min, "minRelativeScore must be between 0 and 1")
       .max(SEARCH_RANGES.minRelativeScore.max, "minRelativeScore must be between 0 and 1")
       .optional()
-      .describe("Share of the word's best score"),
-    topPerToken: int(SEARCH_RANGES.topPerToken, "topPerToken").optional().describe("Entries per word"),
+      .describe("Share of the best score"),
+    topPerToken: int(SEARCH_RANGES.topPerToken, "topPerToken").optional().describe("Extra entries per word"),
     maxPathLength: int(SEARCH_RANGES.maxPathLength, "maxPathLength").optional().describe("In relations; 0: no paths"),
     maxTotalNodes: int(SEARCH_RANGES.maxTotalNodes, "maxTotalNodes").optional().describe("Entries first"),
     asOf: asOfArg,

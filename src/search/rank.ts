@@ -1,0 +1,314 @@
+/**
+ * Whole-query ranking (issue 22): how well each entity matches the whole
+ * query, as one number, for search_nodes' entry nodes and for recall.
+ *
+ * ## Score
+ * BM25F (Robertson, Zaragoza and Taylor, 2004) over an entity's fields: its
+ * name-and-type document (weight NAME_WEIGHT) and each of its observations
+ * (weight 1), each normalised by its own length against the average
+ * (LABEL_WEIGHT = NAME_WEIGHT):
+ *
+ *   tf~_t(e)  = LABEL_WEIGHT × label_t / B(label) + Σ_{o ∋ t} 1 / B(o)
+ *   B(d)      = 1 − BM25_B + BM25_B × |d| / avg|d|          (characters)
+ *   lexical   = Σ_t w_t × idf_t × tf~ × (k1 + 1) / (k1 + tf~) + phrase bonus
+ *   score(e)  = lexical × connection × recency × √priority     (./score.ts)
+ *
+ * label_t is 1 when the name or type holds the term as a word, SUBSTRING_WEIGHT
+ * when only as a substring (the trigram index). w_t is 1 for the query's
+ * own terms and the caller's weight (< 1) for expansion terms. The phrase
+ * bonus adds PHRASE_BONUS × the pair's mean idf once per pair of adjacent
+ * query terms found within PHRASE_DISTANCE words of each other in one of the
+ * entity's documents. The priority factor enters under a square root (so
+ * within [0.84, 1.41]): a saturating BM25 sum spreads matches less than the
+ * old tf × idf × importance product, and at full strength the boost of
+ * entities that earlier searches returned outweighed the text (measured with
+ * `npm run bench:recall`, docs/search.md). Stop words and question words never become terms
+ * (./tokenize.ts); stems and compounds match as in every search (./match.ts).
+ *
+ * With a semantic list (`semantic`), the lexical order and that list are
+ * fused by reciprocal rank fusion with k = 60 (./fuse.ts) and the fused
+ * value is the score.
+ *
+ * ## Cost at scale
+ * Candidates come from capped newest-first windows per term (./match.ts):
+ * a term rarer than the window is read whole, a common one (low idf) only
+ * in part. The best RANK_MAX_CANDIDATES candidates by what the windows saw
+ * are scored; the documents of the best VERIFY_CANDIDATES are asked, one
+ * rowid lookup each, whether they hold the common terms their windows
+ * missed (at most VERIFY_LOOKUPS lookups, highest idf first), and the
+ * documents holding both terms of an adjacent pair whether they are near
+ * (at most PHRASE_LOOKUPS). A lookup costs about 20 µs, so the budgets
+ * bound a search's time. Nothing reads a posting list to its end or scans
+ * a table.
+ */
+import type { Db } from "../storage/sql";
+import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
+import { reciprocalRankFusion, type RankedId } from "./fuse";
+import { averageLengths, corpus, docsHolding, entityStats, estimateDf, expression, observationLengths, substringNames, termWindow } from "./match";
+import { connectionFactor, idfFactor, NAME_WEIGHT, priorityFactor, recencyFactor, SUBSTRING_WEIGHT } from "./score";
+import { quote, tokenize, type QueryTerm } from "./tokenize";
+
+export type { RankedId } from "./fuse";
+
+/** Entities read per term by a hit in their name or type. */
+export const RANK_NAME_CANDIDATES = 20;
+/** Newest observations read per term. */
+export const RANK_OBSERVATION_CANDIDATES = 100;
+/** Entities scored in full (the best by what the windows saw). */
+export const RANK_MAX_CANDIDATES = 100;
+/** Candidates whose documents are asked about the common terms their windows missed, and the rowid lookups allowed for that. */
+export const VERIFY_CANDIDATES = 60;
+export const VERIFY_LOOKUPS = 600;
+/** Rowid lookups allowed for the phrase bonus. */
+export const PHRASE_LOOKUPS = 300;
+/** Trigram-index entities read per term whose name or type holds it only as a substring. */
+const SUBSTRING_CANDIDATES = 20;
+/** BM25 saturation and length normalisation: Anserini's defaults, which measured best of k1 1.2 / b 0.75, 0.5, 0.3 and k1 0.9 / b 0.4 on npm run bench:recall (docs/search.md). */
+export const BM25_K1 = 0.9;
+/** Weight of the name-and-type document against one observation. */
+export const LABEL_WEIGHT = NAME_WEIGHT;
+export const BM25_B = 0.4;
+/** Adjacent query terms found this close (in words) in one document earn the phrase bonus. */
+export const PHRASE_DISTANCE = 3;
+/** The phrase bonus, as a share of the pair's mean idf. */
+export const PHRASE_BONUS = 1;
+
+/** An extra query term (an expansion's synonym), matched like the query's own and scored × weight. */
+export interface WeightedTerm {
+  term: string;
+  weight: number;
+}
+
+export interface RankOptions {
+  now: number;
+  model?: ModelOptions;
+  /** Extra weighted terms (weight in (0, 1]). */
+  expansion?: readonly WeightedTerm[];
+  /** Another ranked list of entity ids (semantic search), best first, fused by RRF. */
+  semantic?: readonly RankedId[];
+}
+
+export interface RankTerm {
+  term: QueryTerm;
+  /** 1 for the query's own terms, less for an expansion. */
+  weight: number;
+  idf: number;
+  /** Position among the query's own terms; -1 for an expansion term. */
+  index: number;
+}
+
+export interface RankedEntity {
+  id: number;
+  score: number;
+  /** Each term's share of the score (by position in `terms`). */
+  perTerm: Map<number, number>;
+  /** Observations holding query terms, best first. */
+  passages: number[];
+}
+
+export interface Ranking {
+  terms: RankTerm[];
+  /** Best first; only entities that match. */
+  entities: RankedEntity[];
+}
+
+interface Candidate {
+  /** term → its weight in the name-and-type document (1, or SUBSTRING_WEIGHT). */
+  label: Map<number, number>;
+  /** observation id → the terms it holds. */
+  docs: Map<number, Set<number>>;
+}
+
+/** The query's terms, then the expansion's that are new, each with its weight. */
+function rankTerms(query: string, expansion: readonly WeightedTerm[]): Omit<RankTerm, "idf">[] {
+  const out = tokenize(query).map((term, index) => ({ term, weight: 1, index }));
+  const seen = new Set(out.map((t) => t.term.key));
+  for (const e of expansion) {
+    if (!(e.weight > 0)) continue;
+    for (const term of tokenize(e.term)) {
+      if (seen.has(term.key)) continue;
+      seen.add(term.key);
+      out.push({ term, weight: Math.min(1, e.weight), index: -1 });
+    }
+  }
+  return out;
+}
+
+const candidate = (all: Map<number, Candidate>, id: number): Candidate => {
+  let c = all.get(id);
+  if (!c) {
+    c = { label: new Map(), docs: new Map() };
+    all.set(id, c);
+  }
+  return c;
+};
+
+const holds = (c: Candidate, doc: number, t: number) => {
+  const set = c.docs.get(doc);
+  if (set) set.add(t);
+  else c.docs.set(doc, new Set([t]));
+};
+
+/** NEAR over two terms' phrases; undefined for a CJK term (matched by bigrams, not words). */
+function nearExpression(a: QueryTerm, b: QueryTerm): string | undefined {
+  if (a.cjk || b.cjk) return undefined;
+  return `NEAR(${quote(a.parts.join(" "))} ${quote(b.parts.join(" "))}, ${PHRASE_DISTANCE})`;
+}
+
+const saturate = (tf: number) => (tf * (BM25_K1 + 1)) / (BM25_K1 + tf);
+const norm = (len: number, avg: number) => 1 - BM25_B + (BM25_B * len) / avg;
+
+/** Ranks the context's entities for `query`: see the module comment. */
+export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
+  const c = corpus(db);
+  const base = rankTerms(query, opts.expansion ?? []);
+  const all = new Map<number, Candidate>();
+  const truncated: number[] = [];
+  const terms: RankTerm[] = base.map((t, i) => {
+    const match = expression(t.term);
+    const w = termWindow(db, match, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
+    for (const id of w.names) candidate(all, id).label.set(i, 1);
+    for (const [doc, eid] of w.observations) holds(candidate(all, eid), doc, i);
+    if (w.names.length >= RANK_NAME_CANDIDATES || w.observations.length >= RANK_OBSERVATION_CANDIDATES) truncated.push(i);
+    // A name or type holding the term only inside a longer word ("zoom" in "zoomIntegration").
+    if (w.names.length === 0 && [...t.term.key].length >= 3) {
+      for (const id of substringNames(db, quote(t.term.key), SUBSTRING_CANDIDATES)) {
+        const cand = candidate(all, id);
+        if (!cand.label.has(i)) cand.label.set(i, SUBSTRING_WEIGHT);
+      }
+    }
+    const df =
+      estimateDf(w.names.length, RANK_NAME_CANDIDATES, w.names.at(-1) ?? 0, c.maxEntityId) +
+      estimateDf(w.observations.length, RANK_OBSERVATION_CANDIDATES, w.observations.at(-1)?.[0] ?? 0, c.maxObservationId);
+    return { ...t, idf: idfFactor(df, c.documents) };
+  });
+
+  // The best candidates by what the windows saw, to score in full.
+  const rough = (cand: Candidate) => {
+    let s = 0;
+    for (const [t, w] of cand.label) s += LABEL_WEIGHT * w * (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
+    const seen = new Map<number, number>();
+    for (const set of cand.docs.values()) for (const t of set) seen.set(t, (seen.get(t) ?? 0) + 1);
+    for (const [t, n] of seen) s += Math.min(n, 2) * (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
+    return s;
+  };
+  const kept = [...all].map(([id, cand]) => ({ id, cand, rough: rough(cand) }));
+  kept.sort((a, b) => b.rough - a.rough || b.id - a.id);
+  kept.length = Math.min(kept.length, RANK_MAX_CANDIDATES);
+
+  // Every document of the kept candidates that the windows saw: names as -id, observations as their id.
+  const docOwner = new Map<number, number>();
+  for (const { id, cand } of kept) {
+    docOwner.set(-id, id);
+    for (const doc of cand.docs.keys()) docOwner.set(doc, id);
+  }
+  const docs = [...docOwner.keys()];
+  // A common term's window missed older documents: ask the best candidates' documents directly, the most
+  // telling (highest idf) terms first, within a budget of rowid lookups.
+  const verified = kept.slice(0, VERIFY_CANDIDATES);
+  let lookups = VERIFY_LOOKUPS;
+  for (const t of [...truncated].sort((x, y) => (terms[y] as RankTerm).idf - (terms[x] as RankTerm).idf)) {
+    const ask: number[] = [];
+    for (const { id, cand } of verified) {
+      if (!cand.label.has(t)) ask.push(-id);
+      for (const [doc, set] of cand.docs) if (!set.has(t)) ask.push(doc);
+    }
+    const asked = ask.slice(0, lookups);
+    lookups -= asked.length;
+    for (const doc of docsHolding(db, expression((terms[t] as RankTerm).term), asked)) {
+      const cand = all.get(docOwner.get(doc) as number) as Candidate;
+      if (doc < 0) cand.label.set(t, 1);
+      else holds(cand, doc, t);
+    }
+    if (lookups <= 0) break;
+  }
+  // Adjacent query terms close together in one document: asked only of documents known to hold both.
+  const phrases = new Map<number, number>();
+  const literal = terms.map((t, i) => ({ t, i })).filter(({ t }) => t.index >= 0);
+  lookups = PHRASE_LOOKUPS;
+  for (let k = 0; k + 1 < literal.length && lookups > 0; k++) {
+    const { t: a, i: ai } = literal[k] as { t: RankTerm; i: number };
+    const { t: b, i: bi } = literal[k + 1] as { t: RankTerm; i: number };
+    const near = nearExpression(a.term, b.term);
+    if (!near) continue;
+    const both: number[] = [];
+    for (const { id, cand } of kept) {
+      if (cand.label.get(ai) === 1 && cand.label.get(bi) === 1) both.push(-id);
+      for (const [doc, set] of cand.docs) if (set.has(ai) && set.has(bi)) both.push(doc);
+    }
+    const asked = both.slice(0, lookups);
+    lookups -= asked.length;
+    const bonus = (PHRASE_BONUS * (a.idf + b.idf)) / 2;
+    const owners = new Set([...docsHolding(db, near, asked)].map((doc) => docOwner.get(doc) as number));
+    for (const id of owners) phrases.set(id, (phrases.get(id) ?? 0) + bonus);
+  }
+
+  const lengths = observationLengths(
+    db,
+    docs.filter((d) => d > 0),
+  );
+  const avg = averageLengths(db);
+  const stats = new Map(
+    entityStats(
+      db,
+      kept.map((k) => k.id),
+    ).map((s) => [s.id, s]),
+  );
+  const model = opts.model ?? DEFAULT_MODEL;
+  let ranked: RankedEntity[] = [];
+  for (const { id, cand } of kept) {
+    const s = stats.get(id);
+    if (!s) continue;
+    const tf = new Map<number, number>();
+    for (const [t, w] of cand.label) tf.set(t, (tf.get(t) ?? 0) + (LABEL_WEIGHT * w) / norm(s.label_len, avg.label));
+    const docScore = new Map<number, number>();
+    for (const [doc, set] of cand.docs) {
+      const b = norm(lengths.get(doc) ?? avg.observation, avg.observation);
+      let ds = 0;
+      for (const t of set) {
+        tf.set(t, (tf.get(t) ?? 0) + 1 / b);
+        ds += (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
+      }
+      docScore.set(doc, ds);
+    }
+    const perTerm = new Map<number, number>();
+    let lexical = phrases.get(id) ?? 0;
+    for (const [t, f] of tf) {
+      const term = terms[t] as RankTerm;
+      const part = term.weight * term.idf * saturate(f);
+      perTerm.set(t, part);
+      lexical += part;
+    }
+    if (lexical <= 0) continue;
+    const p = priority(
+      {
+        uses: s.uses,
+        createdAt: s.created,
+        lastAccessedAt: s.last_accessed,
+        category: s.category,
+        important: s.important === 1,
+        clusterSize: s.cluster_size,
+        baseRelevance: s.base_relevance,
+      },
+      opts.now,
+      model,
+    );
+    const passages = [...docScore].sort((x, y) => y[1] - x[1] || y[0] - x[0]).map(([doc]) => doc);
+    const factor = connectionFactor(s.degree) * recencyFactor(opts.now - s.updated) * Math.sqrt(priorityFactor(p));
+    for (const [t, part] of perTerm) perTerm.set(t, part * factor);
+    ranked.push({ id, score: lexical * factor, perTerm, passages });
+  }
+  ranked.sort((a, b) => b.score - a.score || a.id - b.id);
+  if (opts.semantic && opts.semantic.length > 0) ranked = fuseSemantic(db, ranked, opts.semantic);
+  return { terms, entities: ranked };
+}
+
+/** The lexical ranking fused with a semantic list by RRF; entities only the semantic list found join with no term scores. */
+function fuseSemantic(db: Db, lexical: RankedEntity[], semantic: readonly RankedId[]): RankedEntity[] {
+  const byId = new Map(lexical.map((e) => [e.id, e]));
+  const fresh = semantic.map((s) => s.id).filter((id) => !byId.has(id));
+  // Only entities that still exist: a stale vector must not bring back a deleted entity.
+  for (const s of entityStats(db, [...new Set(fresh)])) byId.set(s.id, { id: s.id, score: 0, perTerm: new Map(), passages: [] });
+  const known = semantic.filter((s) => byId.has(s.id));
+  return reciprocalRankFusion([lexical, known]).map(({ id, score }) => ({ ...(byId.get(id) as RankedEntity), score }));
+}

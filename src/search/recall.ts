@@ -1,0 +1,253 @@
+/**
+ * recall: the best items for a question across entities, files and
+ * documents, packed into a token budget (issue 22).
+ *
+ * ## Ranking
+ * - Entities: the whole-query ranking of ./rank.ts; each item's text is its
+ *   best matching observations (PASSAGES of them, each cut to
+ *   PASSAGE_CHARS), or its first ones when only its name or type matched.
+ * - Files and documents: FTS5's bm25() over path (or title, weight 2) and
+ *   content, any query term matching, times the same recency and damped
+ *   priority as entities; each item's text is FTS5's snippet of the best
+ *   window of the content.
+ * All are BM25 sums over the same query terms, so one order sorts them.
+ * Expansion terms and a semantic list (when given) reach the entities only.
+ *
+ * ## Packing
+ * Best first into the budget (./pack.ts); then, while room is left, the
+ * entities connecting the packed entities (short paths over relations) and
+ * the items most used together with the packed ones (co-visitation).
+ * `omitted` counts the matches that did not fit.
+ */
+import { documentHeads, rankDocuments } from "../documents/search";
+import { DomainError } from "../errors";
+import { fileHeads, rankFiles } from "../files/search";
+import { idsByName } from "../graph/rows";
+import { relatedTo } from "../covisit/recommend";
+import { ITEM_KINDS, itemKey, itemRef, type ItemKind } from "../items";
+import { RECALL_TOKENS } from "../limits";
+import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
+import type { Db } from "../storage/sql";
+import { firstObservations, observationTexts } from "./match";
+import { Packer, type RecallItem } from "./pack";
+import { rankQuery, type RankOptions } from "./rank";
+import { priorityFactor, recencyFactor } from "./score";
+import { bigrams, quote, tokenize, type QueryTerm } from "./tokenize";
+import { connect, entityRows } from "./walk";
+
+export type { RecallItem } from "./pack";
+
+const RECALL_BUDGET = RECALL_TOKENS;
+
+/** Matches considered per kind. */
+const ENTITY_MATCHES = 40;
+const TEXT_MATCHES = 15;
+/** Observations shown per matched entity, and characters of each. */
+const PASSAGES = 3;
+const PASSAGE_CHARS = 400;
+/** Matched entities whose connecting paths are looked for, and the longest path. */
+const CONNECT_FROM = 5;
+const CONNECT_LENGTH = 3;
+/** Co-visited items looked up, from the first packed items. */
+const COVISITED = 5;
+const COVISIT_FROM = 10;
+/** Characters of a file or document shown when it comes in as co-visited. */
+const HEAD_CHARS = 300;
+
+export type RecallMode = "lexical";
+
+export interface RecallOptions extends Pick<RankOptions, "expansion" | "semantic"> {
+  budgetTokens: number;
+  kinds: readonly ItemKind[];
+  now: number;
+  model?: ModelOptions;
+}
+
+export interface RecallResult {
+  items: RecallItem[];
+  /** Matching items left out for the budget. */
+  omitted: number;
+  budgetTokens: number;
+  usedTokens: number;
+  mode: RecallMode;
+  note?: string;
+}
+
+const round = (x: number) => Number(x.toPrecision(4));
+const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
+const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
+
+/** The MATCH expression over a text index for the query's terms, any of them; CJK runs only where the index has a bigram column. */
+function anyTerm(terms: readonly QueryTerm[], cjkColumn?: string): string | undefined {
+  const parts: string[] = [];
+  for (const t of terms) {
+    if (t.cjk) {
+      if (cjkColumn) parts.push(`${cjkColumn} : ${quote(bigrams(t.key).join(" "))}`);
+      continue;
+    }
+    parts.push(quote(t.parts.join(" ")));
+    if (t.parts.length > 1) parts.push(quote(t.key));
+  }
+  return parts.length > 0 ? parts.join(" OR ") : undefined;
+}
+
+interface StatsLike {
+  uses: number;
+  created_at: number;
+  updated_at: number;
+  last_accessed_at: number | null;
+  category: string;
+  important: number;
+  cluster_size: number;
+  base_relevance: number;
+}
+
+/** The same recency and damped priority as an entity's score (./rank.ts). */
+function boost(r: StatsLike, now: number, model: ModelOptions): number {
+  const p = priority(
+    {
+      uses: r.uses,
+      createdAt: r.created_at,
+      lastAccessedAt: r.last_accessed_at,
+      category: r.category,
+      important: r.important === 1,
+      clusterSize: r.cluster_size,
+      baseRelevance: r.base_relevance,
+    },
+    now,
+    model,
+  );
+  return recencyFactor(now - r.updated_at) * Math.sqrt(priorityFactor(p));
+}
+
+function entityMatches(db: Db, query: string, opts: RecallOptions, model: ModelOptions): RecallItem[] {
+  const ranked = rankQuery(db, query, { now: opts.now, model, expansion: opts.expansion, semantic: opts.semantic }).entities.slice(0, ENTITY_MATCHES);
+  const rows = new Map(
+    entityRows(
+      db,
+      ranked.map((e) => e.id),
+    ).map((r) => [r.id, r]),
+  );
+  const texts = observationTexts(
+    db,
+    ranked.flatMap((e) => e.passages.slice(0, PASSAGES)),
+  );
+  const bare = firstObservations(
+    db,
+    ranked.filter((e) => e.passages.length === 0).map((e) => e.id),
+    PASSAGES,
+  );
+  return ranked.flatMap((e) => {
+    const row = rows.get(e.id);
+    if (!row) return [];
+    const shown = e.passages.length > 0 ? e.passages.slice(0, PASSAGES).flatMap((id) => texts.get(id) ?? []) : (bare.get(e.id) ?? []);
+    const text = [`(${row.entity_type})`, ...shown.map((o) => clip(oneLine(o), PASSAGE_CHARS))].join(" ");
+    return [{ key: itemKey.entity(row.name), kind: "entity" as const, name: row.name, score: round(e.score), text }];
+  });
+}
+
+/** Items connecting the packed entities, and items used together with the packed items. */
+function extras(db: Db, packed: readonly RecallItem[], kinds: ReadonlySet<ItemKind>): RecallItem[] {
+  const have = new Set(packed.map((i) => i.key));
+  const out: RecallItem[] = [];
+  const entityNames = packed.filter((i) => i.kind === "entity").map((i) => i.name);
+  const connectorIds: number[] = [];
+  if (kinds.has("entity") && entityNames.length > 1) {
+    const ids = idsByName(db, entityNames.slice(0, CONNECT_FROM));
+    const entries = [...ids.values()];
+    const known = new Set(entries);
+    for (const { nodes } of connect(db, entries, CONNECT_LENGTH)) {
+      for (const n of nodes) {
+        if (known.has(n)) continue;
+        known.add(n);
+        connectorIds.push(n);
+      }
+    }
+  }
+  const related = relatedTo(
+    db,
+    packed.slice(0, COVISIT_FROM).map((i) => i.key),
+    COVISITED,
+  ).flatMap((r) => {
+    const ref = itemRef(r.item);
+    return ref && kinds.has(ref.kind) && !have.has(ref.key) ? [ref] : [];
+  });
+  const coEntities = idsByName(
+    db,
+    related.filter((r) => r.kind === "entity").map((r) => r.name),
+  );
+  const entityIds = [...connectorIds, ...coEntities.values()];
+  const rows = new Map(entityRows(db, entityIds).map((r) => [r.id, r]));
+  const firsts = firstObservations(db, entityIds, 2);
+  const entityItem = (id: number, via: RecallItem["via"]): RecallItem[] => {
+    const row = rows.get(id);
+    if (!row || have.has(itemKey.entity(row.name))) return [];
+    have.add(itemKey.entity(row.name));
+    const text = [`(${row.entity_type})`, ...(firsts.get(id) ?? []).map((o) => clip(oneLine(o), PASSAGE_CHARS))].join(" ");
+    return [{ key: itemKey.entity(row.name), kind: "entity", name: row.name, score: 0, text, via }];
+  };
+  for (const id of connectorIds) out.push(...entityItem(id, "connector"));
+  const files = fileHeads(
+    db,
+    related.filter((r) => r.kind === "file").map((r) => r.name),
+    HEAD_CHARS,
+  );
+  const docs = documentHeads(
+    db,
+    related.filter((r) => r.kind === "doc").map((r) => r.name),
+    HEAD_CHARS,
+  );
+  for (const r of related) {
+    if (r.kind === "entity") {
+      const id = coEntities.get(r.name);
+      if (id !== undefined) out.push(...entityItem(id, "covisited"));
+      continue;
+    }
+    const head = (r.kind === "file" ? files : docs).get(r.name);
+    if (head !== undefined) out.push({ key: r.key, kind: r.kind, name: r.name, score: 0, text: clip(oneLine(head), HEAD_CHARS), via: "covisited" });
+  }
+  return out;
+}
+
+/** recall: see the module comment. Throws DomainError("Invalid") for a budget out of range, no kinds or an unknown kind. */
+export function recall(db: Db, query: string, opts: RecallOptions): RecallResult {
+  const { budgetTokens } = opts;
+  if (!Number.isInteger(budgetTokens) || budgetTokens < RECALL_BUDGET.min || budgetTokens > RECALL_BUDGET.max) {
+    throw new DomainError("Invalid", `budgetTokens must be a whole number from ${RECALL_BUDGET.min} to ${RECALL_BUDGET.max}, got ${budgetTokens}`);
+  }
+  const unknown = opts.kinds.filter((k) => !(ITEM_KINDS as readonly string[]).includes(k));
+  if (opts.kinds.length === 0 || unknown.length > 0) {
+    throw new DomainError("Invalid", `kinds must name at least one of ${ITEM_KINDS.join(", ")}${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}`);
+  }
+  if (query.trim() === "") throw new DomainError("Invalid", "query must not be empty");
+  const kinds = new Set(opts.kinds);
+  const model = opts.model ?? DEFAULT_MODEL;
+  const packer = new Packer(budgetTokens);
+  const terms = tokenize(query);
+  const empty = (note: string): RecallResult => ({ items: [], omitted: 0, budgetTokens, usedTokens: packer.usedTokens, mode: "lexical", note });
+  if (terms.length === 0) return empty("The query has no searchable terms (stop words and punctuation are ignored).");
+
+  const matches: RecallItem[] = [];
+  if (kinds.has("entity")) matches.push(...entityMatches(db, query, opts, model));
+  const fileMatch = kinds.has("file") ? anyTerm(terms) : undefined;
+  if (fileMatch) {
+    for (const f of rankFiles(db, fileMatch, TEXT_MATCHES)) {
+      matches.push({ key: itemKey.file(f.path), kind: "file", name: f.path, score: round(f.bm25 * boost(f, opts.now, model)), text: oneLine(f.snippet) });
+    }
+  }
+  const docMatch = kinds.has("doc") ? anyTerm(terms, "search_cjk") : undefined;
+  if (docMatch) {
+    for (const d of rankDocuments(db, docMatch, TEXT_MATCHES)) {
+      const text = oneLine(d.snippet) || oneLine(d.title);
+      matches.push({ key: itemKey.doc(d.id), kind: "doc", name: d.id, score: round(d.bm25 * boost(d, opts.now, model)), text });
+    }
+  }
+  matches.sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+
+  let omitted = 0;
+  for (const item of matches) if (!packer.add(item)) omitted++;
+  if (packer.items.length > 0) for (const item of extras(db, [...packer.items], kinds)) packer.add(item);
+  const result: RecallResult = { items: packer.items, omitted, budgetTokens, usedTokens: packer.usedTokens, mode: "lexical" };
+  if (matches.length === 0) result.note = "Nothing matched the query.";
+  return result;
+}
