@@ -26,8 +26,8 @@ describe("expandQuery", () => {
 
   it("adds broader words at a lower weight than synonyms, after them", () => {
     const out = added(["wedding"]);
-    expect(out).toContainEqual({ term: "marriage", weight: SYNONYM_WEIGHT });
-    expect(out).toContainEqual({ term: "ceremony", weight: HYPERNYM_WEIGHT });
+    expect(out).toContainEqual({ term: "marriage", weight: SYNONYM_WEIGHT, of: "wedding" });
+    expect(out).toContainEqual({ term: "ceremony", weight: HYPERNYM_WEIGHT, of: "wedding" });
     expect(out.map((t) => t.weight)).toEqual([...out.map((t) => t.weight)].sort((a, b) => b - a));
   });
 

@@ -24,6 +24,8 @@ import { SYNONYM_TABLE } from "./synonyms.generated";
 export interface WeightedTerm {
   term: string;
   weight: number;
+  /** For an added term, the query word it stands for. */
+  of?: string;
 }
 
 /** Weight of a word that shares a sense with a query word, and of a broader word for it. */
@@ -110,8 +112,8 @@ export function expandQuery(terms: readonly string[]): WeightedTerm[] {
     if (!related) continue;
     let taken = 0;
     const candidates = [
-      ...related.synonyms.map((w) => ({ term: w, weight: SYNONYM_WEIGHT })),
-      ...related.hypernyms.map((w) => ({ term: w, weight: HYPERNYM_WEIGHT })),
+      ...related.synonyms.map((w) => ({ term: w, weight: SYNONYM_WEIGHT, of: term })),
+      ...related.hypernyms.map((w) => ({ term: w, weight: HYPERNYM_WEIGHT, of: term })),
     ];
     for (const c of candidates) {
       if (taken >= MAX_PER_TERM) break;

@@ -73,10 +73,15 @@ export const PHRASE_DISTANCE = 3;
 /** The phrase bonus, as a share of the pair's mean idf. */
 export const PHRASE_BONUS = 1;
 
-/** An extra query term (an expansion's synonym), matched like the query's own and scored × weight. */
+/**
+ * An extra query term (an expansion's synonym), matched like the query's own and scored × weight;
+ * with `of` (the query word it stands for), its idf is at most that word's, so a synonym never outweighs
+ * the word it replaces ("someone" for "person" in a context where everyone is a person).
+ */
 export interface WeightedTerm {
   term: string;
   weight: number;
+  of?: string;
 }
 
 export interface RankOptions {
@@ -95,6 +100,8 @@ export interface RankTerm {
   idf: number;
   /** Position among the query's own terms; -1 for an expansion term. */
   index: number;
+  /** For an expansion term, the position in `terms` of the query word it stands for: its matches count as that word's, × weight. */
+  of?: number;
 }
 
 export interface RankedEntity {
@@ -120,15 +127,16 @@ interface Candidate {
 }
 
 /** The query's terms, then the expansion's that are new, each with its weight. */
-function rankTerms(query: string, expansion: readonly WeightedTerm[]): Omit<RankTerm, "idf">[] {
-  const out = tokenize(query).map((term, index) => ({ term, weight: 1, index }));
+function rankTerms(query: string, expansion: readonly WeightedTerm[]): (Omit<RankTerm, "idf"> & { of?: number })[] {
+  const out: (Omit<RankTerm, "idf"> & { of?: number })[] = tokenize(query).map((term, index) => ({ term, weight: 1, index }));
+  const literal = new Map(out.map((t, i) => [t.term.key, i]));
   const seen = new Set(out.map((t) => t.term.key));
   for (const e of expansion) {
     if (!(e.weight > 0)) continue;
     for (const term of tokenize(e.term)) {
       if (seen.has(term.key)) continue;
       seen.add(term.key);
-      out.push({ term, weight: Math.min(1, e.weight), index: -1 });
+      out.push({ term, weight: Math.min(1, e.weight), index: -1, of: e.of === undefined ? undefined : literal.get(e.of) });
     }
   }
   return out;
@@ -164,6 +172,7 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
   const base = rankTerms(query, opts.expansion ?? []);
   const all = new Map<number, Candidate>();
   const truncated: number[] = [];
+  const idfs: number[] = [];
   const terms: RankTerm[] = base.map((t, i) => {
     const match = expression(t.term);
     const w = termWindow(db, match, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
@@ -180,7 +189,11 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
     const df =
       estimateDf(w.names.length, RANK_NAME_CANDIDATES, w.names.at(-1) ?? 0, c.maxEntityId) +
       estimateDf(w.observations.length, RANK_OBSERVATION_CANDIDATES, w.observations.at(-1)?.[0] ?? 0, c.maxObservationId);
-    return { ...t, idf: idfFactor(df, c.documents) };
+    // A synonym is worth at most the word it stands for (the literal terms come first, so theirs is known).
+    const own = idfFactor(df, c.documents);
+    const idf = t.of === undefined ? own : Math.min(own, idfs[t.of] ?? own);
+    idfs.push(idf);
+    return { term: t.term, weight: t.weight, index: t.index, idf, of: t.of };
   });
 
   // The best candidates by what the windows saw, to score in full.
@@ -259,14 +272,21 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
   for (const { id, cand } of kept) {
     const s = stats.get(id);
     if (!s) continue;
+    // A synonym standing for a query word adds to that word's frequency (× its weight), saturated once with it,
+    // as Lucene's SynonymQuery does: a paraphrase never counts for more than the word itself would.
     const tf = new Map<number, number>();
-    for (const [t, w] of cand.label) tf.set(t, (tf.get(t) ?? 0) + (LABEL_WEIGHT * w) / norm(s.label_len, avg.label));
+    const add = (t: number, f: number) => {
+      const term = terms[t] as RankTerm;
+      const into = term.of ?? t;
+      tf.set(into, (tf.get(into) ?? 0) + (term.of === undefined ? f : f * term.weight));
+    };
+    for (const [t, w] of cand.label) add(t, (LABEL_WEIGHT * w) / norm(s.label_len, avg.label));
     const docScore = new Map<number, number>();
     for (const [doc, set] of cand.docs) {
       const b = norm(lengths.get(doc) ?? avg.observation, avg.observation);
       let ds = 0;
       for (const t of set) {
-        tf.set(t, (tf.get(t) ?? 0) + 1 / b);
+        add(t, 1 / b);
         ds += (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
       }
       docScore.set(doc, ds);
