@@ -43,6 +43,11 @@ export const SettingsSchema = z.object({
   SEARCH_TOP_PER_TOKEN: num(1, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.topPerToken)),
   SEARCH_MAX_PATH_LENGTH: num(5, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.maxPathLength)),
   SEARCH_MAX_TOTAL_NODES: num(50, ranged(z.number().int("must be a whole number"), SEARCH_RANGES.maxTotalNodes)),
+  /** Whether searches also look for the query words' common synonyms, at a lower weight (src/search/expand.ts). */
+  SEARCH_EXPANSION: z
+    .union([z.boolean(), z.enum(["true", "false"])])
+    .optional()
+    .transform((v) => v === undefined || v === true || v === "true"),
   /** The Workers AI embedding model, used when the deployment has an `AI` binding (src/search/semantic/). */
   EMBEDDING_MODEL: z
     .string()

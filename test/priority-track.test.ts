@@ -56,7 +56,7 @@ const thing = (name: string, observations: string[] = ["plain note"]) => ({ name
 
 describe("access tracking", () => {
   it("counts an open as a direct use: count, uses, last access, relevance step, short to mid", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createEntities([thing("alpha")], meta));
       expect(entity(db, "alpha")).toMatchObject({ access_count: 0, uses: 0, last_accessed_at: null, base_relevance: 1, tier: "short" });
       instance.now = () => T0 + 1000;
@@ -67,13 +67,13 @@ describe("access tracking", () => {
   });
 
   it("counts a search hit as a quarter use, for every entity a search returns", async () => {
-    await inObject((instance, db, _ctx, timers) => {
+    await inObject(async (instance, db, _ctx, timers) => {
       unwrap(instance.createEntities([thing("kafka-broker", ["streams events"]), thing("billing", ["uses kafka"]), thing("other")], meta));
       unwrap(instance.createRelations([{ from: "kafka-broker", to: "billing", relationType: "feeds" }], meta));
       // The write counts both ends' clusters; make the stored size stale to see who refreshes it.
       expect(entity(db, "billing")?.cluster_size).toBe(1);
       db.run("UPDATE entities SET cluster_size = 0");
-      const found = unwrap(instance.searchNodes("kafka", { topPerToken: 2, minRelativeScore: 0 }, meta));
+      const found = unwrap(await instance.searchNodes("kafka", { topPerToken: 2, minRelativeScore: 0 }, meta));
       expect(found.entities.map((e) => e.name).sort()).toEqual(["billing", "kafka-broker"]);
       // The search itself wrote nothing: its hits are recorded just after it answers.
       expect(entity(db, "billing")).toMatchObject({ access_count: 0, uses: 0 });
@@ -91,12 +91,12 @@ describe("access tracking", () => {
   });
 
   it("writes a run of searches' hits together after the delay; a search neither writes nor sees earlier hits", async () => {
-    await inObject((instance, db, _ctx, timers) => {
+    await inObject(async (instance, db, _ctx, timers) => {
       const start = T0;
       unwrap(instance.createEntities([thing("gamma-ray", ["telescope data"])], meta));
       for (let i = 1; i <= 3; i++) {
         instance.now = () => start + i;
-        unwrap(instance.searchNodes("gamma", {}, meta));
+        unwrap(await instance.searchNodes("gamma", {}, meta));
         // Not even the earlier searches' hits: the search did not write them first.
         expect(entity(db, "gamma-ray")).toMatchObject({ access_count: 0, uses: 0 });
       }
@@ -109,7 +109,7 @@ describe("access tracking", () => {
   });
 
   it(`writes the batch at once when ${MAX_PENDING} searches' hits are waiting`, async () => {
-    await runInDurableObject(stubOf(freshContext("prio")), (instance: MemoryContext, state) => {
+    await runInDurableObject(stubOf(freshContext("prio")), async (instance: MemoryContext, state) => {
       unwrap(instance.createEntities([thing("delta-wing")], meta));
       const db = new Db(state.storage.sql);
       // Its own queue, on timers that move only when told: only a full batch is written without waiting.
@@ -127,7 +127,7 @@ describe("access tracking", () => {
   });
 
   it("does not count writes: creating, editing and relating items leave their use at zero", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createEntities([thing("a"), thing("b")], meta));
       unwrap(instance.addObservations([{ entityName: "a", contents: ["more"] }], meta));
       unwrap(instance.createRelations([{ from: "a", to: "b", relationType: "knows" }], meta));
@@ -141,7 +141,7 @@ describe("access tracking", () => {
   });
 
   it("tracks files on view and documents on read (direct) and on search (a quarter)", async () => {
-    await inObject((instance, db, _ctx, timers) => {
+    await inObject(async (instance, db, _ctx, timers) => {
       unwrap(instance.createFile("notes/x.md", "quarterly numbers", false, meta));
       unwrap(instance.viewFile("/notes/x.md", undefined, meta));
       expect(rowOf(db, "files", "path", "notes/x.md")).toMatchObject({ access_count: 1, uses: 1, last_accessed_at: T0, tier: "mid" });
@@ -154,7 +154,7 @@ describe("access tracking", () => {
   });
 
   it("caps base relevance at 2.0", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createEntities([thing("hot")], meta));
       const opens = Math.ceil((RELEVANCE_CAP - 1) / RELEVANCE_STEP) + 5;
       for (let i = 0; i < opens; i++) unwrap(instance.openNodes(["hot"], meta));
@@ -163,7 +163,7 @@ describe("access tracking", () => {
   });
 
   it("updates every item of a large call (chunked statements), each once", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       const names = Array.from({ length: 250 }, (_, i) => `n${i}`);
       unwrap(
         instance.createEntities(
@@ -182,7 +182,7 @@ describe("access tracking", () => {
 
 describe("promotion to long term", () => {
   it("promotes on the fifth retrieval, not before", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createEntities([thing("five")], meta));
       for (let i = 1; i <= 4; i++) unwrap(instance.openNodes(["five"], meta));
       expect(entity(db, "five")?.tier).toBe("mid");
@@ -192,23 +192,23 @@ describe("promotion to long term", () => {
   });
 
   it("counts search hits towards the five retrievals", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createEntities([thing("zebrafish", ["model organism"])], meta));
-      for (let i = 0; i < 5; i++) unwrap(instance.searchNodes("zebrafish", {}, meta));
+      for (let i = 0; i < 5; i++) unwrap(await instance.searchNodes("zebrafish", {}, meta));
       // Any other call records what is pending before it runs, without waiting for the timer: a read...
       expect(unwrap(instance.memoryStats(meta)).byTier.long).toBe(1);
       expect(entity(db, "zebrafish")).toMatchObject({ access_count: 5, uses: 1.25, tier: "long" });
       // ...and a write.
-      unwrap(instance.searchNodes("zebrafish", {}, meta));
+      unwrap(await instance.searchNodes("zebrafish", {}, meta));
       unwrap(instance.createEntities([thing("unrelated")], meta));
       expect(entity(db, "zebrafish")).toMatchObject({ access_count: 6, uses: 1.5 });
     });
   });
 
   it("leaves search hits pending across read_graph, whose answer uses no statistics", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createEntities([thing("axolotl", ["salamander"])], meta));
-      unwrap(instance.searchNodes("axolotl", {}, meta));
+      unwrap(await instance.searchNodes("axolotl", {}, meta));
       expect(unwrap(instance.readGraph({ limit: 5 }, meta)).entities.map((e) => e.name)).toEqual(["axolotl"]);
       expect(entity(db, "axolotl")).toMatchObject({ access_count: 0 });
       // The next call that reads statistics still sees the hit.
@@ -218,7 +218,7 @@ describe("promotion to long term", () => {
   });
 
   it("promotes a marked item at once", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createEntities([thing("marked")], meta));
       unwrap(instance.markImportant(["entity:marked"], true, meta));
       expect(entity(db, "marked")).toMatchObject({ important: 1, tier: "long", access_count: 0 });
@@ -226,7 +226,7 @@ describe("promotion to long term", () => {
   });
 
   it("promotes an item with a cluster of three related items on its next retrieval", async () => {
-    await inObject((instance, db) => {
+    await inObject(async (instance, db) => {
       unwrap(instance.createEntities([thing("hub"), thing("r1"), thing("r2"), thing("r3"), thing("pair"), thing("p1"), thing("p2")], meta));
       unwrap(
         instance.createRelations(
@@ -251,7 +251,7 @@ describe("priority from access patterns", () => {
   const priorityOf = (instance: MemoryContext, name: string) => unwrap(instance.entityStats([name]))[0]?.priority ?? Number.NaN;
 
   it("rises with use, falls with age, and gets a recency boost from the last access, not from creation", async () => {
-    await inObject((instance) => {
+    await inObject(async (instance) => {
       unwrap(instance.createEntities([thing("used"), thing("idle")], meta));
       expect(priorityOf(instance, "used")).toBe(priorityOf(instance, "idle"));
       for (let i = 0; i < 3; i++) unwrap(instance.openNodes(["used"], meta));
@@ -266,7 +266,7 @@ describe("priority from access patterns", () => {
   });
 
   it("weighs categories 2.0 / 1.8 / 1.7 / 1.0 / 1.0 by default and as MEMORY_CATEGORY_WEIGHTS says", async () => {
-    await inObject((instance) => {
+    await inObject(async (instance) => {
       const categories = ["personal", "technical", "project", "casual", "general"] as const;
       unwrap(
         instance.createEntities(
@@ -282,7 +282,7 @@ describe("priority from access patterns", () => {
   });
 
   it("doubles the priority of a marked item, and halves it back when unmarked", async () => {
-    await inObject((instance) => {
+    await inObject(async (instance) => {
       unwrap(instance.createEntities([thing("star")], meta));
       unwrap(instance.openNodes(["star"], meta));
       const before = priorityOf(instance, "star");
@@ -296,12 +296,12 @@ describe("priority from access patterns", () => {
 
 describe("ranking", () => {
   it("moves an entity up the search results after repeated access", async () => {
-    await inObject((instance) => {
+    await inObject(async (instance) => {
       unwrap(instance.createEntities([thing("first-kafka", ["handles kafka events"]), thing("second-kafka", ["handles kafka events"])], meta));
-      const order = () => unwrap(instance.searchNodes("kafka", { topPerToken: 2, minRelativeScore: 0 }, meta)).entities.map((e) => e.name);
-      expect(order()).toEqual(["first-kafka", "second-kafka"]);
+      const order = async () => unwrap(await instance.searchNodes("kafka", { topPerToken: 2, minRelativeScore: 0 }, meta)).entities.map((e) => e.name);
+      expect(await order()).toEqual(["first-kafka", "second-kafka"]);
       for (let i = 0; i < 3; i++) unwrap(instance.openNodes(["second-kafka"], meta));
-      expect(order()).toEqual(["second-kafka", "first-kafka"]);
+      expect(await order()).toEqual(["second-kafka", "first-kafka"]);
     });
   });
 });

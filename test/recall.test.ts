@@ -105,7 +105,8 @@ describe.each(CLIENTS)("recall with %s client", (_label, connect) => {
   it("answers a question with entities, files and documents, best first, each with the text that matched", async () => {
     const c = await seeded(connect);
     const r = await recall(c, { query: "How many times are failed card charges retried?" });
-    expect(r.mode).toBe("lexical");
+    // Words and their synonyms (SEARCH_EXPANSION is on by default); no AI binding in tests.
+    expect(r.mode).toBe("lexical+expansion");
     expect(r.budgetTokens).toBe(1500);
     expect(r.usedTokens).toBeLessThanOrEqual(1500);
     expect(r.usedTokens).toBe(estimateTokens(JSON.stringify(r.items)));
@@ -204,7 +205,7 @@ describe("recall on the object", () => {
         [100, ["entity", "note"], /unknown: note/],
       ];
       for (const [budgetTokens, kinds, message] of bad) {
-        const r = instance.recall("billing", { budgetTokens, kinds: kinds as never }, meta);
+        const r = await instance.recall("billing", { budgetTokens, kinds: kinds as never }, meta);
         expect(r.ok).toBe(false);
         if (!r.ok) {
           expect(r.kind).toBe("Invalid");

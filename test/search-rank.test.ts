@@ -146,7 +146,7 @@ describe("search_nodes returns every entity that matches well", () => {
         ],
         meta,
       );
-      const r = instance.searchNodes("person", {}, meta);
+      const r = await instance.searchNodes("person", {}, meta);
       expect(r.ok && r.value.entities.map((e) => e.name).sort()).toEqual(["Ada Lovelace", "Alan Turing"]);
       expect(r.ok && r.value.entities.every((e) => e.role === "entry")).toBe(true);
     });
@@ -162,7 +162,7 @@ describe("search_nodes returns every entity that matches well", () => {
         ],
         meta,
       );
-      const r = instance.searchNodes("billing", {}, meta);
+      const r = await instance.searchNodes("billing", {}, meta);
       expect(r.ok && r.value.entities.map((e) => e.name)).toEqual(["billing", "payments-api"]);
     });
   });
@@ -173,7 +173,7 @@ describe("search_nodes returns every entity that matches well", () => {
         Array.from({ length: 12 }, (_, i) => ({ name: `p${i}`, entityType: "person", observations: [i === 5 ? "a person who leads the person team" : "someone"] })),
         meta,
       );
-      const r = instance.searchNodes("person", { limit: 4 }, meta);
+      const r = await instance.searchNodes("person", { limit: 4 }, meta);
       expect(r.ok && r.value.entities).toHaveLength(4);
       expect(r.ok && r.value.entities[0]?.name).toBe("p5");
     });

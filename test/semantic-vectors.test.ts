@@ -82,4 +82,17 @@ describe("nearest", () => {
     // By default the context's model: a context in lexical mode has none, so nothing is near.
     expect(found.lexical).toEqual([]);
   });
+
+  it("reads only the last `scan` vectors stored when given a bound", async () => {
+    const v = normalize(Float32Array.from([1, 0, 0, 0]));
+    const w = normalize(Float32Array.from([0, 1, 0, 0]));
+    const found = await withDb((db) => {
+      storeVector(db, "entity:old", "m", v, 0);
+      for (let i = 0; i < 3; i++) storeVector(db, `entity:new${i}`, "m", w, 0);
+      return { all: nearest(db, v, 1, "m"), last3: nearest(db, v, 4, "m", 3), last4: nearest(db, v, 1, "m", 4) };
+    });
+    expect(found.all.map((f) => f.key)).toEqual(["entity:old"]);
+    expect(found.last3.map((f) => f.key).sort()).toEqual(["entity:new0", "entity:new1", "entity:new2"]);
+    expect(found.last4.map((f) => f.key)).toEqual(["entity:old"]);
+  });
 });

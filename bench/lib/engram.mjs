@@ -19,7 +19,7 @@ import { TIMING_HEADERS } from "./workload.mjs";
 const READY_TIMEOUT_MS = 120_000;
 const STOP_GRACE_MS = 10_000;
 
-export async function startEngram({ root, stateDir, keepState = false, env = {}, log }) {
+export async function startEngram({ root, stateDir, keepState = false, env = {}, vars = {}, log }) {
   const port = await freePort();
   const inspectorPort = await freePort();
   if (keepState && fs.existsSync(stateDir) && fs.readdirSync(stateDir).length > 0) {
@@ -36,6 +36,8 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
     "--persist-to", stateDir,
     "--log-level", "warn",
     "--show-interactive-dev-session=false",
+    // Settings for the server under test (wrangler vars), e.g. SEARCH_EXPANSION=false.
+    ...Object.entries(vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];
   const child = spawn(process.execPath, args, {
     cwd: root,

@@ -58,16 +58,18 @@ const { values: opts } = parseArgs({
     tuned: { type: "string", default: JSON.stringify(TUNED) },
     "no-dates": { type: "boolean", default: false },
     timeout: { type: "string", default: "60" },
+    var: { type: "string", multiple: true, default: [] },
     help: { type: "boolean", default: false },
   },
 });
 
 if (opts.help) {
-  console.log(`npm run bench:recall -- [--data DIR] [--json FILE] [--tuned '${JSON.stringify(TUNED)}'] [--no-dates] [--timeout 60]
+  console.log(`npm run bench:recall -- [--data DIR] [--json FILE] [--tuned '${JSON.stringify(TUNED)}'] [--no-dates] [--timeout 60] [--var NAME=value ...]
 --data: a folder of LoCoMo conversation files (<id>.json); default ../shared/locomo-dev beside the checkout.
 --tuned: the search_nodes arguments of the tuned row, as JSON (limit, minRelativeScore, topPerToken, maxPathLength, maxTotalNodes).
 --no-dates: store each turn without its session date (the date is a second observation by default).
---timeout: seconds per MCP call.`);
+--timeout: seconds per MCP call.
+--var: a setting for the server under test, e.g. --var SEARCH_EXPANSION=false (repeatable; docs/operations.md#settings).`);
   process.exit(0);
 }
 
@@ -95,6 +97,13 @@ for (const [k, v] of Object.entries(tuned)) {
 }
 const timeoutMs = Number(opts.timeout) * 1000;
 if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) fail(`--timeout must be a positive number of seconds, got "${opts.timeout}"`);
+
+const vars = {};
+for (const v of opts.var) {
+  const eq = v.indexOf("=");
+  if (eq <= 0) fail(`--var must be NAME=value, got "${v}"`);
+  vars[v.slice(0, eq)] = v.slice(eq + 1);
+}
 
 const log = (line) => console.error(line);
 let conversations;
@@ -188,7 +197,7 @@ const results = {
 };
 console.log(renderMachine(results.machine));
 
-const engram = await startEngram({ root, stateDir: path.join(outDir, `recall-state-${process.pid}`), log });
+const engram = await startEngram({ root, stateDir: path.join(outDir, `recall-state-${process.pid}`), vars, log });
 stopWithProcess(engram, log);
 
 const answers = Object.fromEntries(METHODS.map((m) => [m.key, []]));

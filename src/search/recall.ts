@@ -54,13 +54,16 @@ const COVISIT_FROM = 10;
 /** Characters of a file or document shown when it comes in as co-visited. */
 const HEAD_CHARS = 300;
 
-export type RecallMode = "lexical";
+/** How a search matched: words only, words and their synonyms (./expand.ts), or words, synonyms and meaning (./semantic/). */
+export type RecallMode = "lexical" | "lexical+expansion" | "hybrid";
 
 export interface RecallOptions extends Pick<RankOptions, "expansion" | "semantic"> {
   budgetTokens: number;
   kinds: readonly ItemKind[];
   now: number;
   model?: ModelOptions;
+  /** What `expansion` and `semantic` make of the search, reported back as the answer's mode. */
+  mode?: RecallMode;
 }
 
 export interface RecallResult {
@@ -224,7 +227,7 @@ export function recall(db: Db, query: string, opts: RecallOptions): RecallResult
   const model = opts.model ?? DEFAULT_MODEL;
   const packer = new Packer(budgetTokens);
   const terms = tokenize(query);
-  const empty = (note: string): RecallResult => ({ items: [], omitted: 0, budgetTokens, usedTokens: packer.usedTokens, mode: "lexical", note });
+  const empty = (note: string): RecallResult => ({ items: [], omitted: 0, budgetTokens, usedTokens: packer.usedTokens, mode: opts.mode ?? "lexical", note });
   if (terms.length === 0) return empty("The query has no searchable terms (stop words and punctuation are ignored).");
 
   const matches: RecallItem[] = [];
@@ -247,7 +250,7 @@ export function recall(db: Db, query: string, opts: RecallOptions): RecallResult
   let omitted = 0;
   for (const item of matches) if (!packer.add(item)) omitted++;
   if (packer.items.length > 0) for (const item of extras(db, [...packer.items], kinds)) packer.add(item);
-  const result: RecallResult = { items: packer.items, omitted, budgetTokens, usedTokens: packer.usedTokens, mode: "lexical" };
+  const result: RecallResult = { items: packer.items, omitted, budgetTokens, usedTokens: packer.usedTokens, mode: opts.mode ?? "lexical" };
   if (matches.length === 0) result.note = "Nothing matched the query.";
   return result;
 }

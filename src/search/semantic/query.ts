@@ -9,11 +9,11 @@ import type { Embedder } from "./embedder";
 import { nearest, type Neighbour } from "./vectors";
 
 /**
- * The k items nearest in meaning to `query`, best first; null when the model
+ * The k items nearest in meaning to `query` (among the `scan` stored last, if given), best first; null when the model
  * call fails (logged as `query_embedding_failed`), so the caller ranks by
  * words alone rather than failing the search.
  */
-export async function nearestToQuery(db: Db, embedder: Embedder, query: string, k: number): Promise<Neighbour[] | null> {
+export async function nearestToQuery(db: Db, embedder: Embedder, query: string, k: number, scan?: number): Promise<Neighbour[] | null> {
   let vector: Float32Array | undefined;
   try {
     [vector] = await embedder.embed([query]);
@@ -21,5 +21,5 @@ export async function nearestToQuery(db: Db, embedder: Embedder, query: string, 
     console.error(JSON.stringify({ event: "query_embedding_failed", model: embedder.model, error: String(error) }));
     return null;
   }
-  return vector ? nearest(db, vector, k, embedder.model) : null;
+  return vector ? nearest(db, vector, k, embedder.model, scan) : null;
 }

@@ -76,15 +76,25 @@ export function readVector(db: Db, key: string): { model: string; vector: Float3
 /**
  * The k stored vectors of `model` (by default the context's; none in lexical mode) most similar to `query` (unit length),
  * best first, ties by key (among equals at the k-th place, the first read
- * is kept). Streams the rows: memory holds k of them.
+ * is kept). Streams the rows: memory holds k of them. With `scan`, only the
+ * `scan` vectors stored last are read, which bounds a query's time on a large context.
  */
-export function nearest(db: Db, query: Float32Array, k: number, model: string | null = currentModel(db)): Neighbour[] {
+export function nearest(db: Db, query: Float32Array, k: number, model: string | null = currentModel(db), scan = Number.MAX_SAFE_INTEGER): Neighbour[] {
   if (k <= 0 || model === null) return [];
   // The scan reads rowids, not keys (a key is text JavaScript would copy for every row): the k kept are named at the end.
   // best: unsorted, at most k; `worst` indexes its lowest once full.
   const best: { rowid: number; similarity: number }[] = [];
   let worst = -1;
-  for (const [rowid, scale, vec] of db.eachTuple<[number, number, ArrayBuffer]>("SELECT rowid, scale, vec FROM embeddings WHERE model = ?", model)) {
+  // With a bound, the scan starts at the scan-th vector from the end (rowids only: no vector is read to find it).
+  const from =
+    scan < Number.MAX_SAFE_INTEGER
+      ? (db.one<{ rowid: number }>("SELECT rowid FROM embeddings WHERE model = ? ORDER BY rowid DESC LIMIT 1 OFFSET ?", model, Math.max(0, scan - 1))?.rowid ?? 0)
+      : 0;
+  for (const [rowid, scale, vec] of db.eachTuple<[number, number, ArrayBuffer]>(
+    "SELECT rowid, scale, vec FROM embeddings WHERE model = ? AND rowid >= ?",
+    model,
+    from,
+  )) {
     const s = similarity(query, scale, new Int8Array(vec));
     if (best.length < k) {
       best.push({ rowid, similarity: s });
