@@ -149,7 +149,7 @@ describe.each(CLIENTS)("authorization with %s client", (_label, connect) => {
       expect((await api(`/contexts/${ctx}`, { method: "PATCH", json: { readOnly: true } })).status).toBe(200);
 
       const writer = await connectAs(connect, (await mint([{ context: ctx, role: "write" }])).token, `/mcp/${ctx}`);
-      const listed = (await writer.listTools()).filter((t) => t.annotations?.readOnlyHint === false).map((t) => t.name);
+      const listed = (await writer.listTools()).filter((t) => !t.annotations?.readOnlyHint).map((t) => t.name);
       expect(listed).toEqual(expect.arrayContaining(Object.keys(WRITES)));
       for (const c of [writer, admin]) {
         for (const [tool, args] of Object.entries(WRITES)) {

@@ -90,7 +90,10 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
     for (const [name, [readOnly, destructive, idempotent]] of Object.entries(expected)) {
       const tool = tools.get(name);
       expect(tool, name).toBeDefined();
-      expect(tool?.annotations).toMatchObject({ readOnlyHint: readOnly, destructiveHint: destructive, idempotentHint: idempotent });
+      // Hints read as MCP defines them: a missing one takes its default, and a read-only tool destroys nothing and is repeatable.
+      const a = tool?.annotations ?? {};
+      const read = a.readOnlyHint === true;
+      expect([read, read ? false : (a.destructiveHint ?? true), read ? true : (a.idempotentHint ?? false)], name).toEqual([readOnly, destructive, idempotent]);
       expect(tool?.outputSchema, name).toBeDefined();
     }
     const resource = await c.readResource("memory://knowledge-graph");

@@ -54,17 +54,39 @@ describe("tool declarations", () => {
     for (const def of TOOLS) expect(presets, def.name).toContain(def.annotations);
   });
 
-  it.each(CLIENTS)("lists all four hints, honestly, for every tool (%s client)", async (_label, connect) => {
+  it.each(CLIENTS)("lists the hints a client cannot infer, honestly, for every tool (%s client)", async (_label, connect) => {
     const c = await connect();
+    const presets = new Map(TOOLS.map((t) => [t.name, t.annotations]));
     for (const tool of await c.listTools()) {
       const a = tool.annotations ?? {};
-      expect(Object.keys(a).sort(), tool.name).toEqual(["destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint"]);
       expect(a.openWorldHint, tool.name).toBe(false);
-      if (a.readOnlyHint) expect([a.destructiveHint, a.idempotentHint], tool.name).toEqual([false, true]);
+      // A read-only tool says so alone; a write always says whether it destroys, and never restates a default.
+      if (a.readOnlyHint) expect(Object.keys(a).sort(), tool.name).toEqual(["openWorldHint", "readOnlyHint"]);
+      else {
+        expect("readOnlyHint" in a, tool.name).toBe(false);
+        expect(typeof a.destructiveHint, tool.name).toBe("boolean");
+        expect([undefined, true], tool.name).toContain(a.idempotentHint);
+      }
+      // Read with MCP's defaults, the listed hints are the tool's preset.
+      const preset = presets.get(tool.name);
+      expect(a.readOnlyHint ?? false, tool.name).toBe(preset?.readOnlyHint);
+      if (!a.readOnlyHint) expect([a.destructiveHint ?? true, a.idempotentHint ?? false], tool.name).toEqual([preset?.destructiveHint, preset?.idempotentHint]);
       if (/^(delete|remove_context$|undo$|update_document$|str_replace$)/.test(tool.name)) expect(a.destructiveHint, tool.name).toBe(true);
       if (/^(create_|add_|insert$|rename$|mark_important$|restore$|set_active)/.test(tool.name)) expect(a.destructiveHint, tool.name).toBe(false);
     }
     await c.close();
+  });
+
+  it.each(CLIENTS)("lists a title only where it says more than the name (%s client)", async (_label, connect) => {
+    const c = await connect();
+    const tools = (await c.listTools()) as { name: string; title?: string }[];
+    await c.close();
+    for (const def of TOOLS) {
+      const listed = tools.find((t) => t.name === def.name);
+      const restates = def.title.toLowerCase() === def.name.replaceAll("_", " ");
+      expect(listed?.title, def.name).toBe(restates ? undefined : def.title);
+    }
+    expect(tools.find((t) => t.name === "rename")?.title).toBe("Rename or Move File or Directory");
   });
 
   it.each(CLIENTS)("states no default value in a description; limits come from src/limits.ts (%s client)", async (_label, connect) => {

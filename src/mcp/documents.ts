@@ -14,7 +14,7 @@ export const documentId = z
   .string()
   .regex(DOCUMENT_ID_PATTERN, `id must be 1-${LIMITS.documentId} characters of letters, digits, '_' and '-'`)
   .optional()
-  .describe("Document id; omitted: root");
+  .describe("Omitted: root");
 
 export const documentContent = z
   .string()

@@ -9,7 +9,8 @@ import { z } from "zod";
 import { itemLabel, type RelatedItem } from "../covisit";
 import { reply } from "./tool";
 
-export const RelatedOut = z.array(z.object({ item: z.string(), count: z.number().int() })).describe("Item keys often used with this one, strongest first");
+/** Item keys often used with this one, strongest first (the descriptions that list it say so; the text block shows it). */
+export const RelatedOut = z.array(z.object({ item: z.string(), count: z.number().int() }));
 
 /** The text block, or undefined when nothing is related. */
 export function relatedText(related: readonly RelatedItem[]): string | undefined {

@@ -56,7 +56,7 @@ export const EntitySchema = z.object({
   name: newEntityName,
   entityType: newTypeName("entityType"),
   observations: batch(observationText),
-  category: categoryField.optional().describe("Priority category; omitted: guessed from the text"),
+  category: categoryField.optional().describe("Priority category; guessed if omitted"),
 });
 
 /** A relation that exists (delete_relations). */
@@ -107,4 +107,4 @@ export const filePath = (what: string) =>
 export const fileText = (what: string) => z.string().refine((s) => utf8Within(s, LIMITS.fileBytes), `${what} must be at most ${LIMITS.fileBytes} bytes (1 MB)`);
 
 /** The asOf argument of the graph reads (src/graph/asof.ts parses it and refuses a future or unparsable time). */
-export const asOfArg = z.union([z.string(), z.number()]).optional().describe("As of then: ISO time or epoch ms");
+export const asOfArg = z.union([z.string(), z.number()]).optional().describe("ISO time or epoch ms");

@@ -30,7 +30,7 @@ import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
 import { contextArg, contextArgListed } from "./schemas";
 import { TOOLS } from "./tools";
-import { contextLine, failure, internalErrorText, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
+import { type Annotations, contextLine, failure, internalErrorText, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
 
 export const SERVER_INFO = { name: "engram", version: "0.1.0" } as const;
 
@@ -148,6 +148,28 @@ function listedInput(schema: z.ZodObject): StandardSchemaWithJSON<Record<string,
 /** The output schema the SDK sees: zod's validation of each result, and the compact JSON Schema. */
 function listedOutput(schema: z.ZodObject): StandardSchemaWithJSON {
   return { "~standard": { ...schema["~standard"], jsonSchema: listedJsonSchema(schema, "output") } } as StandardSchemaWithJSON;
+}
+
+/**
+ * A title that only restates the name ("Create Entities" for create_entities)
+ * tells a client nothing it lacks: a tool without one is shown by its name.
+ * Only titles that say more ("Rename or Move File or Directory") are listed.
+ */
+const listedTitle = (def: ToolDef): { title?: string } => (def.title.toLowerCase() === def.name.replaceAll("_", " ") ? {} : { title: def.title });
+
+/**
+ * The hints tools/list states: only what a client cannot infer. A read-only
+ * tool says so and nothing more (MCP counts destructiveHint and
+ * idempotentHint only for tools that write: a read destroys nothing and is
+ * repeatable). A write tool leaves out readOnlyHint: false and idempotentHint:
+ * false, which are MCP's defaults, and always states destructiveHint, so a
+ * client deciding whether to ask first sees that a tool deletes without
+ * knowing the defaults. openWorldHint is always false, against a default of
+ * true. The presets (src/mcp/tool.ts) keep all four.
+ */
+function listedAnnotations(a: Annotations): Partial<Annotations> {
+  if (a.readOnlyHint) return { readOnlyHint: true, openWorldHint: a.openWorldHint };
+  return { destructiveHint: a.destructiveHint, ...(a.idempotentHint ? { idempotentHint: true } : {}), openWorldHint: a.openWorldHint };
 }
 
 const compiled: Compiled[] = TOOLS.map((def) => {
@@ -303,11 +325,11 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
     server.registerTool(
       def.name,
       {
-        title: def.title,
+        ...listedTitle(def),
         description: def.description,
         inputSchema: listedInput,
         ...(listedOutput ? { outputSchema: listedOutput } : {}),
-        annotations: def.annotations,
+        annotations: listedAnnotations(def.annotations),
       },
       async (args: Record<string, unknown>, extra: ServerContext) => {
         const notes: string[] = [];

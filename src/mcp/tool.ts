@@ -43,9 +43,10 @@ export interface ToolContext {
 /**
  * What a tool tells clients about its effects (MCP tool annotations). Every
  * tool takes one of the presets below rather than spelling out four flags.
- * All four hints are stated, because the protocol's defaults for missing
- * ones (destructive, open-world) are the opposite of what these tools do:
- * none reaches outside its memory context.
+ * A preset holds all four; tools/list states those a client cannot infer
+ * (`listedAnnotations` in server.ts), because the protocol's defaults for
+ * missing ones (destructive, open-world) are the opposite of what most of
+ * these tools do: none reaches outside its memory context.
  */
 export interface Annotations {
   readonly readOnlyHint: boolean;
@@ -68,6 +69,7 @@ export const DESTRUCTIVE_REPEATABLE: Annotations = Object.freeze({ readOnlyHint:
 export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   toolset: Toolset;
+  /** For people; tools/list leaves out one that only restates the name (`listedTitle` in server.ts). */
   title: string;
   description: string;
   input: I;

@@ -9,7 +9,7 @@ export default defineTool({
   name: "add_context",
   toolset: "contexts",
   title: "Add Context",
-  description: "Create a memory context (needs an admin or create=true grant for it); read_only refuses writes. Reusing a removed name revives its data.",
+  description: "Create a context (admin or create=true grant); read_only refuses writes. A removed name is revived with its data.",
   input: {
     name: contextName,
     description: description.optional(),

@@ -6,7 +6,7 @@ export default defineTool({
   name: "add_observations",
   toolset: "graph",
   title: "Add Observations",
-  description: "Add observations to existing entities (a missing one rejects the call); known observations are skipped.",
+  description: "Add observations to existing entities (a missing one rejects the call), skipping known ones.",
   input: {
     observations: batch(
       z.object({

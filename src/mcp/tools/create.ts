@@ -10,7 +10,7 @@ export default defineTool({
   title: "Create File",
   description: `Create a memory file (at most ${LIMITS.fileBytes / 1024 / 1024} MB; parents implicit). Only overwrite: true replaces an existing one.`,
   input: {
-    path: filePath("path").describe("e.g. notes/todo.md"),
+    path: filePath("path"),
     file_text: fileText("file_text"),
     overwrite: z.boolean().optional(),
   },

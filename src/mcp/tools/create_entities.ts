@@ -6,7 +6,7 @@ export default defineTool({
   name: "create_entities",
   toolset: "graph",
   title: "Create Entities",
-  description: "Create entities; names that exist are skipped (the result lists those created).",
+  description: "Create entities, skipping existing names; returns those created.",
   input: { entities: batch(EntitySchema) },
   output: { entities: z.array(EntityOut) },
   annotations: ADDITIVE,

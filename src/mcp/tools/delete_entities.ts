@@ -5,7 +5,7 @@ export default defineTool({
   name: "delete_entities",
   toolset: "graph",
   title: "Delete Entities",
-  description: "Delete entities and their relations; missing names are reported.",
+  description: "Delete entities and their relations; reports missing names.",
   input: { entityNames: batch(entityName) },
   output: DeleteOut,
   annotations: DESTRUCTIVE,

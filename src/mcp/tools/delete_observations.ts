@@ -6,7 +6,7 @@ export default defineTool({
   name: "delete_observations",
   toolset: "graph",
   title: "Delete Observations",
-  description: "Delete observations from entities; missing ones are reported.",
+  description: "Delete observations from entities; reports missing ones.",
   input: {
     deletions: batch(
       z.object({

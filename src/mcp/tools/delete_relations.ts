@@ -5,7 +5,7 @@ export default defineTool({
   name: "delete_relations",
   toolset: "graph",
   title: "Delete Relations",
-  description: "Delete relations; missing ones are reported.",
+  description: "Delete relations; reports missing ones.",
   input: { relations: batch(RelationSchema) },
   output: DeleteOut,
   annotations: DESTRUCTIVE,

@@ -6,7 +6,7 @@ export default defineTool({
   name: "get_active_context",
   toolset: "contexts",
   title: "Get Active Context",
-  description: "Where calls naming no context go, and why: url (pinned endpoint), active (set_active_context) or default.",
+  description: "Where calls naming no context go, and why: url (pinned), active (set_active_context) or default.",
   input: {},
   output: {
     name: z.string(),

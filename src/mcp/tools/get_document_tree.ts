@@ -7,7 +7,7 @@ export default defineTool({
   name: "get_document_tree",
   toolset: "documents",
   title: "Get Document Tree",
-  description: "The document tree from root as YAML, ids in link order; titles adds each title line as a comment.",
+  description: "Document ids as a YAML tree from root, in link order; titles: each title line as a comment.",
   input: { titles: z.boolean().optional() },
   output: { yaml: z.string(), documents: z.number().int() },
   annotations: READ,

@@ -29,7 +29,7 @@ export default defineTool({
   name: "memory_history",
   toolset: "history",
   title: "Memory History",
-  description: "Changes here, newest first (#seq time caller tool: summary); filter by item, caller, since; page with before.",
+  description: "Changes here, newest first (#seq time caller tool: summary).",
   input: {
     item: z
       .string()

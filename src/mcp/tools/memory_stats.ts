@@ -63,7 +63,7 @@ export default defineTool({
   name: "memory_stats",
   toolset: "priority",
   title: "Memory Stats",
-  description: `Items by tier, category and kind; capacity and use; archived items; the last evaluation; the top ${TOP_ITEMS} by priority; search mode and embedding lag.`,
+  description: `Counts by tier, category and kind; capacity; archive; last evaluation; top ${TOP_ITEMS} by priority; search mode and embedding lag.`,
   input: {},
   output: {
     total: z.number(),

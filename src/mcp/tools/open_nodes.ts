@@ -7,8 +7,8 @@ export default defineTool({
   name: "open_nodes",
   toolset: "graph",
   title: "Open Nodes",
-  description: "Open entities by name with all their relations; notFound lists missing names, related what is often used with them.",
-  input: { names: batch(entityName), asOf: asOfArg, includeSuperseded: z.boolean().optional().describe("With superseded observations") },
+  description: "Entities by name with all their relations; notFound: missing names; related: items often used with them.",
+  input: { names: batch(entityName), asOf: asOfArg, includeSuperseded: z.boolean().optional() },
   output: {
     entities: z.array(EntityOut.extend({ superseded: z.array(z.object({ text: z.string(), addedAt: z.string(), supersededAt: z.string() })).optional() })),
     relations: z.array(RelationOut),

@@ -7,7 +7,7 @@ export default defineTool({
   name: "read_graph",
   toolset: "graph",
   title: "Read Graph",
-  description: `Read the knowledge graph in pages of at most ${LIMITS.readGraphPageEntities} entities or ~${LIMITS.readGraphPageBytes / 1024} KB; pass nextCursor back as cursor. mode "summary": names and types only.`,
+  description: `Read the graph in pages of at most ${LIMITS.readGraphPageEntities} entities or ~${LIMITS.readGraphPageBytes / 1024} KB (pass nextCursor back as cursor); mode "summary": names and types only.`,
   input: {
     limit: z.number().int().min(1).max(LIMITS.readGraphPageEntities).optional(),
     cursor: z.string().max(200).optional(),

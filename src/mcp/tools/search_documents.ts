@@ -11,7 +11,7 @@ export default defineTool({
   name: "search_documents",
   toolset: "documents",
   title: "Search Documents",
-  description: `Full-text search of working-memory documents, best first; every word must match (stemmed), no operators. ${cutNote}`,
+  description: `Search working-memory documents, best first; every word must match (stemmed), no operators. ${cutNote}`,
   input: {
     query: z.string().min(1, "query must not be empty"),
     limit: z.number().int().min(1).max(LIMITS.documentSearchResults, `limit must be at most ${LIMITS.documentSearchResults}`).optional(),

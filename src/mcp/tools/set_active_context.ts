@@ -13,7 +13,7 @@ export default defineTool({
   name: "set_active_context",
   toolset: "contexts",
   title: "Set Active Context",
-  description: "Set your own active context, used by calls on /mcp that name none. It persists.",
+  description: "Set your active context, where calls on /mcp naming none go. It persists.",
   input: { name: contextName },
   output: { context: ContextOut, note: z.string().optional() },
   annotations: SETS,

@@ -7,7 +7,7 @@ export default defineTool({
   name: "str_replace",
   toolset: "files",
   title: "Replace Text in File",
-  description: "Replace old_str, which must occur exactly once, with new_str in a memory file.",
+  description: "Replace old_str (must occur exactly once) with new_str in a memory file.",
   input: {
     path: filePath("path"),
     old_str: fileText("old_str").min(1, "old_str must not be empty"),

@@ -5,7 +5,7 @@ export default defineTool({
   name: "undo",
   toolset: "history",
   title: "Undo",
-  description: "Undo your last change (or last count, or #change and later changes to its items). Fails, writing nothing, if others changed them since.",
+  description: "Undo your last change (or last count, or #change and later changes to its items); refused if others changed them since.",
   input: {
     change: z.number().int().min(1).optional().describe("#seq from memory_history"),
     count: z.number().int().min(1).max(50).optional(),

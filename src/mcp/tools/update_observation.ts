@@ -6,7 +6,7 @@ export default defineTool({
   name: "update_observation",
   toolset: "graph",
   title: "Update Observation",
-  description: "Replace a current observation with a newer one, keeping the old one as superseded.",
+  description: "Replace observation old with new, keeping old as superseded.",
   input: { entityName, old: observationText, new: observationText },
   output: { entityName: z.string(), old: z.string(), new: z.string(), supersededAt: z.string() },
   annotations: DESTRUCTIVE,
