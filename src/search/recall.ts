@@ -26,6 +26,7 @@ import { idsByName } from "../graph/rows";
 import { relatedTo } from "../covisit/recommend";
 import { ITEM_KINDS, itemKey, itemRef, type ItemKind } from "../items";
 import { RECALL_TOKENS } from "../limits";
+import { priorityInputOf } from "../priority/columns";
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import type { Db } from "../storage/sql";
 import { firstObservations, observationTexts } from "./match";
@@ -94,32 +95,11 @@ function anyTerm(terms: readonly QueryTerm[], cjkColumn?: string): string | unde
   return parts.length > 0 ? parts.join(" OR ") : undefined;
 }
 
-interface StatsLike {
-  uses: number;
-  created_at: number;
-  updated_at: number;
-  last_accessed_at: number | null;
-  category: string;
-  important: number;
-  cluster_size: number;
-  base_relevance: number;
-}
+type StatsLike = Parameters<typeof priorityInputOf>[0] & { updated_at: number };
 
 /** The same recency and damped priority as an entity's score (./rank.ts). */
 function boost(r: StatsLike, now: number, model: ModelOptions): number {
-  const p = priority(
-    {
-      uses: r.uses,
-      createdAt: r.created_at,
-      lastAccessedAt: r.last_accessed_at,
-      category: r.category,
-      important: r.important === 1,
-      clusterSize: r.cluster_size,
-      baseRelevance: r.base_relevance,
-    },
-    now,
-    model,
-  );
+  const p = priority(priorityInputOf(r), now, model);
   return recencyFactor(now - r.updated_at) * Math.sqrt(priorityFactor(p));
 }
 
