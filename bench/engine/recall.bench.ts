@@ -5,6 +5,7 @@
  *
  *   npm run bench:engine -- recall                                          (20,000 entities)
  *   ENGINE_SIZES=100000 ENGINE_QUERIES=30 npm run bench:engine -- recall    (ENGINE_REPEAT, ENGINE_SEED too)
+ *   ENGINE_QUESTIONS=1 ...                 (each query joined to the next in a question, as agents ask)
  *
  * Each query is timed three ways, as the context's calls run them with the
  * default settings: searchGraph as search.bench.ts times it (words only);
@@ -40,6 +41,7 @@ const SIZES = (vars.ENGINE_SIZES ?? "20000").split(",").map(Number);
 const REPEAT = knob("ENGINE_REPEAT", 20);
 const QUERIES = knob("ENGINE_QUERIES", 200);
 const SEED = knob("ENGINE_SEED", 1);
+const QUESTIONS = vars.ENGINE_QUESTIONS === "1";
 const BATCH = 1000;
 const KINDS = [...ITEM_KINDS];
 
@@ -59,11 +61,13 @@ it.each(SIZES)("recall engine time beside searchGraph at %i entities", { timeout
   const graph = prefix(full, SIZE);
   for (let i = 0; i < graph.entities.length; i += BATCH) expect((await stub.createEntities(graph.entities.slice(i, i + BATCH), meta)).ok).toBe(true);
   for (let i = 0; i < graph.relations.length; i += BATCH) expect((await stub.createRelations(graph.relations.slice(i, i + BATCH), meta)).ok).toBe(true);
-  const queries = searchQueries(
+  const generated = searchQueries(
     graph.entities.slice(0, 1000).map((e) => e.name),
     QUERIES,
     SEED,
   );
+  // The generated queries are 1 to 4 words; with ENGINE_QUESTIONS=1 each is joined to the next in a question.
+  const queries = QUESTIONS ? generated.map((q, i) => `when did the ${q} and the ${generated[(i + 1) % generated.length]} last change for us?`) : generated;
 
   const rpc: number[] = [];
   for (const q of queries) {
