@@ -5,7 +5,7 @@ import { settings, SettingsError } from "../src/settings";
 import { searchParams } from "../src/search";
 import { derivedText, derivedUnicode } from "../src/search/indexer";
 import { connectionFactor, DAY_MS, idfFactor, priorityFactor, RECENCY_FLOOR, recencyFactor } from "../src/search/score";
-import { MAX_QUERY_TERMS, quote, tokenize } from "../src/search/tokenize";
+import { MAX_QUERY_TERMS, questionFrame, quote, tokenize } from "../src/search/tokenize";
 import { workerFetch } from "./helpers/clients";
 import { withLogs } from "./helpers/logs";
 
@@ -29,6 +29,21 @@ describe("query tokenizer", () => {
     expect(keys("what is the state of the art")).toEqual(["state", "art"]);
     expect(tokenize("state-of-the-art")[0]?.parts).toEqual(["state", "of", "the", "art"]);
     expect(tokenize("the of and")).toEqual([]);
+  });
+
+  it("drops the words that frame a plain-language question, only in a question", () => {
+    expect(keys("How many times has Melanie gone to the beach?")).toEqual(["melanie", "gone", "beach"]);
+    expect(keys("How long has Melanie been practicing art?")).toEqual(["melanie", "practicing", "art"]);
+    expect(keys("What kind of art does Caroline make?")).toEqual(["art", "caroline", "make"]);
+    expect(keys("What type of individuals does the agency support?")).toEqual(["individuals", "agency", "support"]);
+    expect(keys("Would Caroline likely pursue writing?")).toEqual(["caroline", "pursue", "writing"]);
+    // The same words carry meaning elsewhere: after another word, without "of", or in a keyword query.
+    expect(keys("What long trips did Jon take?")).toEqual(["long", "trips", "jon", "take"]);
+    expect(keys("What type does the node have?")).toEqual(["type", "node"]);
+    expect(keys("entity type of a node")).toEqual(["entity", "type", "node"]);
+    expect(keys("long polling likely cause")).toEqual(["long", "polling", "likely", "cause"]);
+    expect(questionFrame(["how", "much"])).toEqual(new Set([1]));
+    expect(questionFrame([])).toEqual(new Set());
   });
 
   it("strips FTS5 syntax characters and quotes what is left", () => {

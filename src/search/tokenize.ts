@@ -12,6 +12,10 @@
  * - A run of CJK characters (Han, kana, Hangul) is one term, matched by its
  *   character bigrams, since those scripts do not separate words by spaces.
  * - English stop words standing alone are dropped; inside a compound they stay.
+ * - In a query that opens like a question ("what", "how", "would", ...), the
+ *   words that only frame it are dropped too: "many"/"much"/"long"/"often"/"far"
+ *   after "how" (and "times" after "how many"), "kind"/"type"/"sort" before
+ *   "of", and the hedges "likely"/"probably" (questionFrame).
  * - Terms longer than MAX_TERM_CHARS are dropped, duplicates are merged, and
  *   at most MAX_QUERY_TERMS terms are kept (the first ones).
  * - Terms are plain letters and digits: FTS5 syntax characters (quotes, `*`,
@@ -60,6 +64,35 @@ function wordTerm(word: string): QueryTerm | undefined {
   return { key, parts, cjk: false };
 }
 
+/** Words that open a question: a query starting with one is asked in plain language. */
+const QUESTION_OPENERS: ReadonlySet<string> = new Set(
+  "what when where who whom whose which why how would could should might may can will do does did is are was were has have had".split(" "),
+);
+/** After "how", the word that says what is asked ("how long", "how many times"), not what it is about. */
+const HOW_FRAMES: ReadonlySet<string> = new Set(["many", "much", "long", "often", "far"]);
+/** Before "of", a word that only frames the question ("what kind of art"). */
+const OF_FRAMES: ReadonlySet<string> = new Set(["kind", "kinds", "type", "types", "sort", "sorts"]);
+/** Hedges of a question asking for an inference ("would Caroline likely ..."). */
+const HEDGES: ReadonlySet<string> = new Set(["likely", "probably"]);
+
+/**
+ * Positions of the words that frame a plain-language question rather than say what it is about: "many"
+ * and "times" in "how many times", "kind" in "what kind of", "likely" in "would she likely". Only in a
+ * query that opens like a question, so a keyword query ("entity type", "long polling") keeps every word.
+ */
+export function questionFrame(words: readonly string[]): Set<number> {
+  const out = new Set<number>();
+  if (!QUESTION_OPENERS.has(words[0] ?? "")) return out;
+  words.forEach((w, i) => {
+    if (HOW_FRAMES.has(w) && words[i - 1] === "how") {
+      out.add(i);
+      if (words[i + 1] === "times") out.add(i + 1);
+    } else if (OF_FRAMES.has(w) && words[i + 1] === "of") out.add(i);
+    else if (HEDGES.has(w)) out.add(i);
+  });
+  return out;
+}
+
 /** The terms of `query`, at most MAX_QUERY_TERMS; empty when it has nothing searchable. */
 export function tokenize(query: string): QueryTerm[] {
   const text = query.normalize("NFKC");
@@ -68,10 +101,12 @@ export function tokenize(query: string): QueryTerm[] {
     const run = m[0];
     if ([...run].length <= MAX_TERM_CHARS) found.push({ at: m.index, term: { key: run, parts: [run], cjk: true } });
   }
-  for (const m of withoutCjk(text).matchAll(WORD)) {
-    const term = wordTerm(m[0]);
+  const words = [...withoutCjk(text).matchAll(WORD)];
+  const frame = questionFrame(words.map((m) => m[0].toLowerCase()));
+  words.forEach((m, i) => {
+    const term = frame.has(i) ? undefined : wordTerm(m[0]);
     if (term) found.push({ at: m.index, term });
-  }
+  });
   found.sort((a, b) => a.at - b.at);
   const terms = new Map<string, QueryTerm>();
   for (const { term } of found) {
