@@ -23,6 +23,8 @@ export interface DocumentHit {
 }
 
 const SNIPPET_MAX = 240;
+/** FTS5's BM25 over title (weighing 2), content and the CJK bigram column: lower is better, as FTS5 ranks. */
+const BM25 = "bm25(documents_fts, 2.0, 1.0, 1.0)";
 const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 /** The FTS5 MATCH expression for a user's query, or null when it has no searchable word. */
@@ -65,7 +67,7 @@ export function findDocuments(db: Db, query: string, limit: number): DocumentHit
             CASE WHEN ?3 THEN d.content END AS content
      FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid
      WHERE documents_fts MATCH ?1
-     ORDER BY bm25(documents_fts, 2.0, 1.0, 1.0), d.id
+     ORDER BY ${BM25}, d.id
      LIMIT ?2`,
     match,
     limit,
@@ -96,11 +98,11 @@ export interface RankedDocument extends StatsRow, Record<string, SqlStorageValue
  */
 export function rankDocuments(db: Db, match: string, limit: number): RankedDocument[] {
   return db.all<RankedDocument>(
-    `SELECT d.id, d.title, -bm25(documents_fts, 2.0, 1.0, 1.0) AS bm25, snippet(documents_fts, 1, '', '', '…', 32) AS snippet,
+    `SELECT d.id, d.title, -${BM25} AS bm25, snippet(documents_fts, 1, '', '', '…', 32) AS snippet,
             d.created_at, d.updated_at, ${STATS_COLUMNS}
      FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid
      WHERE documents_fts MATCH ?1
-     ORDER BY bm25(documents_fts, 2.0, 1.0, 1.0), d.id
+     ORDER BY ${BM25}, d.id
      LIMIT ?2`,
     match,
     limit,
