@@ -23,12 +23,11 @@ import { searchGraphAt } from "../../src/search/asof";
 import { DEFAULT_MODEL } from "../../src/priority/model";
 import { Db } from "../../src/storage/sql";
 import { generateGraph } from "../lib/generate.mjs";
-import { timePerRun } from "./timing";
+import { knob, sizesFrom, timePerRun } from "./timing";
 
-const vars = env as unknown as Record<string, string | undefined>;
-const SIZES = (vars.ENGINE_SIZES ?? "20000").split(",").map(Number);
-const CHANGES = Number(vars.ENGINE_CHANGES ?? 1000);
-const REPEAT = Number(vars.ENGINE_REPEAT ?? 10);
+const SIZES = sizesFrom("20000");
+const CHANGES = knob("ENGINE_CHANGES", 1000);
+const REPEAT = knob("ENGINE_REPEAT", 10);
 const BATCH = 1000;
 const T0 = Date.parse("2026-01-01T00:00:00Z");
 const PARAMS = { minRelativeScore: 0.3, topPerToken: 3, maxPathLength: 3, maxTotalNodes: 20 };

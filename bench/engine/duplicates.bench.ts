@@ -16,13 +16,12 @@ import type { MemoryContext } from "../../src/context/MemoryContext";
 import { findDuplicates } from "../../src/graph/duplicates";
 import { Db } from "../../src/storage/sql";
 import { generateGraph, prefix } from "../lib/generate.mjs";
-import { timePerRun } from "./timing";
+import { knob, sizesFrom, timePerRun } from "./timing";
 
-const vars = env as unknown as Record<string, string | undefined>;
-const SIZES = (vars.ENGINE_SIZES ?? "100000").split(",").map(Number);
-const REPEAT = Number(vars.ENGINE_REPEAT ?? 3);
+const SIZES = sizesFrom("100000");
+const REPEAT = knob("ENGINE_REPEAT", 3);
 const BATCH = 1000;
-const full = generateGraph(Math.max(...SIZES), Number(vars.ENGINE_SEED ?? 1));
+const full = generateGraph(Math.max(...SIZES), knob("ENGINE_SEED", 1));
 
 it.each(SIZES)("find_duplicates time inside the object at %i entities", { timeout: 3_600_000 }, async (SIZE) => {
   const stub = env.MEMORY.getByName(`duplicates-bench-${SIZE}`) as DurableObjectStub<MemoryContext>;

@@ -19,11 +19,10 @@ import { completeItems } from "../../src/priority/complete";
 import { settings } from "../../src/settings";
 import { Db } from "../../src/storage/sql";
 import { generateGraph } from "../lib/generate.mjs";
-import { timePerRun } from "./timing";
+import { knob, sizesFrom, timePerRun } from "./timing";
 
-const vars = env as unknown as Record<string, string | undefined>;
-const SIZES = (vars.ENGINE_SIZES ?? "20000").split(",").map(Number);
-const REPEAT = Number(vars.ENGINE_REPEAT ?? 20);
+const SIZES = sizesFrom("20000");
+const REPEAT = knob("ENGINE_REPEAT", 20);
 const BATCH = 1000;
 
 it.each(SIZES)("brief and completion time inside the object at %i entities", { timeout: 3_600_000 }, async (SIZE) => {

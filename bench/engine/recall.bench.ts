@@ -33,15 +33,13 @@ import { settings } from "../../src/settings";
 import { Db } from "../../src/storage/sql";
 import { generateGraph, prefix, searchQueries } from "../lib/generate.mjs";
 import { summarize as summarizeSamples, type Summary } from "../lib/stats.mjs";
-import { tick, timePerRun } from "./timing";
+import { engineVars, knob, sizesFrom, tick, timePerRun } from "./timing";
 
-const vars = env as unknown as Record<string, string | undefined>;
-const knob = (name: string, fallback: number) => Number(vars[name] ?? fallback);
-const SIZES = (vars.ENGINE_SIZES ?? "20000").split(",").map(Number);
+const SIZES = sizesFrom("20000");
 const REPEAT = knob("ENGINE_REPEAT", 20);
 const QUERIES = knob("ENGINE_QUERIES", 200);
 const SEED = knob("ENGINE_SEED", 1);
-const QUESTIONS = vars.ENGINE_QUESTIONS === "1";
+const QUESTIONS = engineVars.ENGINE_QUESTIONS === "1";
 const BATCH = 1000;
 const KINDS = [...ITEM_KINDS];
 

@@ -32,11 +32,9 @@ import { compactionStep, indexShape, SEARCH_INDEXES } from "../../src/search/com
 import { settings } from "../../src/settings";
 import { generateGraph, prefix, searchQueries } from "../lib/generate.mjs";
 import { summarize as summarizeSamples, type Summary } from "../lib/stats.mjs";
-import { tick, timePerRun } from "./timing";
+import { knob, sizesFrom, tick, timePerRun } from "./timing";
 
-const vars = env as unknown as Record<string, string | undefined>;
-const knob = (name: string, fallback: number) => Number(vars[name] ?? fallback);
-const SIZES = (vars.ENGINE_SIZES ?? "20000").split(",").map(Number);
+const SIZES = sizesFrom("20000");
 const REPEAT = knob("ENGINE_REPEAT", 20);
 const QUERIES = knob("ENGINE_QUERIES", 200);
 const SEED = knob("ENGINE_SEED", 1);

@@ -1,3 +1,12 @@
+import { env } from "cloudflare:test";
+
+/** The ENGINE_* knobs bench/engine/vitest.config.ts passes on from the shell. */
+export const engineVars = env as unknown as Record<string, string | undefined>;
+/** A numeric knob, or its fallback. */
+export const knob = (name: string, fallback: number) => Number(engineVars[name] ?? fallback);
+/** A comma-separated list of sizes (ENGINE_SIZES by default), or its fallback. */
+export const sizesFrom = (fallback: string, name = "ENGINE_SIZES") => (engineVars[name] ?? fallback).split(",").map(Number);
+
 /** The engine benches' clock: runs timed between two readings taken after I/O, since the object's clock stands still during synchronous code. */
 export const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 

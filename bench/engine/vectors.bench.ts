@@ -17,12 +17,11 @@ import type { MemoryContext } from "../../src/context/MemoryContext";
 import { normalize, WorkersAiEmbedder } from "../../src/search/semantic/embedder";
 import { nearest, storeVector } from "../../src/search/semantic/vectors";
 import { Db } from "../../src/storage/sql";
-import { timePerRun } from "./timing";
+import { knob, sizesFrom, timePerRun } from "./timing";
 
-const vars = env as unknown as Record<string, string | undefined>;
-const SIZES = (vars.ENGINE_VECTOR_SIZES ?? "10000,100000").split(",").map(Number);
-const REPEAT = Number(vars.ENGINE_REPEAT ?? 5);
-const WRITE_BATCHES = Number(vars.ENGINE_WRITE_BATCHES ?? 10);
+const SIZES = sizesFrom("10000,100000", "ENGINE_VECTOR_SIZES");
+const REPEAT = knob("ENGINE_REPEAT", 5);
+const WRITE_BATCHES = knob("ENGINE_WRITE_BATCHES", 10);
 const DIMS = 384;
 const K = 20;
 
