@@ -6,17 +6,7 @@ import { normalize } from "../src/search/semantic/embedder";
 import { nearest, quantize, similarity, storeVector } from "../src/search/semantic/vectors";
 import { Db } from "../src/storage/sql";
 import { stubOf } from "./helpers/context";
-
-/** A seeded generator (mulberry32), so a failure repeats. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../bench/lib/generate.mjs";
 
 const unitVector = (next: () => number, dims: number) => normalize(Float32Array.from({ length: dims }, () => next() * 2 - 1));
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * (b[i] as number), 0);
@@ -26,7 +16,7 @@ const withDb = <T>(fn: (db: Db) => T) => runInDurableObject(stubOf(`vectors-${Da
 
 describe("int8 vectors", () => {
   it("keep a query's cosine with a stored vector within 0.01 at 384 dimensions", () => {
-    const next = random(1);
+    const next = prng(1);
     let worst = 0;
     for (let i = 0; i < 500; i++) {
       const a = unitVector(next, 384);
@@ -46,7 +36,7 @@ describe("int8 vectors", () => {
 
 describe("nearest", () => {
   it("returns the k most similar of the model's vectors, best first, as a float ranking would", async () => {
-    const next = random(7);
+    const next = prng(7);
     const stored = Array.from({ length: 300 }, (_, i) => ({ key: `entity:e${i}`, vector: unitVector(next, 32) }));
     const query = unitVector(next, 32);
     const found = await withDb((db) => {

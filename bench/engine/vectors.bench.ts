@@ -18,6 +18,7 @@ import { normalize, WorkersAiEmbedder } from "../../src/search/semantic/embedder
 import { nearest, storeVector } from "../../src/search/semantic/vectors";
 import { Db } from "../../src/storage/sql";
 import { knob, sizesFrom, timePerRun } from "./timing";
+import { prng } from "../lib/generate.mjs";
 
 const SIZES = sizesFrom("10000,100000", "ENGINE_VECTOR_SIZES");
 const REPEAT = knob("ENGINE_REPEAT", 5);
@@ -25,22 +26,12 @@ const WRITE_BATCHES = knob("ENGINE_WRITE_BATCHES", 10);
 const DIMS = 384;
 const K = 20;
 
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 it("times nearest() over stored vectors", async () => {
   for (const size of SIZES) {
     const stub = env.MEMORY.getByName(`bench-vectors-${size}-${Date.now()}`) as DurableObjectStub<MemoryContext>;
     const result = await runInDurableObject(stub, async (_i, state) => {
       const db = new Db(state.storage.sql);
-      const next = random(size);
+      const next = prng(size);
       const vector = () => normalize(Float32Array.from({ length: DIMS }, () => next() * 2 - 1));
       for (let i = 0; i < size; i += 1000) {
         state.storage.transactionSync(() => {
