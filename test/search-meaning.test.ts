@@ -89,6 +89,26 @@ describe("query expansion", () => {
     });
   });
 
+  it("recall finds files and documents by synonym too, after the literal match; off, only the literal ones", async () => {
+    await runInDurableObject(fresh(), async (instance: MemoryContext) => {
+      unwrap(instance.createFile("notes/garage.md", "Took the car to the mechanic on Friday.\n", false, meta));
+      unwrap(instance.createFile("notes/club.md", "Joined the automobile association.\n", false, meta));
+      unwrap(instance.updateDocument("root", "# Root\n[[clinic]]", meta));
+      unwrap(instance.updateDocument("clinic", "# Clinic\n\nOur family doctor moved to the new clinic.", meta));
+      // The matches only: co-visited items (`via`) may follow them.
+      const keys = async (query: string) =>
+        unwrap(await instance.recall(query, { budgetTokens: 1500, kinds: ["file", "doc"] }, meta))
+          .items.filter((i) => i.via === undefined)
+          .map((i) => i.key);
+      expect(await keys("automobile")).toEqual(["file:notes/club.md", "file:notes/garage.md"]);
+      expect(await keys("physician")).toEqual(["doc:clinic"]);
+
+      instance.config = () => ({ ...settings(env), SEARCH_EXPANSION: false });
+      expect(await keys("automobile")).toEqual(["file:notes/club.md"]);
+      expect(await keys("physician")).toEqual([]);
+    });
+  });
+
   it("the SEARCH_EXPANSION setting is true unless set to false, and refuses anything else", () => {
     expect(settings({} as Env).SEARCH_EXPANSION).toBe(true);
     expect(settings({ SEARCH_EXPANSION: "false" } as unknown as Env).SEARCH_EXPANSION).toBe(false);

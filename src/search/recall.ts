@@ -11,7 +11,10 @@
  *   priority as entities; each item's text is FTS5's snippet of the best
  *   window of the content.
  * All are BM25 sums over the same query terms, so one order sorts them.
- * Expansion terms and a semantic list (when given) reach the entities only.
+ * Expansion terms reach all three: entities through ./rank.ts; a file or
+ * document the literal words miss is looked up by the expansion's terms and
+ * scored × their weight, so a literal match of equal strength ranks first.
+ * A semantic list (hybrid mode) reaches the entities only.
  *
  * ## Packing
  * Best first into the budget (./pack.ts); then, while room is left, the
@@ -30,6 +33,7 @@ import { priorityInputOf } from "../priority/columns";
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import type { Db } from "../storage/sql";
 import { firstObservations, observationTexts } from "./match";
+import type { WeightedTerm } from "./expand";
 import { Packer, type RecallItem } from "./pack";
 import { rankQuery, type RankOptions } from "./rank";
 import { priorityFactor, recencyFactor } from "./score";
@@ -93,6 +97,20 @@ function anyTerm(terms: readonly QueryTerm[], cjkColumn?: string): string | unde
     if (t.parts.length > 1) parts.push(quote(t.key));
   }
   return parts.length > 0 ? parts.join(" OR ") : undefined;
+}
+
+/** An expansion's terms grouped by weight, heaviest first, as query terms for the text indexes. */
+function expansionPasses(expansion: readonly WeightedTerm[]): { terms: QueryTerm[]; weight: number }[] {
+  const byWeight = new Map<number, QueryTerm[]>();
+  for (const e of expansion) {
+    const group = byWeight.get(e.weight) ?? [];
+    group.push(...tokenize(e.term));
+    byWeight.set(e.weight, group);
+  }
+  return [...byWeight]
+    .sort((a, b) => b[0] - a[0])
+    .filter(([, group]) => group.length > 0)
+    .map(([weight, group]) => ({ terms: group, weight }));
 }
 
 type StatsLike = Parameters<typeof priorityInputOf>[0] & { updated_at: number };
@@ -212,17 +230,29 @@ export function recall(db: Db, query: string, opts: RecallOptions): RecallResult
 
   const matches: RecallItem[] = [];
   if (kinds.has("entity")) matches.push(...entityMatches(db, query, opts, model));
-  const fileMatch = kinds.has("file") ? anyTerm(terms) : undefined;
-  if (fileMatch) {
-    for (const f of rankFiles(db, fileMatch, TEXT_MATCHES)) {
-      matches.push({ key: itemKey.file(f.path), kind: "file", name: f.path, score: round(f.bm25 * boost(f, opts.now, model)), text: oneLine(f.snippet) });
+  // Files and documents: the query's own words, then each weight class of its expansion (synonyms, broader words)
+  // for items the literal words missed, scored × that weight, as an entity's synonym matches count × theirs.
+  const passes = [{ terms, weight: 1 }, ...expansionPasses(opts.expansion ?? [])];
+  const seen = new Set<string>();
+  for (const pass of passes) {
+    const fileMatch = kinds.has("file") ? anyTerm(pass.terms) : undefined;
+    if (fileMatch) {
+      for (const f of rankFiles(db, fileMatch, TEXT_MATCHES)) {
+        const key = itemKey.file(f.path);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        matches.push({ key, kind: "file", name: f.path, score: round(f.bm25 * boost(f, opts.now, model) * pass.weight), text: oneLine(f.snippet) });
+      }
     }
-  }
-  const docMatch = kinds.has("doc") ? anyTerm(terms, "search_cjk") : undefined;
-  if (docMatch) {
-    for (const d of rankDocuments(db, docMatch, TEXT_MATCHES)) {
-      const text = oneLine(d.snippet) || oneLine(d.title);
-      matches.push({ key: itemKey.doc(d.id), kind: "doc", name: d.id, score: round(d.bm25 * boost(d, opts.now, model)), text });
+    const docMatch = kinds.has("doc") ? anyTerm(pass.terms, "search_cjk") : undefined;
+    if (docMatch) {
+      for (const d of rankDocuments(db, docMatch, TEXT_MATCHES)) {
+        const key = itemKey.doc(d.id);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const text = oneLine(d.snippet) || oneLine(d.title);
+        matches.push({ key, kind: "doc", name: d.id, score: round(d.bm25 * boost(d, opts.now, model) * pass.weight), text });
+      }
     }
   }
   matches.sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
