@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { bm25Index, stem, tokenize } from "../bench/recall/bm25.mjs";
+import { weightedIndex, words } from "../bench/recall/weighted.mjs";
 
 /** The baseline `npm run bench:recall` compares search_nodes with (bench/recall/bm25.mjs). */
 describe("the recall benchmark's BM25 baseline", () => {
@@ -46,5 +47,39 @@ describe("the recall benchmark's BM25 baseline", () => {
     ]);
     expect(index.search("apple").map((r) => r.id)).toEqual(["b", "a", "d"]);
     expect(index.search("apple", 2).map((r) => r.id)).toEqual(["b", "a"]);
+  });
+
+  it("ranks with weights per term as the experiments need: every weight 1 is the baseline's order, a lower weight counts for less, a stem counts once", () => {
+    const docs = [
+      { id: "a", text: "we painted a sunset" },
+      { id: "b", text: "a sunrise over the lake, a painting" },
+      { id: "c", text: "lakes and sunsets" },
+      { id: "d", text: "nothing related" },
+    ];
+    const index = weightedIndex(docs);
+    const baseline = bm25Index(docs);
+    const literal = (q: string) => [...new Set(words(q))].map((term) => ({ term, weight: 1 }));
+    for (const q of ["sunset over the lake?", "painting", "sunsets lakes painted"])
+      expect(index.rank(literal(q)).map((i) => docs[i]?.id)).toEqual(baseline.search(q, 10).map((r) => r.id));
+    // "sunrise" at 0.1 ranks its turn below both that say "sunset"; the same word twice ("sunsets") keeps the larger weight.
+    expect(
+      index
+        .rank([
+          { term: "sunset", weight: 1 },
+          { term: "sunrise", weight: 0.1 },
+        ])
+        .map((i) => docs[i]?.id),
+    ).toEqual(["a", "c", "b"]);
+    expect(
+      index.rank([
+        { term: "sunset", weight: 1 },
+        { term: "sunsets", weight: 0.2 },
+      ]),
+    ).toEqual(index.rank([{ term: "sunset", weight: 1 }]));
+    // Feedback: the stems of highest tf·idf in the given docs (the rarer "painting" first), not already known, at the weight asked.
+    expect(index.feedback([1], new Set(["sunrise"]), 2, 0.3)).toEqual([
+      { term: "painting", weight: 0.3 },
+      { term: "lake", weight: 0.3 },
+    ]);
   });
 });

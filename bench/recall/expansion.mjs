@@ -3,9 +3,8 @@
  * Does query expansion (src/search/expand.ts) or pseudo-relevance feedback
  * help a whole-query ranking on LoCoMo questions? Offline, in plain JS: the
  * Okapi BM25 of bench/recall/bm25.mjs over each conversation's turns (as
- * `npm run bench:recall` stores them), with each query term weighted:
- *
- *   score(d, q) = Σ_t w(t) × bm25(t, d)
+ * `npm run bench:recall` stores them), with each query term weighted
+ * (./weighted.mjs):
  *
  * - `bm25`: the question's terms, weight 1 (the baseline of bench:recall);
  * - `+expansion`: plus expandQuery's related words at their weights;
@@ -23,8 +22,9 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { build } from "esbuild";
-import { STOP_WORDS, stem } from "./bm25.mjs";
+import { stem } from "./bm25.mjs";
 import { conversationFiles, firstHit, readConversation } from "./locomo.mjs";
+import { weightedIndex, words } from "./weighted.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { values } = parseArgs({
@@ -35,61 +35,10 @@ const SCALE = Number(values.scale);
 const PRF_DOCS = 3;
 const PRF_TERMS = 5;
 const PRF_WEIGHT = 0.3;
-const K1 = 1.2;
-const B = 0.75;
 
 const bundled = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "expand-")), "expand.mjs");
 await build({ entryPoints: [path.join(root, "src/search/expand.ts")], bundle: true, format: "esm", outfile: bundled, logLevel: "error" });
 const { expandQuery } = await import(pathToFileURL(bundled).href);
-
-/** Words of a text, lower-cased, stop words out (unstemmed: expansion looks words up as written). */
-const words = (text) =>
-  text
-    .normalize("NFKC")
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w !== "" && !STOP_WORDS.has(w));
-
-function index(docs) {
-  const tfs = docs.map((d) => {
-    const tf = new Map();
-    for (const t of words(d.text).map(stem)) tf.set(t, (tf.get(t) ?? 0) + 1);
-    return tf;
-  });
-  const lengths = tfs.map((tf) => [...tf.values()].reduce((a, b) => a + b, 0));
-  const avgdl = lengths.reduce((a, b) => a + b, 0) / docs.length;
-  const df = new Map();
-  for (const tf of tfs) for (const t of tf.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  const idf = (t) => Math.log(1 + (docs.length - (df.get(t) ?? 0) + 0.5) / ((df.get(t) ?? 0) + 0.5));
-  /** Weighted terms (stemmed, summed by stem) -> doc indexes, best first. */
-  const rank = (weighted) => {
-    const w = new Map();
-    for (const { term, weight } of weighted) {
-      const s = stem(term);
-      if (df.has(s)) w.set(s, Math.max(w.get(s) ?? 0, weight));
-    }
-    const scored = [];
-    tfs.forEach((tf, i) => {
-      let score = 0;
-      for (const [t, weight] of w) {
-        const f = tf.get(t);
-        if (f) score += weight * ((idf(t) * f * (K1 + 1)) / (f + K1 * (1 - B + (B * lengths[i]) / avgdl)));
-      }
-      if (score > 0) scored.push({ i, score });
-    });
-    return scored.sort((a, b) => b.score - a.score || a.i - b.i).map((s) => s.i);
-  };
-  /** The PRF_TERMS stems with the highest summed tf·idf over `top` docs, not among `known`. */
-  const feedback = (top, known) => {
-    const sum = new Map();
-    for (const i of top) for (const [t, f] of tfs[i]) if (!known.has(t)) sum.set(t, (sum.get(t) ?? 0) + f * idf(t));
-    return [...sum]
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      .slice(0, PRF_TERMS)
-      .map(([term]) => ({ term, weight: PRF_WEIGHT }));
-  };
-  return { rank, feedback };
-}
 
 const methods = ["bm25", "+expansion", "+prf", "+both"];
 const ranks = Object.fromEntries(methods.map((m) => [m, []]));
@@ -97,13 +46,13 @@ for (const file of conversationFiles(values.data)) {
   const conv = readConversation(file);
   // As bench:recall's BM25 baseline: the speaker and the turn's observations.
   const docs = conv.entities.map((e) => ({ id: e.name, text: `${e.entityType} ${e.observations.join(" ")}` }));
-  const { rank, feedback } = index(docs);
+  const { rank, feedback } = weightedIndex(docs);
   for (const q of conv.questions) {
     const literal = [...new Set(words(q.question))].map((term) => ({ term, weight: 1 }));
     const expanded = expandQuery([...new Set(words(q.question))]).map((t) => (t.weight < 1 ? { ...t, weight: t.weight * SCALE } : t));
     const withFeedback = (terms) => {
       const first = rank(terms);
-      return [...terms, ...feedback(first.slice(0, PRF_DOCS), new Set(terms.map((t) => stem(t.term))))];
+      return [...terms, ...feedback(first.slice(0, PRF_DOCS), new Set(terms.map((t) => stem(t.term))), PRF_TERMS, PRF_WEIGHT)];
     };
     const lists = { bm25: literal, "+expansion": expanded, "+prf": withFeedback(literal), "+both": withFeedback(expanded) };
     for (const m of methods)
