@@ -185,6 +185,64 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
   };
 }
 
+/**
+ * An engram already running at `url` (a deployment, or a `wrangler dev` of
+ * your own), for the benches that only need MCP clients: nothing is started.
+ * Requests carry `Authorization: Bearer $ENGRAM_TOKEN` when it is set. The
+ * contexts the bench connects to are created by its first write, which needs
+ * the administrator's token (or a grant that may create them); `stop` purges
+ * them again (POST /api/contexts/<name>/purge, administrator only) and names
+ * any it could not.
+ */
+export async function attachEngram({ url, log }) {
+  let base;
+  try {
+    base = new URL(url);
+  } catch {
+    throw new Error(`--url must be an absolute URL such as https://engram.example.workers.dev, got "${url}"`);
+  }
+  if (base.protocol !== "https:" && base.protocol !== "http:") throw new Error(`--url must be http or https, got "${url}"`);
+  const origin = base.origin;
+  const headers = process.env.ENGRAM_TOKEN ? { Authorization: `Bearer ${process.env.ENGRAM_TOKEN}` } : {};
+  const mcpHeaders = { ...headers, ...TIMING_HEADERS };
+  const health = await fetch(`${origin}/health`, { signal: AbortSignal.timeout(10_000) }).catch((error) => {
+    throw new Error(`${origin}/health did not answer: ${error.message}`);
+  });
+  await health.arrayBuffer();
+  if (!health.ok) throw new Error(`${origin}/health answered ${health.status}; is engram running there?`);
+  log(`engram: using the server at ${origin}`);
+  const used = new Set();
+  let stopped = false;
+  return {
+    base: origin,
+    output: () => "(a server the bench did not start: see its own logs)",
+    kill: () => {
+      if (!stopped && used.size > 0) log(`Contexts the bench did not purge: ${[...used].join(", ")}`);
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const context of used) {
+        const response = await fetch(`${origin}/api/contexts/${context}/purge?confirm=${context}`, {
+          method: "POST",
+          headers: { ...headers, "Content-Type": "application/json" },
+        });
+        await response.arrayBuffer();
+        // 404: the context was never created (the bench stopped before its first write).
+        if (response.ok || response.status === 404) used.delete(context);
+      }
+      if (used.size > 0) log(`Could not purge (administrator only): ${[...used].join(", ")}`);
+    },
+    async connect(context) {
+      const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp/${context}`), { requestInit: { headers: mcpHeaders } });
+      const client = new Client({ name: "engram-bench", version: "1.0.0" });
+      await client.connect(transport);
+      used.add(context);
+      return client;
+    },
+  };
+}
+
 /** Stops `engram` (wrangler dev) when the bench exits or is interrupted, so no server outlives its run. */
 export function stopWithProcess(engram, log) {
   process.on("exit", () => engram.kill());

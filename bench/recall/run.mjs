@@ -8,6 +8,8 @@
  *   npm run bench:recall -- --data DIR             # another folder of LoCoMo <id>.json files
  *   npm run bench:recall -- --json out.json        # also write the numbers
  *   npm run bench:recall -- --tuned '{"topPerToken":5}'
+ *   ENGRAM_TOKEN=<admin token> npm run bench:recall -- --url https://engram.example.workers.dev
+ *                                                  # a running server, e.g. a deployment with the AI binding (hybrid mode)
  *
  * Each conversation turn is one entity (bench/recall/locomo.mjs), loaded
  * through MCP into fresh contexts of a `wrangler dev` on loopback (open local
@@ -30,7 +32,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { startEngram, stopWithProcess } from "../lib/engram.mjs";
+import { attachEngram, startEngram, stopWithProcess } from "../lib/engram.mjs";
 import { load as loadAverage, machine } from "../lib/proc.mjs";
 import { ms, renderMachine } from "../lib/report.mjs";
 import { summarize } from "../lib/stats.mjs";
@@ -59,17 +61,20 @@ const { values: opts } = parseArgs({
     "no-dates": { type: "boolean", default: false },
     timeout: { type: "string", default: "60" },
     var: { type: "string", multiple: true, default: [] },
+    url: { type: "string" },
     help: { type: "boolean", default: false },
   },
 });
 
 if (opts.help) {
-  console.log(`npm run bench:recall -- [--data DIR] [--json FILE] [--tuned '${JSON.stringify(TUNED)}'] [--no-dates] [--timeout 60] [--var NAME=value ...]
+  console.log(`npm run bench:recall -- [--data DIR] [--json FILE] [--tuned '${JSON.stringify(TUNED)}'] [--no-dates] [--timeout 60] [--var NAME=value ...] [--url URL]
 --data: a folder of LoCoMo conversation files (<id>.json); default ../shared/locomo-dev beside the checkout.
 --tuned: the search_nodes arguments of the tuned row, as JSON (limit, minRelativeScore, topPerToken, maxPathLength, maxTotalNodes).
 --no-dates: store each turn without its session date (the date is a second observation by default).
 --timeout: seconds per MCP call.
---var: a setting for the server under test, e.g. --var SEARCH_EXPANSION=false (repeatable; docs/operations.md#settings).`);
+--var: a setting for the server under test, e.g. --var SEARCH_EXPANSION=false (repeatable; docs/operations.md#settings).
+--url: measure a server already running there (a deployment with the AI binding measures hybrid mode) instead of
+       starting wrangler dev; ENGRAM_TOKEN must hold its administrator's token, and the bench purges its contexts at the end.`);
   process.exit(0);
 }
 
@@ -148,7 +153,7 @@ async function search(client, query, args, tool = "search_nodes") {
   if (result.isError) throw new Error(`${tool} failed for ${JSON.stringify({ query, ...args })}: ${result.content?.[0]?.text ?? "(no message)"}`);
   const engineMs = result._meta?.[RPC_MS_META];
   const found = tool === "recall" ? (result.structuredContent?.items ?? []).filter((i) => i.kind === "entity") : (result.structuredContent?.entities ?? []);
-  return { names: found.map((e) => e.name), ms: elapsed, engineMs: typeof engineMs === "number" ? engineMs : undefined };
+  return { names: found.map((e) => e.name), ms: elapsed, engineMs: typeof engineMs === "number" ? engineMs : undefined, mode: result.structuredContent?.mode };
 }
 
 /**
@@ -190,14 +195,31 @@ function score(answers) {
 const results = {
   machine: machine(),
   startedAt: new Date().toISOString(),
-  config: { data: path.basename(dataDir), tuned, dates: !opts["no-dates"], depth: DEPTH, excludedCategories: [5] },
+  config: {
+    data: path.basename(dataDir),
+    server: opts.url ?? "wrangler dev (local)",
+    tuned,
+    dates: !opts["no-dates"],
+    depth: DEPTH,
+    excludedCategories: [5],
+    /** How many questions recall answered in each mode (lexical, lexical+expansion, hybrid). */
+    recallModes: {},
+  },
   conversations: [],
   /** Every question asked, with the 1-based rank of its first evidence turn per method (0: not among the first 50). */
   questions: [],
 };
 console.log(renderMachine(results.machine));
 
-const engram = await startEngram({ root, stateDir: path.join(outDir, `recall-state-${process.pid}`), vars, log });
+if (opts.url && Object.keys(vars).length > 0) fail("--var sets the settings of the wrangler dev the bench starts; with --url, set them on that server");
+let engram;
+try {
+  engram = opts.url
+    ? await attachEngram({ url: opts.url, log })
+    : await startEngram({ root, stateDir: path.join(outDir, `recall-state-${process.pid}`), vars, log });
+} catch (error) {
+  fail(`bench:recall: ${error.message}`);
+}
 stopWithProcess(engram, log);
 
 const answers = Object.fromEntries(METHODS.map((m) => [m.key, []]));
@@ -229,7 +251,9 @@ try {
         let elapsed;
         let engineMs;
         if (m.args) {
-          ({ names, ms: elapsed, engineMs } = await search(clients[m.key], q.question, m.args, m.tool));
+          let mode;
+          ({ names, ms: elapsed, engineMs, mode } = await search(clients[m.key], q.question, m.args, m.tool));
+          if (mode) results.config.recallModes[mode] = (results.config.recallModes[mode] ?? 0) + 1;
           await settleAccesses(clients[m.key]);
         } else {
           const started = performance.now();
@@ -249,7 +273,7 @@ try {
     log(`hit@5: ${METHODS.map((m) => `${m.key} ${pct(row.methods[m.key].hit5)}`).join(", ")}`);
   }
 } catch (error) {
-  log(`\nwrangler dev's last output:\n${engram.output()}`);
+  log(`\nThe server's last output:\n${engram.output()}`);
   log(`\nbench:recall stopped: ${error.message}`);
   process.exitCode = 1;
 } finally {
@@ -298,6 +322,9 @@ function render(r) {
     `Left out: ${r.conversations.reduce((n, c) => n + c.skipped.adversarial, 0)} adversarial (category 5) questions, ` +
       `${r.conversations.reduce((n, c) => n + c.skipped.noEvidence, 0)} with no evidence turn. ` +
       `Turns stored ${r.config.dates ? "with" : "without"} their session date. Latency: search_nodes end to end over MCP, BM25 in process.`,
+    `Server: ${r.config.server}; recall's mode: ${Object.entries(r.config.recallModes)
+      .map(([mode, n]) => `${mode} (${n} questions)`)
+      .join(", ")}.`,
   );
   return out.join("\n");
 }
