@@ -226,6 +226,30 @@ describe("archived items in export and import", () => {
     await c.close();
   });
 
+  it("carries an archived entity's aliases on its line, and a restore in the importing context brings them back", async () => {
+    const ctx = freshContext("io");
+    const line = {
+      type: "archived_entity",
+      name: "ACME Corporation",
+      entityType: "org",
+      observations: ["based in Paris"],
+      relations: [],
+      aliases: ["Acme Corp"],
+      priority: 0.1,
+      reason: "pruned",
+      archivedAt: "2026-01-31T12:00:00.000Z",
+    };
+    expect((await importText(ctx, JSON.stringify(line))).report).toMatchObject({ archivedAdded: 1, rejected: [] });
+    expect(linesOf(await exportText(ctx))).toEqual([line]);
+    const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });
+    expect(await ok(c, "restore", { items: ["entity:ACME Corporation"] })).toMatchObject({ restored: ["entity:ACME Corporation"] });
+    expect(json(await c.call("open_nodes", { names: ["Acme Corp"] }))).toMatchObject({
+      entities: [{ name: "ACME Corporation" }],
+      aliases: { "Acme Corp": "ACME Corporation" },
+    });
+    await c.close();
+  });
+
   it("records archived lines with the import, so undo takes them out of the archive", async () => {
     const ctx = freshContext("io");
     const line = {

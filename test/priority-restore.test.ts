@@ -158,4 +158,55 @@ describe("restore after the graph changed", () => {
     expect(text(await c.call("memory_stats"))).toContain("4242");
     await c.close();
   });
+
+  it("archives an entity's aliases and superseded observations with it and brings them back; an alias whose name is taken now is reported", async () => {
+    const { t0, stub, c } = await setup(4);
+    await ok(c, "create_entities", {
+      entities: [
+        { name: "ACME Corporation", entityType: "org", observations: ["based in Lyon"] },
+        { name: "Acme Corp", entityType: "org", observations: [] },
+        { name: "K1", entityType: "t", observations: [] },
+        { name: "K2", entityType: "t", observations: [] },
+      ],
+    });
+    await ok(c, "merge_entities", { target: "ACME Corporation", sources: ["Acme Corp"] });
+    await ok(c, "update_observation", { entityName: "ACME Corporation", old: "based in Lyon", new: "based in Paris" });
+    await ok(c, "create_entities", { entities: [{ name: "K3", entityType: "t", observations: [] }] });
+    const opened = async () =>
+      (await ok(c, "open_nodes", { names: ["Acme Corp"], includeSuperseded: true })) as {
+        entities: { name: string; observations: string[]; superseded?: { text: string }[] }[];
+        aliases?: Record<string, string>;
+      };
+    const before = await opened();
+    expect(before.aliases).toEqual({ "Acme Corp": "ACME Corporation" });
+
+    await onlyPrunableByUse(stub, { entities: ["ACME Corporation"] });
+    expect(await runAlarmAt(stub, t0 + 200 * DAY_MS)).toBe(true);
+    const archived = await rows<{ aliases: string; superseded: string }>(
+      stub,
+      "SELECT json_extract(payload, '$.aliases[0].alias') AS aliases, json_extract(payload, '$.superseded[0].content') AS superseded FROM archive",
+    );
+    expect(archived).toEqual([{ aliases: "Acme Corp", superseded: "based in Lyon" }]);
+    expect(await rows(stub, "SELECT COUNT(*) AS n FROM entity_aliases")).toEqual([{ n: 0 }]);
+    expect((await opened()).entities).toEqual([]);
+
+    await ok(c, "restore", { items: ["entity:ACME Corporation"] });
+    const after = await opened();
+    expect(after.aliases).toEqual({ "Acme Corp": "ACME Corporation" });
+    expect(after.entities[0]?.observations).toEqual(["based in Paris"]);
+    expect(after.entities[0]?.superseded?.map((o) => o.text)).toEqual(["based in Lyon"]);
+    expect(await rows(stub, "SELECT COUNT(*) AS n FROM archive")).toEqual([{ n: 0 }]);
+
+    // Pruned again; meanwhile a new entity takes the old name, so that alias cannot come back.
+    await onlyPrunableByUse(stub, { entities: ["ACME Corporation"] });
+    await sql(stub, "UPDATE entities SET access_count = 0, uses = 0, tier = 'short' WHERE name = 'ACME Corporation'");
+    expect(await runAlarmAt(stub, t0 + 201 * DAY_MS)).toBe(true);
+    await ok(c, "delete_entities", { entityNames: ["K3"] });
+    await ok(c, "create_entities", { entities: [{ name: "Acme Corp", entityType: "org", observations: ["a new one"] }] });
+    const r = await c.call("restore", { items: ["entity:ACME Corporation"] });
+    expect(r.structuredContent).toMatchObject({ restored: ["entity:ACME Corporation"] });
+    expect(text(r)).toContain('entity:ACME Corporation: alias "Acme Corp" not restored, the name is the entity "Acme Corp" now.');
+    expect(await rows(stub, "SELECT alias FROM entity_aliases")).toEqual([]);
+    await c.close();
+  });
 });

@@ -34,6 +34,7 @@ const ArchivedEntityLine = z
     type: z.literal("archived_entity"),
     entityType: newTypeName("entityType"),
     observations: z.array(observationText).max(ARCHIVE_MAX_ROWS, `at most ${ARCHIVE_MAX_ROWS} observations`),
+    aliases: z.array(newEntityName).max(LIMITS.batchItems, `at most ${LIMITS.batchItems} aliases`).optional(),
     category: categoryField.optional(),
     ...archivedRow,
   })

@@ -5,7 +5,9 @@
  *
  *   entity  its row, observations and relations (each with the other end's
  *           name; a relation lives in exactly one place: the graph, the
- *           archive row of the end pruned first, or a relations row)
+ *           archive row of the end pruned first, or a relations row), its
+ *           superseded observations and its aliases (rows archived before
+ *           these were kept have neither)
  *   relations  relations of an entity a restore brought back whose other
  *           end did not exist then, keyed `entity:<name>`: kept until it
  *           does, never dropped (./relations.ts)
@@ -63,6 +65,10 @@ export type EntityPayload = {
   stats: ItemStats;
   observations: { id: number; content: string; createdAt: number }[];
   relations: ArchivedRelation[];
+  /** Observations it had replaced (update_observation), oldest first; absent in rows archived before they were kept. */
+  superseded?: { id: number; content: string; createdAt: number; supersededAt: number }[];
+  /** Names merged into it (merge_entities), oldest first; absent likewise. */
+  aliases?: { alias: string; createdAt: number }[];
 };
 export type FilePayload = { kind: "file"; id: number; path: string; content: string; base64?: true; createdAt: number; updatedAt: number; stats: ItemStats };
 export type DocPayload = { kind: "doc"; seq: number; id: string; parent: string; content: string; createdAt: number; updatedAt: number; stats: ItemStats };
@@ -163,6 +169,7 @@ function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undef
   if (!e) return undefined;
   const n = db.one<{ n: number }>(
     `SELECT (SELECT COUNT(*) FROM observations WHERE entity_id = ?1)
+          + (SELECT COUNT(*) FROM superseded_observations WHERE entity_id = ?1)
           + (SELECT COUNT(*) FROM relations WHERE from_id = ?1 OR to_id = ?1) AS n`,
     e.id,
   );
@@ -178,6 +185,15 @@ function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undef
       e.id,
     )
     .map((r) => ({ id: r.id, from: r.f, to: r.t, relationType: r.relation_type, createdAt: r.created_at }));
+  const superseded = db
+    .all<{ id: number; content: string; created_at: number; superseded_at: number }>(
+      "SELECT id, content, created_at, superseded_at FROM superseded_observations WHERE entity_id = ? ORDER BY id",
+      e.id,
+    )
+    .map((o) => ({ id: o.id, content: o.content, createdAt: o.created_at, supersededAt: o.superseded_at }));
+  const aliases = db
+    .all<{ alias: string; created_at: number }>("SELECT alias, created_at FROM entity_aliases WHERE entity_id = ? ORDER BY created_at, alias", e.id)
+    .map((a) => ({ alias: a.alias, createdAt: a.created_at }));
   return {
     kind: "entity",
     id: e.id,
@@ -188,6 +204,8 @@ function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undef
     stats: statsOf(e),
     observations,
     relations,
+    ...(superseded.length > 0 && { superseded }),
+    ...(aliases.length > 0 && { aliases }),
   };
 }
 

@@ -19,6 +19,9 @@
  *   under the root (its [[id]] link appended to the root document) and is
  *   reported re-parented, so it is never stranded. Either way the tree's
  *   invariant holds: a document's parent links it, and only it.
+ * - An entity's superseded observations and aliases come back with it. An
+ *   alias whose name is taken now (an entity of that name, or another
+ *   entity's alias) stays with its owner and is reported, not restored.
  * - Relations are never dropped (./relations.ts): they come back when both
  *   ends exist after the call, and otherwise stay in the archive, reported
  *   with the row that keeps them and what they wait for.
@@ -34,11 +37,24 @@ import { getDocument, putDocument } from "../documents/rows";
 import { ancestors } from "../files/path";
 import { isDirectory, readFile, writeFile } from "../files/store";
 import { idsByName } from "../graph/rows";
-import { insertEntity, insertObservation } from "../graph/writes";
+import { insertAlias, resolveAliases } from "../graph/aliases";
+import { insertEntity, insertObservation, insertSuperseded } from "../graph/writes";
 import type { WriteScope } from "../history";
 import type { ArchiveEntry } from "./archive";
 import { LIMITS } from "../limits";
-import { archivedLink, deleteArchive, getArchive, link, relink, writeStats, type ArchivedRelation, type DocPayload, type ItemStats, type Payload } from "./archive";
+import {
+  archivedLink,
+  deleteArchive,
+  getArchive,
+  link,
+  relink,
+  writeStats,
+  type ArchivedRelation,
+  type DocPayload,
+  type EntityPayload,
+  type ItemStats,
+  type Payload,
+} from "./archive";
 import { canonicalKey } from "../files/path";
 import { keptRowOf, reconnect, retryKept, type DeferredRelation, type PendingRelation } from "./relations";
 import { ACCESS_WEIGHTS, DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";
@@ -61,6 +77,8 @@ export interface RestoreReport {
   relationsRestored: string[];
   /** Relations that could not come back, each with the archive row keeping it. */
   relationsDeferred: DeferredRelation[];
+  /** Aliases of restored entities not brought back because the name is taken now. */
+  aliasesSkipped: { item: string; alias: string; takenBy: string }[];
 }
 
 interface ArchiveHead extends Record<string, SqlStorageValue> {
@@ -136,8 +154,26 @@ function blocker(db: Db, p: Payload): string | undefined {
 /** Where document `p` goes back: its parent, or the root when the parent no longer exists (blocker() ruled out an archived one). */
 const homeOf = (db: Db, p: DocPayload): string => (getDocument(db, p.parent) ? p.parent : ROOT_ID);
 
+/** Puts an entity's aliases back, each unless its name is taken now (then reported in `skipped`). */
+function bringAliases(w: WriteScope, id: number, p: EntityPayload, skipped: RestoreReport["aliasesSkipped"]): void {
+  const aliases = p.aliases ?? [];
+  if (aliases.length === 0) return;
+  const names = aliases.map((a) => a.alias);
+  const entities = idsByName(w.db, names);
+  const owners = resolveAliases(w.db, names);
+  for (const a of aliases) {
+    const takenBy = entities.has(a.alias)
+      ? `the entity ${JSON.stringify(a.alias)}`
+      : owners.has(a.alias)
+        ? `an alias of ${JSON.stringify(owners.get(a.alias))}`
+        : undefined;
+    if (takenBy) skipped.push({ item: `entity:${p.name}`, alias: a.alias, takenBy });
+    else insertAlias(w, id, p.name, a.alias, a.createdAt);
+  }
+}
+
 /** Puts `p` back through its domain; returns the relations to restore once every entity is back. */
-function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
+function bring(w: WriteScope, p: Payload, skipped: RestoreReport["aliasesSkipped"]): ArchivedRelation[] {
   if (p.kind === "entity") {
     const id = insertEntity(w, p.name, p.entityType, {
       id: p.id,
@@ -150,6 +186,8 @@ function bring(w: WriteScope, p: Payload): ArchivedRelation[] {
     if (id === undefined) throw new Error(`entity ${p.name} could not be inserted after the check`);
     // Not noted one by one, as create_entities: undoing the restore removes the entity with them.
     for (const o of p.observations) insertObservation(w, id, p.name, o.content, { prior: { id: o.id, createdAt: o.createdAt }, noted: false });
+    for (const o of p.superseded ?? []) insertSuperseded(w, id, p.name, o);
+    bringAliases(w, id, p, skipped);
     writeStats(w.db, "entity", p.name, used(p.stats, w.now, w.model ?? DEFAULT_MODEL));
     return p.relations;
   }
@@ -177,7 +215,7 @@ const ORDER: Record<Payload["kind"], number> = { entity: 0, file: 1, doc: 2, rel
 /** Restores what `sel` names; conflicts and missing rows are reported, not thrown. */
 export function restoreArchived(w: WriteScope, sel: RestoreSelection): RestoreReport {
   const { ids, notFound } = select(w.db, sel);
-  const report: RestoreReport = { restored: [], notFound, conflicts: [], reparented: [], relationsRestored: [], relationsDeferred: [] };
+  const report: RestoreReport = { restored: [], notFound, conflicts: [], reparented: [], relationsRestored: [], relationsDeferred: [], aliasesSkipped: [] };
   const entries = ids.flatMap((id) => getArchive(w.db, id) ?? []);
   // Entities before the relations between them; documents newest-archived first, so a parent (pruned after its child) comes back first.
   entries.sort((a, b) => ORDER[a.payload.kind] - ORDER[b.payload.kind] || (a.payload.kind === "doc" ? b.id - a.id : a.id - b.id));
@@ -197,7 +235,7 @@ export function restoreArchived(w: WriteScope, sel: RestoreSelection): RestoreRe
     if (e.payload.kind === "doc" && homeOf(w.db, e.payload) !== e.payload.parent) report.reparented.push({ item: e.item, parent: e.payload.parent });
     const owner = e.payload.kind === "entity" ? e.payload.name : "";
     if (owner) entities.push(owner);
-    pending.push(...bring(w, e.payload).map((relation) => ({ owner, relation, priority: e.priority })));
+    pending.push(...bring(w, e.payload, report.aliasesSkipped).map((relation) => ({ owner, relation, priority: e.priority })));
     deleteArchive(w, e.id);
     report.restored.push({ id: e.id, item: e.item });
   }

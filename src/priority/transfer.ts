@@ -7,8 +7,9 @@
  * lines):
  *
  *   archived_entity     {type, name, entityType, observations, relations: [{from, to, relationType}],
- *                        category?, priority, reason, archivedAt}  an entity the evaluation pruned,
- *                        with the relations its row holds (./archive.ts)
+ *                        aliases?, category?, priority, reason, archivedAt}  an entity the evaluation
+ *                        pruned, with the relations its row holds (./archive.ts) and the names merged
+ *                        into it, as on entity lines
  *   archived_relations  {type, name, relations, priority, reason, archivedAt}  relations of entity
  *                        `name` kept until their other end exists again (./relations.ts)
  *
@@ -34,7 +35,7 @@ import { classifyEntity, type ItemStats } from "../items";
 
 type Common = { line: number; name: string; relations: Relation[]; priority: number; reason: string; archivedAt: number };
 export type ArchivedImport =
-  | (Common & { type: "archived_entity"; entityType: string; observations: string[]; category?: string })
+  | (Common & { type: "archived_entity"; entityType: string; observations: string[]; aliases?: string[]; category?: string })
   | (Common & { type: "archived_relations" });
 
 export interface ArchivedImportReport {
@@ -53,7 +54,17 @@ function lineOf(e: ArchiveEntry): string | undefined {
   if (p.kind !== "entity") return undefined;
   const observations = p.observations.map((o) => o.content);
   const category = p.stats.category !== classifyEntity(p.name, p.entityType, observations) ? { category: p.stats.category } : {};
-  return JSON.stringify({ type: "archived_entity", name: p.name, entityType: p.entityType, observations, relations: plain(p.relations), ...category, ...row });
+  const aliases = p.aliases && p.aliases.length > 0 ? { aliases: p.aliases.map((a) => a.alias) } : {};
+  return JSON.stringify({
+    type: "archived_entity",
+    name: p.name,
+    entityType: p.entityType,
+    observations,
+    relations: plain(p.relations),
+    ...aliases,
+    ...category,
+    ...row,
+  });
 }
 
 /**
@@ -113,6 +124,7 @@ function payloadOf(db: Db, item: ArchivedImport): Payload {
     stats: freshStats(item.category ?? classifyEntity(item.name, item.entityType, contents)),
     observations: contents.map((content, i) => ({ id: observationBase + i, content, createdAt: item.archivedAt })),
     relations,
+    ...(item.aliases && item.aliases.length > 0 && { aliases: [...new Set(item.aliases)].map((alias) => ({ alias, createdAt: item.archivedAt })) }),
   };
 }
 

@@ -77,6 +77,7 @@ export default defineTool({
           );
           lines.push(`Relations still archived, nothing lost: ${shown(waiting)}.`);
         }
+        for (const a of r.aliasesSkipped) lines.push(`${a.item}: alias "${a.alias}" not restored, the name is ${a.takenBy} now.`);
         if (r.change !== undefined) lines.push(`Recorded as change #${r.change}; undo{change: ${r.change}} takes it back.`);
         const out: Record<string, unknown> = { restored: r.restored.map((x) => x.item) };
         if (r.notFound.length > 0) out.notFound = r.notFound;
