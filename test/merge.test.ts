@@ -76,6 +76,25 @@ describe("merge_entities", () => {
     await c.close();
   });
 
+  it("moves a source's superseded observations to the target with the times they held; undo puts them back on the source", async () => {
+    const ctx = freshContext("merge");
+    const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });
+    await seed(c);
+    await c.call("update_observation", { entityName: "Acme Corp", old: "based in Phoenix", new: "based in Tucson" });
+    const superseded = async (name: string) =>
+      json<{ entities: { superseded?: { text: string; addedAt: string; supersededAt: string }[] }[] }>(
+        await c.call("open_nodes", { names: [name], includeSuperseded: true }),
+      ).entities[0]?.superseded ?? [];
+    const held = await superseded("Acme Corp");
+    expect(held.map((o) => o.text)).toEqual(["based in Phoenix"]);
+    expect((await c.call("merge_entities", { target: "ACME Corporation", sources: ["Acme Corp"] })).isError).toBeFalsy();
+    expect(await superseded("ACME Corporation")).toEqual(held);
+    await c.call("undo");
+    expect(await superseded("ACME Corporation")).toEqual([]);
+    expect(await superseded("Acme Corp")).toEqual(held);
+    await c.close();
+  });
+
   it("lets open_nodes and search_nodes reach the target by an old name, saying so, and refuses to create an old name", async () => {
     const ctx = freshContext("merge");
     const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });

@@ -5,7 +5,8 @@
  *
  * ## What a merge does, per source
  * 1. The source's observations are added to the target (one already there is
- *    kept once), in the source's order.
+ *    kept once), in the source's order; its superseded observations join the
+ *    target's, with the times they held.
  * 2. Each of its relations is recreated with the target in the source's
  *    place; one the target already has is kept once, one that would join the
  *    target to itself is dropped.
@@ -29,7 +30,7 @@ import { STATS_COLUMNS, itemKey, statsOf, statsPlaceholders, statsValues, type I
 import type { Db } from "../storage/sql";
 import { aliasesOf, insertAlias, resolveAliases } from "./aliases";
 import { idsByName } from "./rows";
-import { deleteEntityRow, insertObservation, insertRelation, touchEntity } from "./writes";
+import { deleteEntityRow, insertObservation, insertRelation, insertSuperseded, touchEntity } from "./writes";
 
 export type EntityStatsOp = { kind: "entityStats"; name: string; prior: { updatedAt: number; stats: ItemStats } };
 
@@ -122,6 +123,12 @@ export function mergeEntities(w: WriteScope, target: string, sources: readonly s
       const [toId, to] = r.to_id === s.id ? [t.id, target] : [r.to_id, r.to_name];
       if (fromId !== toId && insertRelation(w, fromId, toId, { from, to, relationType: r.relation_type })) result.relationsMoved++;
       else result.relationsDropped++;
+    }
+    for (const o of w.db.all<{ id: number; content: string; created_at: number; superseded_at: number }>(
+      "SELECT id, content, created_at, superseded_at FROM superseded_observations WHERE entity_id = ? ORDER BY id",
+      s.id,
+    )) {
+      insertSuperseded(w, t.id, target, { id: o.id, content: o.content, createdAt: o.created_at, supersededAt: o.superseded_at });
     }
     const former = aliasesOf(w.db, s.id);
     deleteEntityRow(w, s.id);
