@@ -121,6 +121,20 @@ describe("the whole flow", () => {
     expect(res.headers.get("WWW-Authenticate")).toContain(`resource_metadata="${BASE}/.well-known/oauth-protected-resource/mcp"`);
   });
 
+  it("ends a grant the ADMIN_TOKEN consented to when that secret changes, and keeps it under the secret's sha256 spelling", async () => {
+    const issued = await authorize(ADMIN);
+    expect((await initialize("/mcp", bearer(issued.access))).status).toBe(200);
+    const { sha256, toHex } = await import("../src/auth/secrets");
+    const hashed = workerFetch({ ADMIN_TOKEN: `sha256:${toHex(await sha256(ADMIN))}` } as unknown as Partial<Env>);
+    expect((await initialize("/mcp", bearer(issued.access), hashed)).status).toBe(200);
+    // A new secret is a new deployment: fresh isolates, empty caches.
+    oauthCache.clear();
+    const rotated = workerFetch({ ADMIN_TOKEN: "a-new-admin-secret-of-enough-length-0001" } as unknown as Partial<Env>);
+    const res = await initialize("/mcp", bearer(issued.access), rotated);
+    expect(res.status).toBe(401);
+    expect(res.headers.get("WWW-Authenticate")).toContain('error="invalid_token"');
+  });
+
   it("lets access tokens expire after OAUTH_ACCESS_TOKEN_TTL seconds (a setting)", async () => {
     const f = workerFetch({ ADMIN_TOKEN: ADMIN, OAUTH_ACCESS_TOKEN_TTL: "120" } as unknown as Partial<Env>);
     const issued = await authorize(ADMIN, {}, f);

@@ -29,6 +29,7 @@ import { settings } from "../settings";
 import { TtlCache } from "./cache";
 import type { Caller } from "./caller";
 import { bearerCaller, LOCAL, openLocalMode, isLoopbackHost } from "./index";
+import { fromHex, sha256, toHex } from "./secrets";
 
 /** The endpoints, as advertised in the authorization server metadata. */
 export const OAUTH_PATHS = {
@@ -46,8 +47,38 @@ export const RESOURCE_PATH = "/mcp";
 export type OAuthProps =
   /** An API token or the ADMIN_TOKEN, resolved by `resolveExternalToken`. */
   | { kind: "bearer"; caller: Caller }
-  /** A token the provider issued: the Registry's grant, the consenting token and the consented grants. */
-  | { kind: "oauth"; grant: string; tokenId: string | null; grants: Caller["grants"] };
+  /**
+   * A token the provider issued: the Registry's grant, the consenting token and the consented grants; for a
+   * grant the ADMIN_TOKEN consented to, `adminKey` (adminKeyOf) binds it to that secret: it ends when the secret changes.
+   */
+  | { kind: "oauth"; grant: string; tokenId: string | null; grants: Caller["grants"]; adminKey?: string };
+
+const adminKeys = new Map<string, Promise<string | undefined>>();
+
+/** Whether two fingerprints are equal, compared in constant time. */
+function sameKey(a: string, b: string | undefined): boolean {
+  const x = fromHex(a);
+  const y = b === undefined ? undefined : fromHex(b);
+  return x !== undefined && y !== undefined && x.length === y.length && crypto.subtle.timingSafeEqual(x, y);
+}
+
+/**
+ * A fingerprint of the configured ADMIN_TOKEN (the same for its plain and its `sha256:<hex>` spelling), or
+ * undefined when none is set: SHA-256 over a label and the secret's hash, so the props never hold the hash itself.
+ */
+export function adminKeyOf(env: Env): Promise<string | undefined> {
+  const configured = env.ADMIN_TOKEN;
+  if (!configured) return Promise.resolve(undefined);
+  let key = adminKeys.get(configured);
+  if (!key) {
+    key = (async () => {
+      const hash = configured.startsWith("sha256:") ? configured.slice(7).toLowerCase() : toHex(await sha256(configured));
+      return toHex(await sha256(`engram-oauth-admin:${hash}`));
+    })();
+    adminKeys.set(configured, key);
+  }
+  return key;
+}
 
 /** The protected resource at `url`'s origin, or undefined when OAuth cannot be offered there. */
 export function resourceOf(url: URL): string | undefined {
@@ -132,6 +163,8 @@ export async function callerOfProps(props: unknown, env: Env): Promise<Caller | 
   const p = props as OAuthProps | undefined;
   if (p?.kind === "bearer") return p.caller;
   if (p?.kind !== "oauth" || typeof p.grant !== "string") return undefined;
+  // A grant the ADMIN_TOKEN consented to ends when that secret changes (or is removed).
+  if (p.adminKey !== undefined && !sameKey(p.adminKey, await adminKeyOf(env))) return undefined;
   const cached = oauthCache.get(p.grant);
   if (cached) return cached;
   const found = await registryOf(env).useOAuthGrant(p.grant);

@@ -26,7 +26,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../app";
 import { type Consenter, consenterOfToken, type GrantChoice, localConsenter, narrowGrants } from "../auth/consent";
 import type { Grant } from "../auth/grants";
-import { endProviderGrants, oauthApi, OAUTH_PATHS, resourceOf } from "../auth/oauth";
+import { adminKeyOf, endProviderGrants, oauthApi, OAUTH_PATHS, type OAuthProps, resourceOf } from "../auth/oauth";
 import { toHex } from "../auth/secrets";
 import { errorRef } from "../errors";
 import { registryOf } from "../registry/Registry";
@@ -154,7 +154,13 @@ async function grant(
     userId: who.userId,
     metadata: { grant: id },
     scope: request.scope,
-    props: { kind: "oauth", grant: id, tokenId: who.tokenId, grants },
+    props: {
+      kind: "oauth",
+      grant: id,
+      tokenId: who.tokenId,
+      grants,
+      ...(who.tokenId === null && who.userId === "admin" && { adminKey: await adminKeyOf(c.env) }),
+    } satisfies OAuthProps,
   });
   const providerId = await providerGrantId(api, who.userId, id);
   const recorded = providerId
