@@ -39,7 +39,7 @@ const ITEMS_PER_STATEMENT = 100;
  * neighbours.
  */
 const ENTITY_CLUSTERS = `
-  SELECT e.name AS k, e.id AS id,
+  SELECT e.name AS k, e.id AS id, e.access_count, e.important, e.tier, e.cluster_size,
     (SELECT json_group_array(x.id) FROM (
        SELECT DISTINCT r.to_id AS id FROM relations r WHERE r.from_id = e.id AND r.to_id != e.id LIMIT ?3
      ) x) AS outs,
@@ -68,6 +68,26 @@ interface ClusterRow extends Record<string, SqlStorageValue> {
 
 interface EntityClusterRow extends ClusterRow {
   id: number;
+  access_count: number;
+  important: number;
+  tier: string;
+  cluster_size: number;
+}
+
+/**
+ * An entity's cluster size with what decides its tier, read in the same
+ * statement as the count (the row is fetched for the count anyway), so a
+ * refresh (./promote.ts) needs no second lookup by name and writes by id.
+ */
+export interface EntityCluster {
+  name: string;
+  id: number;
+  size: number;
+  accessCount: number;
+  important: boolean;
+  tier: string;
+  /** The size stored now. */
+  storedSize: number;
 }
 
 const ENTITY_PREFIX = "entity:";
@@ -75,8 +95,24 @@ const ENTITY_PREFIX = "entity:";
 /** The cluster size of each item in `refs`, by key (at most CLUSTER_COUNT_CAP); an entity that does not exist is left out. */
 export function clusterSizes(db: Db, refs: readonly ItemRef[]): Map<string, number> {
   const out = new Map<string, number>();
-  const entities = [...new Set(refs.filter((r) => r.kind === "entity").map((r) => r.name))];
+  const entities = refs.filter((r) => r.kind === "entity").map((r) => r.name);
+  for (const c of entityClusters(db, entities)) out.set(`${ENTITY_PREFIX}${c.name}`, c.size);
   const others = [...new Set(refs.filter((r) => r.kind !== "entity").map((r) => r.key))];
+  for (let i = 0; i < others.length; i += ITEMS_PER_STATEMENT) {
+    const rows = db.all<ClusterRow>(ITEM_CLUSTERS, JSON.stringify(others.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
+    for (const row of rows) {
+      const related = new Set<string>(JSON.parse(row.cov) as string[]);
+      related.delete(row.k);
+      out.set(row.k, Math.min(related.size, CLUSTER_COUNT_CAP));
+    }
+  }
+  return out;
+}
+
+/** The clusters of the entities named (each once; a name with no entity is left out). */
+export function entityClusters(db: Db, names: readonly string[]): EntityCluster[] {
+  const out: EntityCluster[] = [];
+  const entities = [...new Set(names)];
   for (let i = 0; i < entities.length; i += ITEMS_PER_STATEMENT) {
     const rows = db.all<EntityClusterRow>(ENTITY_CLUSTERS, JSON.stringify(entities.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
     // Related entities are counted by id ("#<id>"); a co-visited entity's key is turned into its id when it exists.
@@ -99,15 +135,15 @@ export function clusterSizes(db: Db, refs: readonly ItemRef[]): Map<string, numb
       for (const id of [...(JSON.parse(row.outs) as number[]), ...(JSON.parse(row.ins) as number[])]) related.add(`#${id}`);
       related.delete(`#${row.id}`);
       related.delete(`${ENTITY_PREFIX}${row.k}`);
-      out.set(`${ENTITY_PREFIX}${row.k}`, Math.min(related.size, CLUSTER_COUNT_CAP));
-    }
-  }
-  for (let i = 0; i < others.length; i += ITEMS_PER_STATEMENT) {
-    const rows = db.all<ClusterRow>(ITEM_CLUSTERS, JSON.stringify(others.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
-    for (const row of rows) {
-      const related = new Set<string>(JSON.parse(row.cov) as string[]);
-      related.delete(row.k);
-      out.set(row.k, Math.min(related.size, CLUSTER_COUNT_CAP));
+      out.push({
+        name: row.k,
+        id: row.id,
+        size: Math.min(related.size, CLUSTER_COUNT_CAP),
+        accessCount: row.access_count,
+        important: row.important === 1,
+        tier: row.tier,
+        storedSize: row.cluster_size,
+      });
     }
   }
   return out;
