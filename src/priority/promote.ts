@@ -98,17 +98,27 @@ export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOp
  */
 function refreshEntityClusters(db: Db, names: readonly string[], model: ModelOptions): Map<string, number> {
   const sizes = new Map<string, number>();
-  const updates: [number, number, Tier][] = [];
+  // Most refreshes change a size and keep the tier; setting tier at all rewrites the row's entry in
+  // entities_by_tier_category, so those rows set cluster_size alone.
+  const resized: [number, number][] = [];
+  const retiered: [number, number, Tier][] = [];
   for (const c of entityClusters(db, names)) {
     sizes.set(itemKey.entity(c.name), c.size);
     const tier = tierFor({ accessCount: c.accessCount, important: c.important, tier: c.tier, clusterSize: c.size }, model);
-    if (c.size !== c.storedSize || tier !== c.tier) updates.push([c.id, c.size, tier]);
+    if (tier !== c.tier) retiered.push([c.id, c.size, tier]);
+    else if (c.size !== c.storedSize) resized.push([c.id, c.size]);
   }
-  for (let i = 0; i < updates.length; i += UPDATES_PER_STATEMENT) {
+  for (let i = 0; i < resized.length; i += UPDATES_PER_STATEMENT) {
+    db.run(
+      "UPDATE entities SET cluster_size = j.value ->> 1 FROM json_each(?) AS j WHERE entities.id = j.value ->> 0",
+      JSON.stringify(resized.slice(i, i + UPDATES_PER_STATEMENT)),
+    );
+  }
+  for (let i = 0; i < retiered.length; i += UPDATES_PER_STATEMENT) {
     db.run(
       `UPDATE entities SET cluster_size = j.value ->> 1, tier = j.value ->> 2
        FROM json_each(?) AS j WHERE entities.id = j.value ->> 0`,
-      JSON.stringify(updates.slice(i, i + UPDATES_PER_STATEMENT)),
+      JSON.stringify(retiered.slice(i, i + UPDATES_PER_STATEMENT)),
     );
   }
   return sizes;
