@@ -3,7 +3,7 @@
  * the graph (open_nodes, read_graph, search, export) so they all return the
  * same shapes in the same order: entities and observations in insertion order.
  */
-import { chunksFor, placeholders, sqlLimit, type Db } from "../storage/sql";
+import { chunksFor, jsonBatches, placeholders, sqlLimit, type Db } from "../storage/sql";
 import type { Entity, Relation } from "./types";
 
 export interface EntityRow extends Record<string, SqlStorageValue> {
@@ -49,8 +49,9 @@ export function withObservations(db: Db, rows: readonly EntityRow[]): Entity[] {
 export function idsByName(db: Db, names: readonly string[]): Map<string, number> {
   const out = new Map<string, number>();
   const unique = [...new Set(names)];
-  for (const chunk of chunksFor(unique)) {
-    const rows = db.all<{ id: number; name: string }>(`SELECT id, name FROM entities WHERE name IN (${placeholders(chunk.length)})`, ...chunk);
+  // One statement per JSON batch (a create_relations of 1,000 relations names up to 2,000), not one per 100 bound names.
+  for (const batch of jsonBatches(unique)) {
+    const rows = db.all<{ id: number; name: string }>("SELECT id, name FROM entities WHERE name IN (SELECT value FROM json_each(?))", batch);
     for (const r of rows) out.set(r.name, r.id);
   }
   return out;

@@ -29,26 +29,32 @@ export const CLUSTER_COUNT_CAP = 64;
 const ITEMS_PER_STATEMENT = 100;
 
 /**
- * Per entity (by name, from ?1's JSON array): its id, its neighbours' ids by
- * relation, capped per direction, and its co-visited items, capped, as JSON
- * arrays. Correlated subqueries, so each entity's LIMIT applies to it alone.
- * Neighbours come back as ids, not names: looking up each neighbour's name
- * was a row read per relation end, most of a create_relations batch's
- * cluster count at 100,000 entities (bench/profile-write.mjs); names are
- * looked up only for the co-visited entities, to tell them apart from the
- * neighbours.
+ * Per entity (by name, from ?1's JSON array): its id, its tier columns and
+ * its cluster size, counted in SQLite: the distinct union of its neighbours'
+ * ids by relation, capped per direction, and its co-visited items, capped,
+ * a co-visited entity's key turned into its id (so an entity both related and
+ * co-visited counts once), itself left out. Correlated subqueries, so each
+ * entity's LIMIT applies to it alone. Neighbours are counted by id, never by
+ * name: looking up each neighbour's name was a row read per relation end,
+ * and carrying the ids out as JSON to count them in JavaScript took most of
+ * the rest (bench/profile-write.mjs, create_relations at 100,000 entities).
+ * Ids are integers and other keys text, so the UNION never confuses them.
  */
 const ENTITY_CLUSTERS = `
-  SELECT e.name AS k, e.id AS id,
-    (SELECT json_group_array(x.id) FROM (
-       SELECT DISTINCT r.to_id AS id FROM relations r WHERE r.from_id = e.id AND r.to_id != e.id LIMIT ?3
-     ) x) AS outs,
-    (SELECT json_group_array(y.id) FROM (
-       SELECT DISTINCT r.from_id AS id FROM relations r WHERE r.to_id = e.id AND r.from_id != e.id LIMIT ?3
-     ) y) AS ins,
-    (SELECT json_group_array(other) FROM (
-       SELECT other FROM covisit_pairs WHERE item = 'entity:' || e.name AND count >= ?2 LIMIT ?3
-     )) AS cov
+  SELECT e.name AS k, e.id AS id, e.access_count, e.important, e.tier, e.cluster_size,
+    (SELECT count(*) FROM (
+       SELECT x.id AS m FROM (
+         SELECT DISTINCT r.to_id AS id FROM relations r WHERE r.from_id = e.id AND r.to_id != e.id LIMIT ?3
+       ) x
+       UNION
+       SELECT y.id FROM (
+         SELECT DISTINCT r.from_id AS id FROM relations r WHERE r.to_id = e.id AND r.from_id != e.id LIMIT ?3
+       ) y
+       UNION
+       SELECT coalesce(ce.id, c.other) FROM (
+         SELECT other FROM covisit_pairs WHERE item = 'entity:' || e.name AND count >= ?2 LIMIT ?3
+       ) c LEFT JOIN entities ce ON substr(c.other, 1, 7) = 'entity:' AND ce.name = substr(c.other, 8)
+     ) WHERE m IS NOT e.id) AS size
   FROM json_each(?1) AS j JOIN entities e ON e.name = j.value`;
 
 /** Per item key (from ?1's JSON array): its co-visited items, capped, as a JSON array. */
@@ -66,8 +72,30 @@ interface ClusterRow extends Record<string, SqlStorageValue> {
   cov: string;
 }
 
-interface EntityClusterRow extends ClusterRow {
+interface EntityClusterRow extends Record<string, SqlStorageValue> {
+  k: string;
   id: number;
+  access_count: number;
+  important: number;
+  tier: string;
+  cluster_size: number;
+  size: number;
+}
+
+/**
+ * An entity's cluster size with what decides its tier, read in the same
+ * statement as the count (the row is fetched for the count anyway), so a
+ * refresh (./promote.ts) needs no second lookup by name and writes by id.
+ */
+export interface EntityCluster {
+  name: string;
+  id: number;
+  size: number;
+  accessCount: number;
+  important: boolean;
+  tier: string;
+  /** The size stored now. */
+  storedSize: number;
 }
 
 const ENTITY_PREFIX = "entity:";
@@ -75,39 +103,36 @@ const ENTITY_PREFIX = "entity:";
 /** The cluster size of each item in `refs`, by key (at most CLUSTER_COUNT_CAP); an entity that does not exist is left out. */
 export function clusterSizes(db: Db, refs: readonly ItemRef[]): Map<string, number> {
   const out = new Map<string, number>();
-  const entities = [...new Set(refs.filter((r) => r.kind === "entity").map((r) => r.name))];
+  const entities = refs.filter((r) => r.kind === "entity").map((r) => r.name);
+  for (const c of entityClusters(db, entities)) out.set(`${ENTITY_PREFIX}${c.name}`, c.size);
   const others = [...new Set(refs.filter((r) => r.kind !== "entity").map((r) => r.key))];
-  for (let i = 0; i < entities.length; i += ITEMS_PER_STATEMENT) {
-    const rows = db.all<EntityClusterRow>(ENTITY_CLUSTERS, JSON.stringify(entities.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
-    // Related entities are counted by id ("#<id>"); a co-visited entity's key is turned into its id when it exists.
-    const covisited = rows.flatMap((r) => (JSON.parse(r.cov) as string[]).filter((c) => c.startsWith(ENTITY_PREFIX)).map((c) => c.slice(ENTITY_PREFIX.length)));
-    const idOf = new Map<string, number>();
-    if (covisited.length > 0) {
-      for (const { id, name } of db.all<{ id: number; name: string }>(
-        "SELECT id, name FROM entities WHERE name IN (SELECT value FROM json_each(?))",
-        JSON.stringify([...new Set(covisited)]),
-      )) {
-        idOf.set(name, id);
-      }
-    }
-    for (const row of rows) {
-      const related = new Set<string>();
-      for (const c of JSON.parse(row.cov) as string[]) {
-        const id = c.startsWith(ENTITY_PREFIX) ? idOf.get(c.slice(ENTITY_PREFIX.length)) : undefined;
-        related.add(id === undefined ? c : `#${id}`);
-      }
-      for (const id of [...(JSON.parse(row.outs) as number[]), ...(JSON.parse(row.ins) as number[])]) related.add(`#${id}`);
-      related.delete(`#${row.id}`);
-      related.delete(`${ENTITY_PREFIX}${row.k}`);
-      out.set(`${ENTITY_PREFIX}${row.k}`, Math.min(related.size, CLUSTER_COUNT_CAP));
-    }
-  }
   for (let i = 0; i < others.length; i += ITEMS_PER_STATEMENT) {
     const rows = db.all<ClusterRow>(ITEM_CLUSTERS, JSON.stringify(others.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
     for (const row of rows) {
       const related = new Set<string>(JSON.parse(row.cov) as string[]);
       related.delete(row.k);
       out.set(row.k, Math.min(related.size, CLUSTER_COUNT_CAP));
+    }
+  }
+  return out;
+}
+
+/** The clusters of the entities named (each once; a name with no entity is left out). */
+export function entityClusters(db: Db, names: readonly string[]): EntityCluster[] {
+  const out: EntityCluster[] = [];
+  const entities = [...new Set(names)];
+  for (let i = 0; i < entities.length; i += ITEMS_PER_STATEMENT) {
+    const rows = db.all<EntityClusterRow>(ENTITY_CLUSTERS, JSON.stringify(entities.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
+    for (const row of rows) {
+      out.push({
+        name: row.k,
+        id: row.id,
+        size: Math.min(row.size, CLUSTER_COUNT_CAP),
+        accessCount: row.access_count,
+        important: row.important === 1,
+        tier: row.tier,
+        storedSize: row.cluster_size,
+      });
     }
   }
   return out;

@@ -18,14 +18,16 @@
  */
 import type { Db } from "../storage/sql";
 import type { InverseOp } from "../history";
-import { clusterSizes } from "./cluster";
-import { ITEM_KINDS, ITEM_TABLES, byKind, type ItemKind, type ItemRef } from "../items";
+import { clusterSizes, entityClusters } from "./cluster";
+import { ITEM_KINDS, ITEM_TABLES, byKind, itemKey, type ItemKind, type ItemRef } from "../items";
 import { tierFor, type ModelOptions, type Tier } from "./model";
 import { readState, writeState } from "./state";
 
 /** Items the evaluation's promotion pass refreshes per run at most. */
 export const CLUSTER_REFRESH_PER_RUN = 1000;
 const PAGE = 100;
+/** Rows per UPDATE: the changes travel as one JSON parameter, well under the statement limit. */
+const UPDATES_PER_STATEMENT = 1000;
 
 interface TierRow extends Record<string, SqlStorageValue> {
   k: string;
@@ -44,8 +46,16 @@ export function relationEnds(op: InverseOp): string[] {
 /** Re-counts the clusters of `refs` and writes cluster_size and tier where they changed; returns the sizes by key. */
 export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOptions): Map<string, number> {
   if (refs.length === 0) return new Map();
-  const sizes = clusterSizes(db, refs);
-  for (const [kind, ofKind] of byKind(refs)) {
+  const entities = refs.filter((r) => r.kind === "entity");
+  const sizes = refreshEntityClusters(
+    db,
+    entities.map((r) => r.name),
+    model,
+  );
+  if (entities.length === refs.length) return sizes;
+  const others = refs.filter((r) => r.kind !== "entity");
+  for (const [key, size] of clusterSizes(db, others)) sizes.set(key, size);
+  for (const [kind, ofKind] of byKind(others)) {
     const { table, keyColumn } = ITEM_TABLES[kind];
     const names = [...new Set(ofKind.map((r) => r.name))];
     for (let i = 0; i < names.length; i += PAGE) {
@@ -75,6 +85,41 @@ export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOp
         JSON.stringify(updates),
       );
     }
+  }
+  return sizes;
+}
+
+/**
+ * refreshClusters for entities: their rows come with the count
+ * (./cluster.ts entityClusters) and are written by id, so an entity is looked
+ * up by name once (create_relations refreshes both ends of every relation:
+ * a second lookup by name and an update by name were a third of its batch,
+ * bench/profile-write.mjs).
+ */
+function refreshEntityClusters(db: Db, names: readonly string[], model: ModelOptions): Map<string, number> {
+  const sizes = new Map<string, number>();
+  // Most refreshes change a size and keep the tier; setting tier at all rewrites the row's entry in
+  // entities_by_tier_category, so those rows set cluster_size alone.
+  const resized: [number, number][] = [];
+  const retiered: [number, number, Tier][] = [];
+  for (const c of entityClusters(db, names)) {
+    sizes.set(itemKey.entity(c.name), c.size);
+    const tier = tierFor({ accessCount: c.accessCount, important: c.important, tier: c.tier, clusterSize: c.size }, model);
+    if (tier !== c.tier) retiered.push([c.id, c.size, tier]);
+    else if (c.size !== c.storedSize) resized.push([c.id, c.size]);
+  }
+  for (let i = 0; i < resized.length; i += UPDATES_PER_STATEMENT) {
+    db.run(
+      "UPDATE entities SET cluster_size = j.value ->> 1 FROM json_each(?) AS j WHERE entities.id = j.value ->> 0",
+      JSON.stringify(resized.slice(i, i + UPDATES_PER_STATEMENT)),
+    );
+  }
+  for (let i = 0; i < retiered.length; i += UPDATES_PER_STATEMENT) {
+    db.run(
+      `UPDATE entities SET cluster_size = j.value ->> 1, tier = j.value ->> 2
+       FROM json_each(?) AS j WHERE entities.id = j.value ->> 0`,
+      JSON.stringify(retiered.slice(i, i + UPDATES_PER_STATEMENT)),
+    );
   }
   return sizes;
 }
