@@ -38,8 +38,10 @@
  * missed (at most VERIFY_LOOKUPS lookups, highest idf first), and the
  * documents holding both terms of an adjacent pair whether they are near
  * (at most PHRASE_LOOKUPS). A lookup costs about 20 µs, so the budgets
- * bound a search's time. Nothing reads a posting list to its end or scans
- * a table.
+ * bound a search's time. A compound's words written apart are looked for
+ * among the newest documents only (./match.ts PHRASE_SPAN): a phrase is
+ * found by walking its words' doclists. Nothing reads a posting list to its
+ * end or scans a table.
  */
 import type { Db } from "../storage/sql";
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
@@ -174,8 +176,7 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
   const truncated: number[] = [];
   const idfs: number[] = [];
   const terms: RankTerm[] = base.map((t, i) => {
-    const match = expression(t.term);
-    const w = termWindow(db, match, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
+    const w = termWindow(db, t.term, c, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
     for (const id of w.names) candidate(all, id).label.set(i, 1);
     for (const [doc, eid] of w.observations) holds(candidate(all, eid), doc, i);
     if (w.names.length >= RANK_NAME_CANDIDATES || w.observations.length >= RANK_OBSERVATION_CANDIDATES) truncated.push(i);
