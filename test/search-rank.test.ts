@@ -83,6 +83,20 @@ describe("whole-query ranking", () => {
     });
   });
 
+  it("gives the phrase bonus to a compound written next to the query's other word", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "apart", entityType: "note", observations: ["the dependency was late, and the owner-quota was raised again this week"] },
+          { name: "together", entityType: "note", observations: ["this week the dependency owner-quota was raised and late again, as it was in the week before"] },
+        ],
+        meta,
+      );
+      const r = rankQuery(new Db(state.storage.sql), "dependency owner-quota", { now: NOW });
+      expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
+    });
+  });
+
   it("scores an expansion term with its weight, below a literal match", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
       instance.createEntities(
