@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { reciprocalRankFusion, RRF_K } from "../src/search/fuse";
 import { corpus, expression, termWindow } from "../src/search/match";
-import { rankQuery } from "../src/search/rank";
+import { COMPOUND_PHRASE_LOOKUPS, rankQuery } from "../src/search/rank";
 import { tokenize } from "../src/search/tokenize";
 import { Db } from "../src/storage/sql";
 import { freshContext } from "./helpers/clients";
@@ -94,6 +94,23 @@ describe("whole-query ranking", () => {
       );
       const r = rankQuery(new Db(state.storage.sql), "dependency owner-quota", { now: NOW });
       expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
+    });
+  });
+
+  it("asks at most COMPOUND_PHRASE_LOOKUPS documents about a pair with a compound, the best candidates' first", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const n = COMPOUND_PHRASE_LOOKUPS + 2;
+      instance.createEntities(
+        Array.from({ length: n }, (_, i) => ({ name: `n${i}`, entityType: "note", observations: ["the dependency owner-quota was raised"] })),
+        meta,
+      );
+      const r = rankQuery(new Db(state.storage.sql), "dependency owner-quota", { now: NOW });
+      const scores = new Map(r.entities.map((e) => [e.id, e.score]));
+      // Equal candidates are taken newest first: the newest COMPOUND_PHRASE_LOOKUPS get the bonus, the two oldest not.
+      const bonus = [...scores.values()].filter((v) => v > (scores.get(1) as number));
+      expect(bonus).toHaveLength(COMPOUND_PHRASE_LOOKUPS);
+      expect(scores.get(2)).toBe(scores.get(1));
+      expect(scores.get(n)).toBeGreaterThan(scores.get(1) as number);
     });
   });
 
