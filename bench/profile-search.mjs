@@ -2,7 +2,7 @@
 /**
  * Where a search's time goes, statement by statement, outside workerd:
  *
- *   node bench/profile-search.mjs --db <a context's .sqlite> [--queries 200] [--seed 1] [--runs 3]
+ *   node bench/profile-search.mjs --db <a context's .sqlite> [--queries 200] [--seed 1] [--runs 3] [--slowest 10]
  *
  * Inside a Durable Object the clock stands still during synchronous code, so
  * the object cannot time its own statements. This runs the real search code
@@ -12,7 +12,9 @@
  * dir/v3/do/engram-MemoryContext/), with the benchmark's fixed queries, and
  * prints the time per query and per SQL statement shape. Absolute numbers
  * differ from workerd's (another SQLite build, no RPC, no access tracking);
- * the shares are what it is for. Needs Node 22 (node_modules/.bin/node).
+ * the shares are what it is for. `--slowest N` lists the N slowest queries
+ * (their best run) with the statement shapes that took most of each: where
+ * the tail goes. Needs Node 22 (node_modules/.bin/node).
  */
 import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
@@ -25,6 +27,7 @@ const { values: opts } = parseArgs({
     queries: { type: "string", default: "200" },
     seed: { type: "string", default: "1" },
     runs: { type: "string", default: "3" },
+    slowest: { type: "string", default: "0" },
   },
 });
 
@@ -38,6 +41,7 @@ await withKeptDb(opts.db, async (copy, load) => {
   const statements = new Map();
   const spent = new Map(); // statement shape -> { n, ms }
   let sqlMs = 0; // this query's time in SQLite
+  let perQuery = new Map(); // this query's statement shape -> { n, ms }
   /** The slice of SqlStorage that Db uses, over node:sqlite, timing every statement. */
   const storage = {
     exec(query, ...params) {
@@ -48,10 +52,12 @@ await withKeptDb(opts.db, async (copy, load) => {
       const ms = performance.now() - t0;
       sqlMs += ms;
       const shape = query.replace(/\s+/g, " ").slice(0, 90);
-      const s = spent.get(shape) ?? { n: 0, ms: 0 };
-      s.n++;
-      s.ms += ms;
-      spent.set(shape, s);
+      for (const into of [spent, perQuery]) {
+        const s = into.get(shape) ?? { n: 0, ms: 0 };
+        s.n++;
+        s.ms += ms;
+        into.set(shape, s);
+      }
       return { toArray: () => rows, one: () => rows[0], [Symbol.iterator]: () => rows[Symbol.iterator](), rowsWritten: 0 };
     },
   };
@@ -71,15 +77,20 @@ await withKeptDb(opts.db, async (copy, load) => {
   const now = Date.now();
   const times = [];
   const sqlTimes = [];
+  const best = new Map(); // query -> its fastest run { ms, sqlMs, shapes }
   for (let run = 0; run < Number(opts.runs); run++) {
     if (run === 1) spent.clear(); // the first run warms the page cache and the statement cache
     for (const q of queries) {
       sqlMs = 0;
+      perQuery = new Map();
       const t0 = performance.now();
       searchGraph(db, q, params, now);
       if (run > 0) {
-        times.push(performance.now() - t0);
+        const ms = performance.now() - t0;
+        times.push(ms);
         sqlTimes.push(sqlMs);
+        const b = best.get(q);
+        if (!b || ms < b.ms) best.set(q, { ms, sqlMs, shapes: perQuery });
       }
     }
   }
@@ -102,6 +113,12 @@ await withKeptDb(opts.db, async (copy, load) => {
   const calls = times.length;
   for (const [shape, s] of [...spent].sort((a, b) => b[1].ms - a[1].ms)) {
     console.log(`| ${(s.ms / calls).toFixed(3)} | ${((100 * s.ms) / total).toFixed(1)} % | ${(s.n / calls).toFixed(1)} | \`${shape}\` |`);
+  }
+  const slowest = [...best].sort((a, b) => b[1].ms - a[1].ms).slice(0, Number(opts.slowest));
+  if (slowest.length > 0) console.log(`\nSlowest ${slowest.length} queries (their fastest run), with the statements that took most of each:`);
+  for (const [q, b] of slowest) {
+    console.log(`\n${b.ms.toFixed(2)} ms (${b.sqlMs.toFixed(2)} in SQLite): \`${q}\``);
+    for (const [shape, s] of [...b.shapes].sort((x, y) => y[1].ms - x[1].ms).slice(0, 4)) console.log(`  ${s.ms.toFixed(2)} ms, ${s.n} calls: \`${shape}\``);
   }
   sqlite.close();
 });

@@ -1,7 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { reciprocalRankFusion, RRF_K } from "../src/search/fuse";
-import { rankQuery } from "../src/search/rank";
+import { corpus, expression, termWindow } from "../src/search/match";
+import { COMPOUND_PHRASE_LOOKUPS, rankQuery } from "../src/search/rank";
+import { tokenize } from "../src/search/tokenize";
 import { Db } from "../src/storage/sql";
 import { freshContext } from "./helpers/clients";
 
@@ -78,6 +80,37 @@ describe("whole-query ranking", () => {
       );
       const r = rankQuery(new Db(state.storage.sql), "billing service", { now: NOW });
       expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
+    });
+  });
+
+  it("gives the phrase bonus to a compound written next to the query's other word", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "apart", entityType: "note", observations: ["the dependency was late, and the owner-quota was raised again this week"] },
+          { name: "together", entityType: "note", observations: ["this week the dependency owner-quota was raised and late again, as it was in the week before"] },
+        ],
+        meta,
+      );
+      const r = rankQuery(new Db(state.storage.sql), "dependency owner-quota", { now: NOW });
+      expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
+    });
+  });
+
+  it("asks at most COMPOUND_PHRASE_LOOKUPS documents about a pair with a compound, the best candidates' first", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const n = COMPOUND_PHRASE_LOOKUPS + 2;
+      instance.createEntities(
+        Array.from({ length: n }, (_, i) => ({ name: `n${i}`, entityType: "note", observations: ["the dependency owner-quota was raised"] })),
+        meta,
+      );
+      const r = rankQuery(new Db(state.storage.sql), "dependency owner-quota", { now: NOW });
+      const scores = new Map(r.entities.map((e) => [e.id, e.score]));
+      // Equal candidates are taken newest first: the newest COMPOUND_PHRASE_LOOKUPS get the bonus, the two oldest not.
+      const bonus = [...scores.values()].filter((v) => v > (scores.get(1) as number));
+      expect(bonus).toHaveLength(COMPOUND_PHRASE_LOOKUPS);
+      expect(scores.get(2)).toBe(scores.get(1));
+      expect(scores.get(n)).toBeGreaterThan(scores.get(1) as number);
     });
   });
 
@@ -176,6 +209,39 @@ describe("search_nodes returns every entity that matches well", () => {
       const r = await instance.searchNodes("person", { limit: 4 }, meta);
       expect(r.ok && r.value.entities).toHaveLength(4);
       expect(r.ok && r.value.entities[0]?.name).toBe("p5");
+    });
+  });
+});
+
+describe("a compound's window", () => {
+  it("finds every document writing the compound by its joined form, and the words apart only among the newest PHRASE_SPAN", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "old-apart", entityType: "note", observations: ["the github sqlite wal mode"] },
+          { name: "old-compound", entityType: "note", observations: ["about github-sqlite-wal"] },
+          { name: "githubSqliteWal", entityType: "note", observations: ["plain"] },
+          ...Array.from({ length: 4 }, (_, i) => ({ name: `filler-${i}`, entityType: "note", observations: ["nothing here"] })),
+          { name: "new-apart", entityType: "note", observations: ["github sqlite wal again"] },
+        ],
+        meta,
+      );
+      const db = new Db(state.storage.sql);
+      const term = tokenize("github-sqlite-wal")[0];
+      if (!term) throw new Error("no term");
+      const c = corpus(db);
+      const id = (name: string) => db.one<{ id: number }>("SELECT id FROM entities WHERE name = ?", name)?.id;
+      const owners = (w: { observations: [number, number][] }) => w.observations.map(([, eid]) => eid);
+      // A span covering the context: the window is the whole expression's (compound or words apart, anywhere).
+      const whole = termWindow(db, term, c, 20, 100);
+      expect(owners(whole).sort()).toEqual([id("old-apart"), id("old-compound"), id("new-apart")].sort());
+      expect(whole.names).toEqual([id("githubSqliteWal")]);
+      const full = db.all<{ doc: number }>("SELECT rowid AS doc FROM search_words WHERE search_words MATCH ? AND rowid > 0 ORDER BY rowid DESC", expression(term));
+      expect(whole.observations.map(([doc]) => doc)).toEqual(full.map((r) => r.doc));
+      // A span of the newest 3 documents of each kind: the words apart only there, the compound everywhere.
+      const short = termWindow(db, term, c, 20, 100, 3);
+      expect(owners(short).sort()).toEqual([id("old-compound"), id("new-apart")].sort());
+      expect(short.names).toEqual([id("githubSqliteWal")]);
     });
   });
 });

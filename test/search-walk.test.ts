@@ -122,6 +122,33 @@ describe("the walk's relation budget", () => {
     }
   });
 
+  it("finds a bridge from either of two hubs outside the largest region: the one with fewer relations scanned, the other sought or scanned too", async () => {
+    // start - a1 - {a3 ... a12} and finish - b1 - {b2 hub, b3 hub, b4}; the bridge a3 - (b2 or b3) is the only 5-hop path.
+    // b2 has 71 relations, b3 72 (plus the bridge's): with 10 ordinary nodes in start's region both fit in the
+    // scans that skipping that region saves (8 x 2 x 10); with 4 only b2 does and b3 is sought pair by pair.
+    for (const [ordinary, via] of [
+      [10, "b2"],
+      [10, "b3"],
+      [4, "b2"],
+      [4, "b3"],
+    ] as const) {
+      const aNodes = Array.from({ length: ordinary }, (_, i) => `a${i + 3}`);
+      const hubs = [...spokes("b2", HUB_DEGREE + 5), ...spokes("b3")];
+      await inGraph(
+        ["start", "finish", "a1", ...aNodes, "b1", "b2", "b3", "b4", ...hubs],
+        [
+          ["start", "a1"],
+          ["finish", "b1"],
+          ...aNodes.map((n): [string, string] => ["a1", n]),
+          ...["b2", "b3", "b4"].map((n): [string, string] => [n, "b1"]),
+          ["a3", via],
+          ...hubs.map((s): [string, string] => [s, s.slice(0, 2)]),
+        ],
+        (walk) => expect(walk(["start", "finish"], 5, MAX_WALK_EDGES)).toEqual([["start", "a1", "a3", via, "b1", "finish"]]),
+      );
+    }
+  });
+
   it("reads the hubs and their degrees from their partial index, whose condition matches HUB_DEGREE", async () => {
     await runInDurableObject(stubOf(freshContext("walk")), (_instance: MemoryContext, state) => {
       const plan = new Db(state.storage.sql).all<{ detail: string }>(

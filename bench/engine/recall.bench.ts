@@ -25,13 +25,15 @@ import type { MemoryContext } from "../../src/context/MemoryContext";
 import { ITEM_KINDS } from "../../src/items";
 import { RECALL_TOKENS } from "../../src/limits";
 import { modelOptions } from "../../src/priority/weights";
+import { openNodes } from "../../src/graph/store";
 import { searchGraph, searchParams } from "../../src/search";
+import { rankQuery } from "../../src/search/rank";
 import { compactionStep } from "../../src/search/compact";
 import { expansionFor } from "../../src/search/meaning";
 import { recall } from "../../src/search/recall";
 import { settings } from "../../src/settings";
 import { Db } from "../../src/storage/sql";
-import { generateGraph, prefix, searchQueries } from "../lib/generate.mjs";
+import { generateGraph, openNodeSets, prefix, searchQueries } from "../lib/generate.mjs";
 import { summarize as summarizeSamples, type Summary } from "../lib/stats.mjs";
 import { engineVars, knob, sizesFrom, tick, timePerRun } from "./timing";
 
@@ -42,6 +44,9 @@ const SEED = knob("ENGINE_SEED", 1);
 const QUESTIONS = engineVars.ENGINE_QUESTIONS === "1";
 const BATCH = 1000;
 const KINDS = [...ITEM_KINDS];
+const SLOWEST = knob("ENGINE_SLOWEST", 8);
+/** A timestamped progress line, so a memory sampler outside the process can tell the phases apart. */
+const phase = (what: string) => console.log(`ENGINE_PHASE ${new Date().toISOString()} ${what}`);
 
 function summarize(xs: number[]): Summary {
   const s = summarizeSamples(xs);
@@ -57,6 +62,7 @@ it.each(SIZES)("recall engine time beside searchGraph at %i entities", { timeout
   const stub = env.MEMORY.getByName(`recall-bench-${SIZE}`) as DurableObjectStub<MemoryContext>;
   const meta = { caller: "bench", callerId: "bench", tool: "bench" };
   const graph = prefix(full, SIZE);
+  phase(`load ${SIZE}`);
   for (let i = 0; i < graph.entities.length; i += BATCH) expect((await stub.createEntities(graph.entities.slice(i, i + BATCH), meta)).ok).toBe(true);
   for (let i = 0; i < graph.relations.length; i += BATCH) expect((await stub.createRelations(graph.relations.slice(i, i + BATCH), meta)).ok).toBe(true);
   const generated = searchQueries(
@@ -67,6 +73,7 @@ it.each(SIZES)("recall engine time beside searchGraph at %i entities", { timeout
   // The generated queries are 1 to 4 words; with ENGINE_QUESTIONS=1 each is joined to the next in a question.
   const queries = QUESTIONS ? generated.map((q, i) => `when did the ${q} and the ${generated[(i + 1) % generated.length]} last change for us?`) : generated;
 
+  phase(`queries ${SIZE}`);
   const rpc: number[] = [];
   for (const q of queries) {
     await tick();
@@ -99,12 +106,32 @@ it.each(SIZES)("recall engine time beside searchGraph at %i entities", { timeout
       usedTokens += r.usedTokens;
     }
     const times = { search: [] as number[], searchExpanded: [] as number[], recall: [] as number[] };
+    phase(`timed ${SIZE}`);
     for (const q of queries) {
       for (const name of ["search", "searchExpanded", "recall"] as const) {
         const run = cases[name];
         times[name].push(await timePerRun(REPEAT, () => run(q)));
       }
     }
+    phase(`timed-end ${SIZE}`);
+    // open_nodes of 1 to 4 names, as the bench's open_nodes calls (bench/lib/generate.mjs), over the whole graph's names.
+    const openSets = openNodeSets(
+      graph.entities.map((e) => e.name),
+      queries.length,
+      SEED,
+    );
+    for (const names of openSets) openNodes(db, names); // warm
+    const open: number[] = [];
+    for (const names of openSets) open.push(await timePerRun(REPEAT, () => openNodes(db, names)));
+    // The tail: the slowest queries with their terms and how many candidates the ranking scored.
+    const slowest = queries
+      .map((q, i) => ({ q, i, recall: times.recall[i] as number, search: times.search[i] as number }))
+      .sort((a, b) => Math.max(b.recall, b.search) - Math.max(a.recall, a.search))
+      .slice(0, SLOWEST)
+      .map((x) => {
+        const r = rankQuery(db, x.q, { now, model, expansion: expansionFor(x.q) });
+        return `| ${x.search.toFixed(2)} | ${x.recall.toFixed(2)} | ${r.terms.filter((t) => t.index >= 0).length} | ${r.entities.length} | \`${x.q}\` |`;
+      });
     const result = {
       size: SIZE,
       queries: queries.length,
@@ -113,6 +140,7 @@ it.each(SIZES)("recall engine time beside searchGraph at %i entities", { timeout
       searchExpanded: summarize(times.searchExpanded),
       recall: summarize(times.recall),
       recallRpc: summarize(rpc),
+      openNodes: summarize(open),
       ratio: {
         p50: summarize(times.recall).p50 / summarize(times.search).p50,
         p95: summarize(times.recall).p95 / summarize(times.search).p95,
@@ -129,6 +157,13 @@ it.each(SIZES)("recall engine time beside searchGraph at %i entities", { timeout
       `| searchGraph with synonyms (search_nodes' default) | ${cells(result.searchExpanded)} |`,
       `| recall with synonyms, budget ${RECALL_TOKENS.default}, all kinds | ${cells(result.recall)} |`,
       `| recall over RPC (the object's whole call plus the hop, once per query, 1 ms steps) | ${cells(result.recallRpc)} |`,
+      `| open_nodes of 1 to 4 names (graph.openNodes, as the tool) | ${cells(result.openNodes)} |`,
+      "",
+      `Slowest ${SLOWEST} queries (ms per run; terms: literal query terms; ranked: entities the ranking scored):`,
+      "",
+      "| searchGraph | recall | terms | ranked | query |",
+      "|---|---|---|---|---|",
+      ...slowest,
       "",
       `recall / searchGraph (words only): ${result.ratio.p50.toFixed(2)}x at p50, ${result.ratio.p95.toFixed(2)}x at p95, ${result.ratio.perQueryMedian.toFixed(2)}x median per query`,
       "",

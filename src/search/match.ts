@@ -87,6 +87,22 @@ export function entityStats(db: Db, ids: readonly number[]): EntityStats[] {
   );
 }
 
+/**
+ * A compound's phrase ("github sqlite wal") is looked for among the newest
+ * PHRASE_SPAN names and the newest PHRASE_SPAN observations only. FTS5 finds
+ * a phrase by walking its words' doclists together, so a rare phrase of
+ * common words read them to their ends, whatever the window's cap: about 1 ms
+ * per compound at 100,000 entities and ten times that at 1,000,000. Its
+ * joined form ("githubsqlitewal"), which every document writing the compound
+ * carries (./indexer.ts derivedText), is one short doclist and is read in
+ * full. So the window leaves out only older documents that hold the words
+ * apart or inside a longer compound ("routingSdkKafka" for "routing-sdk");
+ * the phrase's document frequency is estimated from what the window saw.
+ * In a context with fewer than PHRASE_SPAN entities and observations the
+ * window is exactly the whole expression's.
+ */
+export const PHRASE_SPAN = 50_000;
+
 /** A term's documents in capped newest-first windows (./rank.ts): entity ids by name or type, and observations with their owners. */
 export interface TermWindow {
   /** Entities whose name or type holds the term, newest first. */
@@ -95,7 +111,7 @@ export interface TermWindow {
   observations: [doc: number, eid: number][];
 }
 
-/** TERM_DOCS with other caps (whole-query ranking reads deeper windows than the per-term entries). */
+/** A term's names (rowid < 0, newest first) and observations with their owners (newest first), each part capped. */
 const windowSql = (nameCap: number, observationCap: number) => `SELECT doc, NULL AS eid FROM (
      SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ${sqlLimit(nameCap)})
    UNION ALL
@@ -103,17 +119,48 @@ const windowSql = (nameCap: number, observationCap: number) => `SELECT doc, NULL
      SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ${sqlLimit(observationCap)}) d
    JOIN observations o ON o.id = d.doc`;
 
-export function termWindow(db: Db, match: string, nameCap: number, observationCap: number): TermWindow {
-  const rows = db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], windowSql(nameCap, observationCap), [match]);
-  const names: number[] = [];
-  const observations: [number, number][] = [];
+/**
+ * windowSql for a compound: its joined form (?1) everywhere, its phrase (?2) in names with rowid < ?3 and
+ * observations with rowid > ?4. The CASTs matter: FTS5 ignores a rowid bound that is not an INTEGER value,
+ * and a bound JavaScript number may arrive as a REAL, which read the whole doclists again.
+ */
+const compoundWindowSql = (nameCap: number, observationCap: number) => `SELECT doc, NULL AS eid FROM (
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ${sqlLimit(nameCap)})
+   UNION ALL
+   SELECT doc, NULL AS eid FROM (
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?2 AND rowid < CAST(?3 AS INTEGER) ORDER BY rowid LIMIT ${sqlLimit(nameCap)})
+   UNION ALL
+   SELECT d.doc, o.entity_id AS eid FROM (
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ${sqlLimit(observationCap)}) d
+   JOIN observations o ON o.id = d.doc
+   UNION ALL
+   SELECT d.doc, o.entity_id AS eid FROM (
+     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?2 AND rowid > CAST(?4 AS INTEGER) ORDER BY rowid DESC LIMIT ${sqlLimit(observationCap)}) d
+   JOIN observations o ON o.id = d.doc`;
+
+/** `span` is PHRASE_SPAN but for tests, which cannot afford tens of thousands of documents. */
+export function termWindow(db: Db, term: QueryTerm, c: Corpus, nameCap: number, observationCap: number, span = PHRASE_SPAN): TermWindow {
+  const compound = !term.cjk && term.parts.length > 1;
+  const nameBound = c.maxEntityId > span ? -(c.maxEntityId - span) : 0;
+  const observationBound = Math.max(0, c.maxObservationId - span);
+  const rows = compound
+    ? db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], compoundWindowSql(nameCap, observationCap), [
+        quote(term.key),
+        quote(term.parts.join(" ")),
+        nameBound,
+        observationBound,
+      ])
+    : db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], windowSql(nameCap, observationCap), [expression(term)]);
+  const names = new Set<number>();
+  const observations = new Map<number, number>();
   for (const [doc, eid] of rows) {
-    if (doc < 0) names.push(-doc);
-    else if (eid !== null) observations.push([doc, eid]);
+    if (doc < 0) names.add(-doc);
+    else if (eid !== null) observations.set(doc, eid);
   }
-  names.sort((a, b) => b - a);
-  observations.sort((a, b) => b[0] - a[0]);
-  return { names, observations };
+  return {
+    names: [...names].sort((a, b) => b - a).slice(0, nameCap),
+    observations: [...observations].sort((a, b) => b[0] - a[0]).slice(0, observationCap),
+  };
 }
 
 /** Entities whose name or type holds `match` only as a substring (the trigram index), newest first. */

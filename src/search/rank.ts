@@ -37,9 +37,12 @@
  * rowid lookup each, whether they hold the common terms their windows
  * missed (at most VERIFY_LOOKUPS lookups, highest idf first), and the
  * documents holding both terms of an adjacent pair whether they are near
- * (at most PHRASE_LOOKUPS). A lookup costs about 20 µs, so the budgets
- * bound a search's time. Nothing reads a posting list to its end or scans
- * a table.
+ * (at most PHRASE_LOOKUPS, COMPOUND_PHRASE_LOOKUPS of them for a pair with
+ * a compound, whose phrase inside NEAR costs far more). A lookup costs about 20 µs, so the budgets
+ * bound a search's time. A compound's words written apart are looked for
+ * among the newest documents only (./match.ts PHRASE_SPAN): a phrase is
+ * found by walking its words' doclists. Nothing reads a posting list to its
+ * end or scans a table.
  */
 import type { Db } from "../storage/sql";
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
@@ -59,8 +62,16 @@ export const RANK_MAX_CANDIDATES = 100;
 /** Candidates whose documents are asked about the common terms their windows missed, and the rowid lookups allowed for that. */
 export const VERIFY_CANDIDATES = 60;
 export const VERIFY_LOOKUPS = 600;
+/** What one lookup of a compound (its phrase, or its joined form) counts against VERIFY_LOOKUPS: a phrase costs FTS5 5-10 times one word (35-80 µs at 1,000,000 entities). */
+export const COMPOUND_LOOKUP_COST = 8;
 /** Rowid lookups allowed for the phrase bonus. */
 export const PHRASE_LOOKUPS = 300;
+/**
+ * Of those, the lookups for a pair with a compound ("dependency owner-quota"): FTS5 checks a phrase inside
+ * NEAR at about 1.3 ms per document at 1,000,000 entities, against 20 µs for two words, so these few bound
+ * that pair's share of a search to about 5 ms (4 and 8 gave the same hits on npm run bench:recall).
+ */
+export const COMPOUND_PHRASE_LOOKUPS = 4;
 /** Trigram-index entities read per term whose name or type holds it only as a substring. */
 const SUBSTRING_CANDIDATES = 20;
 /** BM25 saturation and length normalisation: Anserini's defaults, which measured best of k1 1.2 / b 0.75, 0.5, 0.3 and k1 0.9 / b 0.4 on npm run bench:recall (docs/search.md). */
@@ -174,8 +185,7 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
   const truncated: number[] = [];
   const idfs: number[] = [];
   const terms: RankTerm[] = base.map((t, i) => {
-    const match = expression(t.term);
-    const w = termWindow(db, match, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
+    const w = termWindow(db, t.term, c, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
     for (const id of w.names) candidate(all, id).label.set(i, 1);
     for (const [doc, eid] of w.observations) holds(candidate(all, eid), doc, i);
     if (w.names.length >= RANK_NAME_CANDIDATES || w.observations.length >= RANK_OBSERVATION_CANDIDATES) truncated.push(i);
@@ -226,9 +236,11 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
       if (!cand.label.has(t)) ask.push(-id);
       for (const [doc, set] of cand.docs) if (!set.has(t)) ask.push(doc);
     }
-    const asked = ask.slice(0, lookups);
-    lookups -= asked.length;
-    for (const doc of docsHolding(db, expression((terms[t] as RankTerm).term), asked)) {
+    const term = (terms[t] as RankTerm).term;
+    const cost = term.parts.length > 1 ? COMPOUND_LOOKUP_COST : 1;
+    const asked = ask.slice(0, Math.floor(lookups / cost));
+    lookups -= asked.length * cost;
+    for (const doc of docsHolding(db, expression(term), asked)) {
       const cand = all.get(docOwner.get(doc) as number) as Candidate;
       if (doc < 0) cand.label.set(t, 1);
       else holds(cand, doc, t);
@@ -239,6 +251,7 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
   const phrases = new Map<number, number>();
   const literal = terms.map((t, i) => ({ t, i })).filter(({ t }) => t.index >= 0);
   lookups = PHRASE_LOOKUPS;
+  let compoundLookups = COMPOUND_PHRASE_LOOKUPS;
   for (let k = 0; k + 1 < literal.length && lookups > 0; k++) {
     const { t: a, i: ai } = literal[k] as { t: RankTerm; i: number };
     const { t: b, i: bi } = literal[k + 1] as { t: RankTerm; i: number };
@@ -249,8 +262,10 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
       if (cand.label.get(ai) === 1 && cand.label.get(bi) === 1) both.push(-id);
       for (const [doc, set] of cand.docs) if (set.has(ai) && set.has(bi)) both.push(doc);
     }
-    const asked = both.slice(0, lookups);
+    const compound = a.term.parts.length > 1 || b.term.parts.length > 1;
+    const asked = both.slice(0, compound ? Math.min(lookups, compoundLookups) : lookups);
     lookups -= asked.length;
+    if (compound) compoundLookups -= asked.length;
     const bonus = (PHRASE_BONUS * (a.idf + b.idf)) / 2;
     const owners = new Set([...docsHolding(db, near, asked)].map((doc) => docOwner.get(doc) as number));
     for (const id of owners) phrases.set(id, (phrases.get(id) ?? 0) + bonus);

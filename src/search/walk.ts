@@ -118,11 +118,15 @@ const SCAN_PER_SEEK = 8;
  * budget cut falls on the scans.
  *
  * A relation between two regions needs only one of its ends scanned, so the
- * region with the most ordinary nodes is not scanned when at most one hub
- * lies outside it: that hub's relations into the region come from a seek
- * per pair (two per ordinary node, both directions), which costs no more
- * than the scan it replaces. At 100,000 entities the largest region often
- * holds most of the frontier. When the budget cuts this level short, the
+ * region with the most ordinary nodes is not scanned when the hubs outside
+ * it can be covered another way: the hubs outside with the fewest relations
+ * are scanned while their relations together number at most SCAN_PER_SEEK
+ * times the seeks the skipped region saves (two per ordinary node in it, both
+ * directions), and at most one hub is left, whose relations into the region
+ * come from a seek per pair, which costs no more than the scan it replaces.
+ * At 100,000 entities the largest region often holds most of the frontier,
+ * and the frontier often holds a dozen or more hubs spread over the regions.
+ * When the budget cuts this level short, the
  * relations found are whichever came first (as before this split, where the
  * cut fell elsewhere: neither finds a superset of the other's).
  */
@@ -138,19 +142,22 @@ function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: numbe
   }
   let largest: number | undefined;
   for (const [source, n] of counts) if (largest === undefined || n > (counts.get(largest) as number)) largest = source;
-  const hubsOutside = [...seek].filter((id) => sourceOf(id) !== largest);
-  const skip = largest !== undefined && hubsOutside.length <= 1;
-  const scanned = skip ? ordinary.filter((id) => sourceOf(id) !== largest) : ordinary;
-  const partners = skip ? ordinary.filter((id) => sourceOf(id) === largest) : [];
-  let pairSeekHubs = skip ? hubsOutside : [];
-  // The hub outside the largest region: its relations into the region cost two seeks per partner, or a
-  // scan of its own relations. Most hubs have a few hundred relations: scanning them is cheaper.
-  const outside = pairSeekHubs[0];
-  const outsideDegree = hubs.find(([id]) => id === outside)?.[1] ?? Number.POSITIVE_INFINITY;
-  if (outside !== undefined && outsideDegree <= SCAN_PER_SEEK * 2 * partners.length) {
-    scanned.push(outside);
-    pairSeekHubs = [];
+  const inLargest = largest === undefined ? 0 : (counts.get(largest) as number);
+  // The hubs outside the largest region, fewest relations first: scanned while their relations fit in what
+  // skipping the region saves; a hub left over is sought pair by pair, and with two left the region is scanned.
+  const outside = hubs.filter(([id]) => seek.has(id) && sourceOf(id) !== largest).sort((a, b) => a[1] - b[1]);
+  const scanHubs: number[] = [];
+  let allowance = SCAN_PER_SEEK * 2 * inLargest;
+  for (const [id, degree] of outside) {
+    if (degree > allowance) break;
+    scanHubs.push(id);
+    allowance -= degree;
   }
+  const seekHubs = outside.slice(scanHubs.length).map(([id]) => id);
+  const skip = largest !== undefined && seekHubs.length <= 1;
+  const scanned = skip ? [...ordinary.filter((id) => sourceOf(id) !== largest), ...scanHubs] : ordinary;
+  const partners = skip ? ordinary.filter((id) => sourceOf(id) === largest) : [];
+  const pairSeekHubs = skip ? seekHubs : [];
   return db
     .tuples<Edge>(
       ["a", "b"],
