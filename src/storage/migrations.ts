@@ -26,6 +26,7 @@ import m0013 from "../../migrations/0013_aliases.sql";
 import m0014 from "../../migrations/0014_observation_validity.sql";
 import m0015 from "../../migrations/0015_embeddings.sql";
 import m0016 from "../../migrations/0016_files_fts.sql";
+import m0019 from "../../migrations/0019_vector_lists.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 14, name: "0014_observation_validity", sql: m0014 },
   { version: 15, name: "0015_embeddings", sql: m0015 },
   { version: 16, name: "0016_files_fts", sql: m0016 },
+  { version: 19, name: "0019_vector_lists", sql: m0019 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

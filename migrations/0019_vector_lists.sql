@@ -1,0 +1,49 @@
+-- An inverted-file (IVF) index over the semantic vectors of 0015, so a query
+-- reads a few lists near it instead of every vector (src/search/semantic/ivf.ts).
+--
+-- vector_lists: one row per list of one model. centroid = float32
+--   components (a BLOB of 4 × dimensions bytes), the mean direction of the
+--   list's vectors when it was trained or split. size = how many vectors of
+--   `embeddings` name this list. The block (ids, scales, vecs) is a copy of
+--   its members in one row, so a query hands one BLOB to JavaScript per list
+--   instead of one per vector: ids = float64 rowids of `embeddings`, scales =
+--   float32, vecs = the int8 vectors end to end, all in rowid order. fresh = 1
+--   while the block holds exactly the list's members as they are; any change
+--   to a member (insert, delete, new vector, another list) sets it to 0 in
+--   the same transaction, and a query then reads that list's rows instead.
+--   So a block can be late, never wrong; the alarm rebuilds it.
+-- embeddings.list: the list a vector belongs to; NULL until the index has
+--   lists (a context below the training threshold, a vector stored before
+--   the lists were trained, an existing context's vectors before the alarm
+--   assigns them). A query scans the NULL ones exactly.
+--
+-- Renames only change embeddings.key: the list and its block stay valid
+-- (blocks name rowids, resolved to keys after the search).
+
+ALTER TABLE embeddings ADD COLUMN list INTEGER;
+CREATE INDEX embeddings_by_list ON embeddings (list);
+
+CREATE TABLE vector_lists (
+  id       INTEGER PRIMARY KEY,
+  model    TEXT    NOT NULL,
+  centroid BLOB    NOT NULL,
+  size     INTEGER NOT NULL DEFAULT 0,
+  fresh    INTEGER NOT NULL DEFAULT 0,
+  ids      BLOB,
+  scales   BLOB,
+  vecs     BLOB
+);
+
+CREATE TRIGGER vector_list_insert AFTER INSERT ON embeddings
+WHEN new.list IS NOT NULL BEGIN
+  UPDATE vector_lists SET size = size + 1, fresh = 0 WHERE id = new.list;
+END;
+CREATE TRIGGER vector_list_delete AFTER DELETE ON embeddings
+WHEN old.list IS NOT NULL BEGIN
+  UPDATE vector_lists SET size = size - 1, fresh = 0 WHERE id = old.list;
+END;
+CREATE TRIGGER vector_list_update AFTER UPDATE OF vec, scale, list ON embeddings
+WHEN old.list IS NOT NULL OR new.list IS NOT NULL BEGIN
+  UPDATE vector_lists SET size = size - 1, fresh = 0 WHERE id = old.list;
+  UPDATE vector_lists SET size = size + 1, fresh = 0 WHERE id = new.list;
+END;
