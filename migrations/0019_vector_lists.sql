@@ -7,11 +7,15 @@
 --   `embeddings` name this list. The block (ids, scales, vecs) is a copy of
 --   its members in one row, so a query hands one BLOB to JavaScript per list
 --   instead of one per vector: ids = float64 rowids of `embeddings`, scales =
---   float32, vecs = the int8 vectors end to end, all in rowid order. fresh = 1
---   while the block holds exactly the list's members as they are; any change
---   to a member (insert, delete, new vector, another list) sets it to 0 in
---   the same transaction, and a query then reads that list's rows instead.
---   So a block can be late, never wrong; the alarm rebuilds it.
+--   float32, vecs = the int8 vectors end to end, all in rowid order, up to
+--   rowid block_max. fresh = 1 while the block holds exactly the list's
+--   members up to block_max as they are; any change to a member (delete, new
+--   vector, moved to or from the list) sets it to 0 in the same transaction,
+--   and a query then reads that list's rows instead. A new vector (a new row,
+--   so a rowid above every block_max: a lower one would reuse a deleted
+--   member's, whose list is stale already) leaves the block fresh and counts
+--   in `tail`: a query reads the block and the members above block_max.
+--   So a block can be late, never wrong; the alarm rebuilds it (a long tail too).
 -- embeddings.list: the list a vector belongs to; NULL until the index has
 --   lists (a context below the training threshold, a vector stored before
 --   the lists were trained, an existing context's vectors before the alarm
@@ -29,6 +33,8 @@ CREATE TABLE vector_lists (
   centroid BLOB    NOT NULL,
   size     INTEGER NOT NULL DEFAULT 0,
   fresh    INTEGER NOT NULL DEFAULT 0,
+  block_max INTEGER NOT NULL DEFAULT 0,
+  tail     INTEGER NOT NULL DEFAULT 0,
   ids      BLOB,
   scales   BLOB,
   vecs     BLOB
@@ -36,7 +42,7 @@ CREATE TABLE vector_lists (
 
 CREATE TRIGGER vector_list_insert AFTER INSERT ON embeddings
 WHEN new.list IS NOT NULL BEGIN
-  UPDATE vector_lists SET size = size + 1, fresh = 0 WHERE id = new.list;
+  UPDATE vector_lists SET size = size + 1, tail = tail + 1 WHERE id = new.list;
 END;
 CREATE TRIGGER vector_list_delete AFTER DELETE ON embeddings
 WHEN old.list IS NOT NULL BEGIN

@@ -25,7 +25,7 @@ const fresh = (): Stub => stubOf(`semantic-index-${Date.now()}-${n++}`);
 /** Runs index steps until the index is caught up (as the alarm does, one transaction each); returns how many. */
 function build(db: Db, tx: <T>(fn: () => T) => T, model = MODEL): number {
   let steps = 0;
-  while (tx(() => indexBehind(db, model) && indexStep(db, model))) if (++steps > 500) throw new Error("index never caught up");
+  while (tx(() => indexBehind(db, model) && indexStep(db, model) !== null)) if (++steps > 500) throw new Error("index never caught up");
   return steps;
 }
 
@@ -41,17 +41,22 @@ interface IndexState {
   largest: number;
   unlisted: number;
   stale: number;
-  /** Whether every list's size matches its members and every fresh block holds exactly them. */
+  /** Whether every list's size matches its members and every fresh block holds exactly them (up to its tail). */
   consistent: boolean;
 }
 
 function indexState(db: Db): IndexState {
-  const all = db.all<{ id: number; size: number; fresh: number; ids: ArrayBuffer | null }>("SELECT id, size, fresh, ids FROM vector_lists");
+  const all = db.all<{ id: number; size: number; fresh: number; block_max: number; tail: number; ids: ArrayBuffer | null }>(
+    "SELECT id, size, fresh, block_max, tail, ids FROM vector_lists",
+  );
   let consistent = true;
   for (const l of all) {
     const members = db.all<{ rowid: number }>("SELECT rowid FROM embeddings WHERE list = ? ORDER BY rowid", l.id).map((r) => r.rowid);
     if (members.length !== l.size) consistent = false;
-    if (l.fresh === 1 && JSON.stringify([...new Float64Array(l.ids ?? new ArrayBuffer(0))]) !== JSON.stringify(members)) consistent = false;
+    // A fresh block holds exactly the members up to its last rowid; the rest are its tail.
+    const blocked = members.filter((r) => r <= l.block_max);
+    if (l.fresh === 1 && JSON.stringify([...new Float64Array(l.ids ?? new ArrayBuffer(0))]) !== JSON.stringify(blocked)) consistent = false;
+    if (l.fresh === 1 && members.length - blocked.length !== l.tail) consistent = false;
   }
   return {
     lists: all.length,
@@ -116,7 +121,11 @@ describe("the IVF index", () => {
       const past = grow(INDEX_MIN - 1, 3000);
       const grown = grow(3000, 8000);
       const q = clusteredQueries(8000, DIMS, 1, 12)[0] as Float32Array;
-      return { below, exactBelow, past, grown, top: nearest(db, q, 10, MODEL), truth: nearestExact(db, q, 10, MODEL) };
+      // A vector stored after the blocks were built waits in its list's tail: queries read it from its row.
+      const copy = vectors[42] as Float32Array;
+      tx(() => storeVector(db, "entity:copy", MODEL, copy, 0, nearestList(lists(db, MODEL), copy)));
+      const inTail = { state: indexState(db), near: nearest(db, copy, 2, MODEL).map((x) => x.key) };
+      return { below, exactBelow, past, grown, inTail, top: nearest(db, q, 10, MODEL), truth: nearestExact(db, q, 10, MODEL) };
     });
     expect(out.below).toMatchObject({ lists: 0, unlisted: INDEX_MIN - 1 });
     expect(out.exactBelow).toBe("entity:v7");
@@ -132,6 +141,8 @@ describe("the IVF index", () => {
         10,
       ),
     ).toBeGreaterThanOrEqual(0.9);
+    expect(out.inTail.state).toMatchObject({ stale: 0, consistent: true });
+    expect(out.inTail.near.sort()).toEqual(["entity:copy", "entity:v42"]);
   });
 
   it("drops a model's lists when the context changes model, and reads a stale list from its rows", async () => {

@@ -8,7 +8,8 @@
  * CLUSTER_SIZE vectors; each vector = normalize(cluster + noise) with noise
  * of NOISE times the cluster's length. So two vectors of one cluster have a
  * cosine about 0.4, of one topic about 0.2, unrelated ones about 0, and a
- * vector's 50 nearest span several clusters. Queries are new draws of the
+ * vector's 50 nearest span several clusters. A larger `noise` blurs the
+ * clusters (2: a cosine about 0.2 within a cluster, 0.1 within a topic). Queries are new draws of the
  * same process (`clusteredQueries`), so they sit where the data is.
  * `uniformSource`: directions uniform on the sphere, the worst case for a
  * partition (no structure to find).
@@ -45,10 +46,10 @@ function clusters(n, dims, seed) {
 }
 
 /** A source of the `n` unit vectors of `dims` dimensions drawn from the clustered mixture of `seed`, one per call (100,000 at once would not fit an isolate). */
-export function clusteredSource(n, dims, seed = 1) {
+export function clusteredSource(n, dims, seed = 1, noise = NOISE) {
   const centres = clusters(n, dims, seed);
   const rand = prng(seed);
-  return () => noisy(rand, centres[Math.floor(rand() * centres.length)], NOISE);
+  return () => noisy(rand, centres[Math.floor(rand() * centres.length)], noise);
 }
 
 /** The `n` vectors of clusteredSource as an array. */
@@ -58,10 +59,10 @@ export function clusteredVectors(n, dims, seed = 1) {
 }
 
 /** `count` query vectors from the same mixture as clusteredVectors(n, dims, seed), not among them. */
-export function clusteredQueries(n, dims, count, seed = 1) {
+export function clusteredQueries(n, dims, count, seed = 1, noise = NOISE) {
   const centres = clusters(n, dims, seed);
   const rand = prng(seed ^ 0x9e3779b9);
-  return Array.from({ length: count }, () => noisy(rand, centres[Math.floor(rand() * centres.length)], NOISE));
+  return Array.from({ length: count }, () => noisy(rand, centres[Math.floor(rand() * centres.length)], noise));
 }
 
 /** A source of unit vectors uniform on the sphere, one per call. */

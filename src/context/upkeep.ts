@@ -123,7 +123,7 @@ export class Upkeep {
   /** The alarm's vector index step (src/search/semantic/ivf.ts): one bounded step, the next at once while work remains. */
   private index(model: string, now: number): void {
     try {
-      if (this.storage.transactionSync(() => indexBehind(this.db, model) && indexStep(this.db, model))) this.schedule(now);
+      if (this.storage.transactionSync(() => indexBehind(this.db, model) && indexStep(this.db, model) !== null)) this.schedule(now);
     } catch (error) {
       // Logged, not retried in a loop: the next alarm tries again (queries read stale lists from their rows meanwhile).
       console.error(JSON.stringify({ event: "vector_index_failed", model, error: String(error) }));

@@ -17,14 +17,16 @@
  *   (a bisecting k-means, one list per step), so lists stay near LIST_TARGET
  *   however far the context grows, and no step rereads the whole index.
  * - Blocks: a list's block is rebuilt once it is stale (triggers mark it so
- *   in the transaction of any change to a member), BLOCK_BUDGET vectors per step.
- * Each step runs in its own transaction; `indexStep` says whether work remains,
- * so the alarm runs again at once until the index is caught up.
+ *   in the transaction of any change to a member) or more than TAIL_MAX new
+ *   members wait outside it, BLOCK_BUDGET vectors per step. So a new vector
+ *   costs about LIST_TARGET / TAIL_MAX rows of rebuilding, not a whole block.
+ * Each step runs in its own transaction; `indexStep` says what it did (null:
+ * nothing left), so the alarm runs again at once until the index is caught up.
  *
  * ## Queries
  * `probe` ranks the lists by their centroid's similarity to the query and
  * reads the nearest ones until PROBE_VECTORS vectors are covered, a fresh
- * block in one row, a stale list from its rows, plus the vectors not yet in
+ * block in one row (and its tail from rows), a stale list from its rows, plus the vectors not yet in
  * a list (the newest UNLISTED_SCAN_MAX of them). Every similarity it returns
  * is exact for the vector read (blocks are never stale when read), so only
  * recall is approximate: the vectors in lists not probed are missed.
@@ -41,14 +43,16 @@ export const LIST_MAX = 1024;
 /** Lists made by the first training; later growth splits them. */
 export const TRAIN_LISTS = 32;
 /** Vectors sampled per list for the first training (k-means' cost grows with both: this keeps that step near 0.3 s). */
-export const TRAIN_SAMPLE_PER_LIST = 64;
+export const TRAIN_SAMPLE_PER_LIST = 40;
 const KMEANS_ROUNDS = 6;
 /** Vectors given a list per step (an existing context's backlog). */
-export const ASSIGN_BATCH = 4096;
+export const ASSIGN_BATCH = 1024;
 /** Vectors copied into blocks per step. */
-export const BLOCK_BUDGET = 16_384;
+export const BLOCK_BUDGET = 8192;
+/** New members a fresh list may hold outside its block (read from their rows) before the alarm rebuilds the block. */
+export const TAIL_MAX = 32;
 /** A query reads the nearest lists until it has covered this many vectors. */
-export const PROBE_VECTORS = 6144;
+export const PROBE_VECTORS = 8192;
 /** Vectors without a list a query reads at most, the newest first (while the alarm assigns a backlog). */
 export const UNLISTED_SCAN_MAX = 20_000;
 
@@ -93,6 +97,9 @@ export interface List {
   centroid: Float32Array;
   size: number;
   fresh: boolean;
+  /** The block holds members up to this rowid; those above are its tail (read from rows). */
+  blockMax: number;
+  tail: number;
 }
 
 const f32 = (b: ArrayBuffer) => new Float32Array(b);
@@ -101,11 +108,11 @@ const bytesOf = (v: Float32Array | Float64Array | Int8Array) => v.buffer.slice(v
 /** The lists of `model` with their centroids. */
 export function lists(db: Db, model: string): List[] {
   const out: List[] = [];
-  for (const [id, centroid, size, fresh] of db.eachTuple<[number, ArrayBuffer, number, number]>(
-    "SELECT id, centroid, size, fresh FROM vector_lists WHERE model = ?",
+  for (const [id, centroid, size, fresh, blockMax, tail] of db.eachTuple<[number, ArrayBuffer, number, number, number, number]>(
+    "SELECT id, centroid, size, fresh, block_max, tail FROM vector_lists WHERE model = ?",
     model,
   ))
-    out.push({ id, centroid: f32(centroid), size, fresh: fresh === 1 });
+    out.push({ id, centroid: f32(centroid), size, fresh: fresh === 1, blockMax, tail });
   return out;
 }
 
@@ -140,19 +147,24 @@ export function probe(db: Db, query: Float32Array, k: number, model: string, opt
   const budget = opts.probeVectors ?? PROBE_VECTORS;
   const useBlocks = opts.blocks ?? true;
   const ranked = all.map((l) => ({ l, s: dot(l.centroid, query) })).sort((a, b) => b.s - a.s);
-  const fresh: number[] = [];
+  const fresh: List[] = [];
   const stale: number[] = [];
   let covered = 0;
   for (const { l } of ranked) {
     if (covered >= budget) break;
     if (l.size <= 0) continue;
-    (useBlocks && l.fresh ? fresh : stale).push(l.id);
+    if (useBlocks && l.fresh) fresh.push(l);
+    else stale.push(l.id);
     covered += l.size;
   }
   const top = new TopK(k);
-  for (const id of fresh) {
-    const row = db.one<{ ids: ArrayBuffer; scales: ArrayBuffer; vecs: ArrayBuffer }>("SELECT ids, scales, vecs FROM vector_lists WHERE id = ?", id);
-    if (row) scanBlock(query, new Float64Array(row.ids), new Float32Array(row.scales), new Int8Array(row.vecs), top);
+  for (const l of fresh) {
+    const row = db.one<{ ids: ArrayBuffer | null; scales: ArrayBuffer | null; vecs: ArrayBuffer | null }>(
+      "SELECT ids, scales, vecs FROM vector_lists WHERE id = ?",
+      l.id,
+    );
+    if (row?.ids && row.scales && row.vecs) scanBlock(query, new Float64Array(row.ids), new Float32Array(row.scales), new Int8Array(row.vecs), top);
+    if (l.tail > 0) scanRows(db, query, top, "SELECT rowid, scale, vec FROM embeddings WHERE list = ? AND rowid > ?", l.id, l.blockMax);
   }
   for (const id of stale) scanRows(db, query, top, "SELECT rowid, scale, vec FROM embeddings WHERE list = ?", id);
   scanRows(db, query, top, "SELECT rowid, scale, vec FROM embeddings WHERE list IS NULL AND model = ? ORDER BY rowid DESC LIMIT ?", model, UNLISTED_SCAN_MAX);
@@ -178,38 +190,42 @@ export function scanRows(db: Db, query: Float32Array, top: TopK, sql: string, ..
 
 // ---- Maintenance (the alarm) ----
 
-/** One bounded step of index upkeep for `model`; call in a transaction. Returns whether more work remains. */
-export function indexStep(db: Db, model: string): boolean {
+/** What an index step did; null when there was nothing to do. */
+export type IndexWork = "train" | "assign" | "drop" | "split" | "blocks" | null;
+
+/** One bounded step of index upkeep for `model`; call in a transaction. Returns what it did (null: the index is caught up). */
+export function indexStep(db: Db, model: string): IndexWork {
   const have = lists(db, model);
   const unlisted = db.one<{ n: number }>("SELECT count(*) AS n FROM embeddings WHERE list IS NULL AND model = ?", model)?.n ?? 0;
   if (have.length === 0) {
-    if (unlisted < INDEX_MIN) return false;
+    if (unlisted < INDEX_MIN) return null;
     train(db, model, unlisted);
-    return true;
+    return "train";
   }
   if (unlisted > 0) {
     assign(db, model, have);
-    return true;
+    return "assign";
   }
   // An emptied list goes (its size counts its members, kept by the triggers of 0019); new vectors go to the others.
-  if (db.run("DELETE FROM vector_lists WHERE model = ? AND size <= 0", model) > 0) return true;
+  if (db.run("DELETE FROM vector_lists WHERE model = ? AND size <= 0", model) > 0) return "drop";
   const largest = have.reduce<List | undefined>((a, l) => (a === undefined || l.size > a.size ? l : a), undefined);
   if (largest && largest.size > LIST_MAX) {
     split(db, model, largest);
-    return true;
+    return "split";
   }
-  return rebuildBlocks(db, have);
+  return rebuildBlocks(db, have) ? "blocks" : null;
 }
 
 /** Whether the index of `model` has work for the alarm (counts and flags, no vector read). */
 export function indexBehind(db: Db, model: string): boolean {
   const r = db.one<{ lists: number; pending: number; unlisted: number }>(
     `SELECT (SELECT count(*) FROM vector_lists WHERE model = ?1) AS lists,
-       (SELECT count(*) FROM vector_lists WHERE model = ?1 AND (fresh = 0 OR size > ?2)) AS pending,
+       (SELECT count(*) FROM vector_lists WHERE model = ?1 AND (fresh = 0 OR size > ?2 OR tail > ?4)) AS pending,
        (SELECT count(*) FROM (SELECT 1 FROM embeddings WHERE list IS NULL AND model = ?1 LIMIT ?3)) AS unlisted`,
     model,
     LIST_MAX,
     INDEX_MIN,
+    TAIL_MAX,
   );
   if (!r) return false;
   return r.lists === 0 ? r.unlisted >= INDEX_MIN : r.unlisted > 0 || r.pending > 0;
@@ -223,7 +239,10 @@ function readVectors(db: Db, sql: string, ...params: (string | number)[]): { row
   const vectors: Float32Array[] = [];
   for (const [rowid, scale, vec] of db.eachTuple<[number, number, ArrayBuffer]>(sql, ...params)) {
     rowids.push(rowid);
-    vectors.push(Float32Array.from(new Int8Array(vec), (b) => b * scale));
+    const bytes = new Int8Array(vec);
+    const v = new Float32Array(bytes.length);
+    for (let i = 0; i < bytes.length; i++) v[i] = (bytes[i] as number) * scale;
+    vectors.push(v);
   }
   return { rowids, vectors };
 }
@@ -267,12 +286,12 @@ function split(db: Db, model: string, list: List): void {
   setList(db, new Map([[id, moved]]));
 }
 
-/** Rebuilds stale blocks, about BLOCK_BUDGET vectors' worth; returns whether stale ones remain. */
+/** Rebuilds stale blocks and those with a long tail, about BLOCK_BUDGET vectors' worth; returns whether it rebuilt any. */
 function rebuildBlocks(db: Db, have: readonly List[]): boolean {
   let budget = BLOCK_BUDGET;
   for (const l of have) {
-    if (l.fresh) continue;
-    if (budget <= 0) return true;
+    if (l.fresh && l.tail <= TAIL_MAX) continue;
+    if (budget <= 0) break;
     const rows = db.all<{ rowid: number; scale: number; vec: ArrayBuffer }>("SELECT rowid, scale, vec FROM embeddings WHERE list = ? ORDER BY rowid", l.id);
     const dims = rows.reduce((m, r) => Math.max(m, r.vec.byteLength), 0);
     const ids = new Float64Array(rows.length);
@@ -284,16 +303,17 @@ function rebuildBlocks(db: Db, have: readonly List[]): boolean {
       vecs.set(new Int8Array(r.vec), j * dims);
     });
     db.run(
-      "UPDATE vector_lists SET ids = ?, scales = ?, vecs = ?, size = ?, fresh = 1 WHERE id = ?",
+      "UPDATE vector_lists SET ids = ?, scales = ?, vecs = ?, size = ?, fresh = 1, block_max = ?, tail = 0 WHERE id = ?",
       bytesOf(ids),
       bytesOf(scales),
       bytesOf(vecs),
       rows.length,
+      rows.length > 0 ? (rows[rows.length - 1] as { rowid: number }).rowid : 0,
       l.id,
     );
     budget -= rows.length;
   }
-  return false;
+  return budget < BLOCK_BUDGET;
 }
 
 /**
