@@ -47,7 +47,7 @@ interface IndexState {
 
 function indexState(db: Db): IndexState {
   const all = db.all<{ id: number; size: number; fresh: number; block_max: number; tail: number; ids: ArrayBuffer | null }>(
-    "SELECT id, size, fresh, block_max, tail, ids FROM vector_lists",
+    "SELECT id, size, fresh, block_max, tail, (SELECT ids FROM vector_blocks WHERE list = id) AS ids FROM vector_lists",
   );
   let consistent = true;
   for (const l of all) {

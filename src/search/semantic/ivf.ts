@@ -159,11 +159,8 @@ export function probe(db: Db, query: Float32Array, k: number, model: string, opt
   }
   const top = new TopK(k);
   for (const l of fresh) {
-    const row = db.one<{ ids: ArrayBuffer | null; scales: ArrayBuffer | null; vecs: ArrayBuffer | null }>(
-      "SELECT ids, scales, vecs FROM vector_lists WHERE id = ?",
-      l.id,
-    );
-    if (row?.ids && row.scales && row.vecs) scanBlock(query, new Float64Array(row.ids), new Float32Array(row.scales), new Int8Array(row.vecs), top);
+    const row = db.one<{ ids: ArrayBuffer; scales: ArrayBuffer; vecs: ArrayBuffer }>("SELECT ids, scales, vecs FROM vector_blocks WHERE list = ?", l.id);
+    if (row) scanBlock(query, new Float64Array(row.ids), new Float32Array(row.scales), new Int8Array(row.vecs), top);
     if (l.tail > 0) scanRows(db, query, top, "SELECT rowid, scale, vec FROM embeddings WHERE list = ? AND rowid > ?", l.id, l.blockMax);
   }
   for (const id of stale) scanRows(db, query, top, "SELECT rowid, scale, vec FROM embeddings WHERE list = ?", id);
@@ -303,10 +300,14 @@ function rebuildBlocks(db: Db, have: readonly List[]): boolean {
       vecs.set(new Int8Array(r.vec), j * dims);
     });
     db.run(
-      "UPDATE vector_lists SET ids = ?, scales = ?, vecs = ?, size = ?, fresh = 1, block_max = ?, tail = 0 WHERE id = ?",
+      "INSERT INTO vector_blocks (list, ids, scales, vecs) VALUES (?, ?, ?, ?) ON CONFLICT (list) DO UPDATE SET ids = excluded.ids, scales = excluded.scales, vecs = excluded.vecs",
+      l.id,
       bytesOf(ids),
       bytesOf(scales),
       bytesOf(vecs),
+    );
+    db.run(
+      "UPDATE vector_lists SET size = ?, fresh = 1, block_max = ?, tail = 0 WHERE id = ?",
       rows.length,
       rows.length > 0 ? (rows[rows.length - 1] as { rowid: number }).rowid : 0,
       l.id,
