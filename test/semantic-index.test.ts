@@ -145,6 +145,32 @@ describe("the IVF index", () => {
     expect(out.inTail.near.sort()).toEqual(["entity:copy", "entity:v42"]);
   });
 
+  it("splits lists of identical vectors (items with the same text) and of evenly spread ones in halves, so splitting ends", async () => {
+    const same = Array.from({ length: 2500 }, () => clusteredVectors(1, DIMS, 15)[0] as Float32Array);
+    const spread = Array.from({ length: 4000 }, (_, i) => {
+      // Directions with no clusters to find: each a seeded mix of all axes.
+      const v = Float32Array.from({ length: DIMS }, (_, d) => Math.sin(i * 12.9898 + d * 78.233) * 43758.5453 - Math.floor(Math.sin(i * 12.9898 + d * 78.233) * 43758.5453) - 0.5);
+      const norm = Math.hypot(...v);
+      return v.map((x) => x / norm);
+    });
+    const out = await runInDurableObject(fresh(), (_i, state) => {
+      const db = new Db(state.storage.sql);
+      const tx = <T>(fn: () => T) => state.storage.transactionSync(fn);
+      tx(() => storeAll(db, "entity:same", same));
+      build(db, tx);
+      const sameState = indexState(db);
+      tx(() => db.run("DELETE FROM embeddings"));
+      build(db, tx);
+      tx(() => storeAll(db, "entity:spread", spread));
+      build(db, tx);
+      return { sameState, spreadState: indexState(db) };
+    });
+    for (const s of [out.sameState, out.spreadState]) {
+      expect(s).toMatchObject({ unlisted: 0, stale: 0, consistent: true });
+      expect(s.largest).toBeLessThanOrEqual(LIST_MAX);
+    }
+  });
+
   it("drops a model's lists when the context changes model, and reads a stale list from its rows", async () => {
     const vectors = clusteredVectors(INDEX_MIN + 500, DIMS, 13);
     const out = await runInDurableObject(fresh(), (instance: MemoryContext, state) => {
