@@ -9,7 +9,8 @@
  * - Below INDEX_MIN vectors a context has no lists and a query scans exactly.
  * - Training: once INDEX_MIN vectors have no list and there are no lists,
  *   spherical k-means over a sample of TRAIN_SAMPLE_PER_LIST per list makes
- *   about one list per LIST_TARGET vectors (at most TRAIN_LISTS).
+ *   INDEX_MIN / LIST_TARGET lists, even for a large backlog: splitting grows
+ *   them from there, which measured better than training many lists at once.
  * - Assignment: catchUp stores each new vector in its nearest list; vectors
  *   stored before the lists existed (an existing context's, or those written
  *   during training) are assigned ASSIGN_BATCH per step, splits first.
@@ -40,9 +41,7 @@ export const INDEX_MIN = 2048;
 export const LIST_TARGET = 512;
 /** A list past this is split in two. */
 export const LIST_MAX = 1024;
-/** Lists made by the first training; later growth splits them. */
-export const TRAIN_LISTS = 32;
-/** Vectors sampled per list for the first training (k-means' cost grows with both: this keeps that step near 0.3 s). */
+/** Vectors sampled per list for the first training. */
 export const TRAIN_SAMPLE_PER_LIST = 40;
 const KMEANS_ROUNDS = 6;
 /** Vectors given a list per step (an existing context's backlog). */
@@ -249,7 +248,8 @@ function readVectors(db: Db, sql: string, ...params: (string | number)[]): { row
 }
 
 function train(db: Db, model: string, unlisted: number): void {
-  const k = Math.max(2, Math.min(TRAIN_LISTS, Math.round(unlisted / LIST_TARGET)));
+  // As many lists as INDEX_MIN vectors fill, whatever the backlog: splits grow them from there (see indexStep).
+  const k = Math.max(2, Math.round(Math.min(unlisted, INDEX_MIN) / LIST_TARGET));
   const sample = k * TRAIN_SAMPLE_PER_LIST;
   const stride = Math.max(1, Math.floor(unlisted / sample));
   const { vectors } = readVectors(db, "SELECT rowid, scale, vec FROM embeddings WHERE list IS NULL AND model = ? AND rowid % ? = 0 LIMIT ?", model, stride, sample);
