@@ -149,7 +149,10 @@ describe("the IVF index", () => {
     const same = Array.from({ length: 2500 }, () => clusteredVectors(1, DIMS, 15)[0] as Float32Array);
     const spread = Array.from({ length: 4000 }, (_, i) => {
       // Directions with no clusters to find: each a seeded mix of all axes.
-      const v = Float32Array.from({ length: DIMS }, (_, d) => Math.sin(i * 12.9898 + d * 78.233) * 43758.5453 - Math.floor(Math.sin(i * 12.9898 + d * 78.233) * 43758.5453) - 0.5);
+      const v = Float32Array.from(
+        { length: DIMS },
+        (_, d) => Math.sin(i * 12.9898 + d * 78.233) * 43758.5453 - Math.floor(Math.sin(i * 12.9898 + d * 78.233) * 43758.5453) - 0.5,
+      );
       const norm = Math.hypot(...v);
       return v.map((x) => x / norm);
     });

@@ -33,9 +33,10 @@
  * recall is approximate: the vectors in lists not probed are missed.
  */
 import type { Db } from "../../storage/sql";
+import { dot, kmeans, meanDirection } from "./kmeans";
 import { similarity } from "./vectors";
 
-/** Vectors of a model without a list before the alarm trains lists: below it, an exact scan is cheap (about 10 ms). */
+/** Vectors of a model without a list before the alarm trains lists: below it an exact scan is cheap (docs/search.md#the-vector-index). */
 export const INDEX_MIN = 2048;
 /** The list size training and splitting aim at. */
 export const LIST_TARGET = 512;
@@ -43,7 +44,6 @@ export const LIST_TARGET = 512;
 export const LIST_MAX = 1024;
 /** Vectors sampled per list for the first training. */
 export const TRAIN_SAMPLE_PER_LIST = 40;
-const KMEANS_ROUNDS = 6;
 /** Vectors given a list per step (an existing context's backlog). */
 export const ASSIGN_BATCH = 1024;
 /** Vectors copied into blocks per step. */
@@ -114,13 +114,6 @@ export function lists(db: Db, model: string): List[] {
     out.push({ id, centroid: f32(centroid), size, fresh: fresh === 1, blockMax, tail });
   return out;
 }
-
-const dot = (a: Float32Array, b: Float32Array): number => {
-  const n = Math.min(a.length, b.length);
-  let s = 0;
-  for (let i = 0; i < n; i++) s += (a[i] as number) * (b[i] as number);
-  return s;
-};
 
 /** The id of the list whose centroid is nearest to `v`; null when there are none. */
 export function nearestList(all: readonly List[], v: Float32Array): number | null {
@@ -302,15 +295,6 @@ function split(db: Db, model: string, list: List): void {
   setList(db, new Map([[id, moved]]));
 }
 
-/** The unit-length mean of `vectors` (a zero vector when they cancel out). */
-function meanDirection(vectors: readonly Float32Array[]): Float32Array {
-  const sum = new Float32Array(vectors[0]?.length ?? 0);
-  for (const v of vectors) for (let d = 0; d < sum.length; d++) sum[d] = (sum[d] as number) + (v[d] as number);
-  let norm = 0;
-  for (const x of sum) norm += x * x;
-  return norm > 0 ? sum.map((x) => x / Math.sqrt(norm)) : sum;
-}
-
 /** Rebuilds stale blocks and those with a long tail, about BLOCK_BUDGET vectors' worth; returns whether it rebuilt any. */
 function rebuildBlocks(db: Db, have: readonly List[]): boolean {
   let budget = BLOCK_BUDGET;
@@ -343,69 +327,4 @@ function rebuildBlocks(db: Db, have: readonly List[]): boolean {
     budget -= rows.length;
   }
   return budget < BLOCK_BUDGET;
-}
-
-/**
- * Spherical k-means (cosine): k unit centroids for `vectors`. Seeded by
- * k-means++ over a deterministic sequence, so the same vectors give the same lists.
- */
-export function kmeans(vectors: readonly Float32Array[], k: number, rounds = KMEANS_ROUNDS): Float32Array[] {
-  const n = vectors.length;
-  const dims = vectors[0]?.length ?? 0;
-  if (n === 0) return [];
-  // k-means++: each next seed is the vector farthest (lowest best similarity) from the seeds so far, among a stride.
-  let state = 0x9e3779b9;
-  const rand = () => {
-    state = (Math.imul(state ^ (state >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-    return state / 4294967296;
-  };
-  const centroids: Float32Array[] = [Float32Array.from(vectors[Math.floor(rand() * n)] as Float32Array)];
-  const best = new Float64Array(n).fill(Number.NEGATIVE_INFINITY);
-  while (centroids.length < Math.min(k, n)) {
-    const c = centroids[centroids.length - 1] as Float32Array;
-    let total = 0;
-    for (let i = 0; i < n; i++) {
-      best[i] = Math.max(best[i] as number, dot(vectors[i] as Float32Array, c));
-      total += 1 - (best[i] as number);
-    }
-    let r = rand() * total;
-    let pick = n - 1;
-    for (let i = 0; i < n; i++) {
-      r -= 1 - (best[i] as number);
-      if (r <= 0) {
-        pick = i;
-        break;
-      }
-    }
-    centroids.push(Float32Array.from(vectors[pick] as Float32Array));
-  }
-  const owner = new Int32Array(n);
-  for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < n; i++) {
-      const v = vectors[i] as Float32Array;
-      let at = 0;
-      let s = Number.NEGATIVE_INFINITY;
-      for (let c = 0; c < centroids.length; c++) {
-        const d = dot(v, centroids[c] as Float32Array);
-        if (d > s) {
-          s = d;
-          at = c;
-        }
-      }
-      owner[i] = at;
-    }
-    const sums = centroids.map(() => new Float32Array(dims));
-    for (let i = 0; i < n; i++) {
-      const sum = sums[owner[i] as number] as Float32Array;
-      const v = vectors[i] as Float32Array;
-      for (let d = 0; d < dims; d++) sum[d] = (sum[d] as number) + (v[d] as number);
-    }
-    sums.forEach((sum, c) => {
-      let norm = 0;
-      for (const x of sum) norm += x * x;
-      // An empty cluster keeps its centroid.
-      if (norm > 0) centroids[c] = sum.map((x) => x / Math.sqrt(norm));
-    });
-  }
-  return centroids;
 }
