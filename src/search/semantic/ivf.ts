@@ -193,7 +193,7 @@ export function indexStep(db: Db, model: string): IndexWork {
   }
   // Splits come before assigning more: a backlog then grows the lists as new vectors would, each batch assigned among
   // the centroids of every split so far. Assigning all of it to the first lists and only then bisecting them measured
-  // worse (recall@50 0.74 against 0.90 on bench:vectors' blurred clusters): a vector could never leave its first list's subtree.
+  // worse recall (`npm run bench:vectors`, blurred clusters): a vector could never leave its first list's subtree.
   const largest = have.reduce<List | undefined>((a, l) => (a === undefined || l.size > a.size ? l : a), undefined);
   if (largest && largest.size > LIST_MAX) {
     split(db, model, largest);
