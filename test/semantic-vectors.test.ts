@@ -3,7 +3,9 @@ import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { normalize } from "../src/search/semantic/embedder";
-import { nearest, quantize, similarity, storeVector } from "../src/search/semantic/vectors";
+import { UNLISTED_SCAN_MAX } from "../src/search/semantic/ivf";
+import { nearest, nearestExact } from "../src/search/semantic/query";
+import { quantize, similarity, storeVector } from "../src/search/semantic/vectors";
 import { Db } from "../src/storage/sql";
 import { stubOf } from "./helpers/context";
 import { prng } from "../bench/lib/generate.mjs";
@@ -73,16 +75,17 @@ describe("nearest", () => {
     expect(found.lexical).toEqual([]);
   });
 
-  it("reads only the last `scan` vectors stored when given a bound", async () => {
+  it("reads only the newest UNLISTED_SCAN_MAX vectors of a context that has no index yet", async () => {
     const v = normalize(Float32Array.from([1, 0, 0, 0]));
     const w = normalize(Float32Array.from([0, 1, 0, 0]));
     const found = await withDb((db) => {
       storeVector(db, "entity:old", "m", v, 0);
-      for (let i = 0; i < 3; i++) storeVector(db, `entity:new${i}`, "m", w, 0);
-      return { all: nearest(db, v, 1, "m"), last3: nearest(db, v, 4, "m", 3), last4: nearest(db, v, 1, "m", 4) };
+      const first = nearest(db, v, 1, "m");
+      for (let i = 0; i < UNLISTED_SCAN_MAX; i++) storeVector(db, `entity:new${i}`, "m", w, 0);
+      return { first, later: nearest(db, v, 1, "m"), exact: nearestExact(db, v, 1, "m") };
     });
-    expect(found.all.map((f) => f.key)).toEqual(["entity:old"]);
-    expect(found.last3.map((f) => f.key).sort()).toEqual(["entity:new0", "entity:new1", "entity:new2"]);
-    expect(found.last4.map((f) => f.key)).toEqual(["entity:old"]);
+    expect(found.first.map((f) => f.key)).toEqual(["entity:old"]);
+    expect(found.later[0]?.key).not.toBe("entity:old");
+    expect(found.exact.map((f) => f.key)).toEqual(["entity:old"]);
   });
 });

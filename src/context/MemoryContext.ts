@@ -59,7 +59,7 @@ import { searchGraph, searchParams, type SearchOptions, type SearchResult } from
 import { searchGraphAt } from "../search/asof";
 import type { WeightedTerm } from "../search/expand";
 import type { RankedId } from "../search/fuse";
-import { expansionFor, SEMANTIC_CANDIDATES, SEMANTIC_SCAN_MAX, searchMode, semanticEntities } from "../search/meaning";
+import { expansionFor, SEMANTIC_CANDIDATES, searchMode, semanticEntities } from "../search/meaning";
 import { recall, type RecallResult } from "../search/recall";
 import { flushSearchIndex } from "../search/indexer";
 import { withAliasHits } from "../search/aliases";
@@ -68,6 +68,7 @@ import {
   configureEmbedding,
   embeddingQueued,
   embeddingStatus,
+  indexBehind,
   WorkersAiEmbedder,
   nearestToQuery,
   type Embedder,
@@ -165,7 +166,8 @@ export class MemoryContext extends DurableObject<Env> {
   useEmbedder(embedder: Embedder | null): void {
     this.ctx.storage.transactionSync(() => configureEmbedding(this.db, embedder?.model ?? null, this.now()));
     this.upkeep.embedder = embedder;
-    if (embedder && embeddingQueued(this.db)) this.upkeep.schedule(this.now());
+    // Items to embed, or an index to build (an existing context's vectors, once): the alarm does it in steps.
+    if (embedder && (embeddingQueued(this.db) || indexBehind(this.db, embedder.model))) this.upkeep.schedule(this.now());
   }
 
   /** Upkeep: trims history, drops idle co-visitation sessions and weak associations, embeds queued items (./upkeep.ts). */
@@ -328,7 +330,7 @@ export class MemoryContext extends DurableObject<Env> {
   private async beyondWords(query: string, s: Settings): Promise<{ expansion?: WeightedTerm[]; semantic?: RankedId[]; near?: Neighbour[] }> {
     const expansion = s.SEARCH_EXPANSION ? expansionFor(query) : undefined;
     const embedder = this.upkeep.embedder;
-    const near = embedder ? await nearestToQuery(this.db, embedder, query, SEMANTIC_CANDIDATES, SEMANTIC_SCAN_MAX) : null;
+    const near = embedder ? await nearestToQuery(this.db, embedder, query, SEMANTIC_CANDIDATES) : null;
     return near ? { expansion, semantic: semanticEntities(this.db, near), near } : { expansion };
   }
 

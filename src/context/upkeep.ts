@@ -24,7 +24,9 @@
  *   embedding queue asks for a run within EMBED_AFTER_WRITE_MS, which embeds
  *   one batch (src/search/semantic/queue.ts) and runs again at once while
  *   items wait; a failed model call is logged and retried after
- *   EMBED_RETRY_MS. The write itself never waits for the model.
+ *   EMBED_RETRY_MS. The write itself never waits for the model. Each run
+ *   then does one bounded step of the vectors' IVF index (training, assigning,
+ *   splitting, rebuilding blocks), the next run at once while work remains.
  * - FTS5 merging (src/search/merge.ts) never runs inside a write: once
  *   MERGE_LEVEL_SEGMENTS writes have added segments, the alarm is asked for at
  *   once, and each run does one bounded slice (its own transaction, first,
@@ -35,7 +37,7 @@
 import { covisitMaintenance } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
 import { compacting, compactionStep } from "../search/compact";
-import { catchUp, embeddingQueued, type Embedder } from "../search/semantic";
+import { blocksStale, catchUp, embeddingQueued, type Embedder, indexBehind, indexStep } from "../search/semantic";
 import { MERGE_LEVEL_SEGMENTS, mergeSlice } from "../search/merge";
 import type { Settings } from "../settings";
 import type { Db } from "../storage/sql";
@@ -100,9 +102,9 @@ export class Upkeep {
     }
   }
 
-  /** After any write: items it queued to embed are embedded soon, by the alarm. */
+  /** After any write: items it queued to embed are embedded soon, by the alarm, and vector blocks it made stale are rebuilt. */
   written(now: number): void {
-    if (this.embedder && embeddingQueued(this.db)) this.schedule(now + EMBED_AFTER_WRITE_MS);
+    if (this.embedder && (embeddingQueued(this.db) || blocksStale(this.db))) this.schedule(now + EMBED_AFTER_WRITE_MS);
   }
 
   /** The alarm's embedding step: one batch; the next at once while items wait, later after a failure. */
@@ -114,6 +116,17 @@ export class Upkeep {
     } catch (error) {
       console.error(JSON.stringify({ event: "embedding_failed", model: this.embedder.model, error: String(error) }));
       this.schedule(now() + EMBED_RETRY_MS);
+    }
+    this.index(this.embedder.model, now());
+  }
+
+  /** The alarm's vector index step (src/search/semantic/ivf.ts): one bounded step, the next at once while work remains. */
+  private index(model: string, now: number): void {
+    try {
+      if (this.storage.transactionSync(() => indexBehind(this.db, model) && indexStep(this.db, model) !== null)) this.schedule(now);
+    } catch (error) {
+      // Logged, not retried in a loop: the next alarm tries again (queries read stale lists from their rows meanwhile).
+      console.error(JSON.stringify({ event: "vector_index_failed", model, error: String(error) }));
     }
   }
 

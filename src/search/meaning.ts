@@ -19,12 +19,6 @@ import { tokenize } from "./tokenize";
 /** Items asked of the vectors per query in hybrid mode: the semantic list fused with the lexical one. */
 export const SEMANTIC_CANDIDATES = 50;
 /**
- * Vectors a query reads at most, the most recently embedded first: an exact scan costs about 6 µs a vector in
- * workerd (`npm run bench:vectors`: 61 ms at 10,000, 574 ms at 100,000), so a larger context searches the rest by words only.
- */
-export const SEMANTIC_SCAN_MAX = 20_000;
-
-/**
  * The ranking's share of an expansion's weights (./expand.ts: synonyms 0.5, broader words 0.3). A synonym's
  * matches add to its query word's frequency (./rank.ts); at half weight a short observation saying only the synonym
  * still outranked a long one saying the word itself, so the ranking takes half again: literal matches rank first,

@@ -27,6 +27,7 @@ import m0014 from "../../migrations/0014_observation_validity.sql";
 import m0015 from "../../migrations/0015_embeddings.sql";
 import m0016 from "../../migrations/0016_files_fts.sql";
 import m0017 from "../../migrations/0017_load_indexes.sql";
+import m0018 from "../../migrations/0018_vector_lists.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -53,6 +54,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 15, name: "0015_embeddings", sql: m0015 },
   { version: 16, name: "0016_files_fts", sql: m0016 },
   { version: 17, name: "0017_load_indexes", sql: m0017 },
+  { version: 18, name: "0018_vector_lists", sql: m0018 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

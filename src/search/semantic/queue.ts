@@ -13,6 +13,8 @@
  *   every item without a vector of this one (entities by lowering the
  *   watermarks to 0); a context that lost its model drops vectors and queue
  *   (it searches lexically until one is set again).
+ * - Stored vectors go into the nearest list of the IVF index when the
+ *   context has one (./ivf.ts); the alarm keeps that index (indexStep).
  * - catchUp first folds new rows into the queue, then takes the oldest BATCH items, reads their text, awaits the model
  *   (other calls run meanwhile), then in one transaction stores the vector of
  *   each item whose queue entry is unchanged: an item written again during
@@ -22,6 +24,7 @@
 import { itemRef, type ItemKind } from "../../items";
 import type { Db } from "../../storage/sql";
 import { MAX_TEXT_CHARS as TEXT_CHARS, type Embedder } from "./embedder";
+import { lists, nearestList } from "./ivf";
 import { currentModel, storeVector } from "./vectors";
 
 /** Items embedded per model round trip (and per alarm run: the alarm runs again at once while items wait). */
@@ -49,9 +52,11 @@ export function configureEmbedding(db: Db, model: string | null, now: number): b
   if (model === null) {
     db.run("DELETE FROM embeddings");
     db.run("DELETE FROM embed_queue");
+    db.run("DELETE FROM vector_lists");
     return true;
   }
   db.run("DELETE FROM embeddings WHERE model <> ?", model);
+  db.run("DELETE FROM vector_lists WHERE model <> ?", model);
   const missing = (kind: ItemKind, table: string, column: string) =>
     db.run(
       `INSERT INTO embed_queue (key, queued_at) SELECT '${kind}:' || ${column}, ?1 FROM ${table}
@@ -157,10 +162,12 @@ export async function catchUp(
     // The model may have changed while the call ran (a restart with other settings): these vectors are not its.
     if (currentModel(db) !== embedder.model) return 0;
     let stored = 0;
+    // Each vector goes straight into its nearest IVF list, read in this transaction (the alarm splits lists between calls).
+    const index = lists(db, embedder.model);
     items.forEach((item, i) => {
       const vector = vectors[i];
       if (!vector || db.run("DELETE FROM embed_queue WHERE key = ? AND version = ?", item.key, item.version) !== 1) return;
-      storeVector(db, item.key, embedder.model, vector, now());
+      storeVector(db, item.key, embedder.model, vector, now(), nearestList(index, vector));
       stored++;
     });
     return stored;

@@ -11,21 +11,10 @@
  * float cosine is below 0.01 (test/semantic-vectors.test.ts measures it), far
  * under the gaps that order a ranking.
  *
- * ## nearest()
- * Exact: one pass over the context's vectors of the current model, keeping
- * the best k in a bounded list, so memory is O(k) whatever the number of
- * vectors. Its time at 10,000 and 100,000 vectors: `npm run bench:vectors`
- * (docs/search.md#semantic-mode-the-ai-binding): most of it is workerd handing
- * each row's BLOB to JavaScript, so the next step for large contexts is many
- * vectors per row, not a faster dot product.
+ * Each row also names the IVF list its vector belongs to (./ivf.ts), which
+ * the embedding queue picks when it stores the vector; ./query.ts searches them.
  */
-import { chunksFor, placeholders, type Db } from "../../storage/sql";
-
-export interface Neighbour {
-  key: string;
-  /** Cosine similarity to the query, -1 to 1. */
-  similarity: number;
-}
+import type { Db } from "../../storage/sql";
 
 /** The model the context's vectors come from (embed_state), null in lexical mode. */
 export const currentModel = (db: Db): string | null => db.one<{ model: string | null }>("SELECT model FROM embed_state")?.model ?? null;
@@ -53,17 +42,18 @@ export function similarity(query: Float32Array, scale: number, bytes: Int8Array)
   return dot * scale;
 }
 
-/** Stores (or replaces) the vector of `key`. */
-export function storeVector(db: Db, key: string, model: string, vector: Float32Array, now: number): void {
+/** Stores (or replaces) the vector of `key`, in IVF list `list` (null: none yet, the alarm assigns it). */
+export function storeVector(db: Db, key: string, model: string, vector: Float32Array, now: number, list: number | null = null): void {
   const { scale, bytes } = quantize(vector);
   db.run(
-    `INSERT INTO embeddings (key, model, scale, vec, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
-     ON CONFLICT (key) DO UPDATE SET model = excluded.model, scale = excluded.scale, vec = excluded.vec, updated_at = excluded.updated_at`,
+    `INSERT INTO embeddings (key, model, scale, vec, updated_at, list) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+     ON CONFLICT (key) DO UPDATE SET model = excluded.model, scale = excluded.scale, vec = excluded.vec, updated_at = excluded.updated_at, list = excluded.list`,
     key,
     model,
     scale,
     bytes.buffer as ArrayBuffer,
     now,
+    list,
   );
 }
 
@@ -71,51 +61,4 @@ export function storeVector(db: Db, key: string, model: string, vector: Float32A
 export function readVector(db: Db, key: string): { model: string; vector: Float32Array } | undefined {
   const row = db.one<{ model: string; scale: number; vec: ArrayBuffer }>("SELECT model, scale, vec FROM embeddings WHERE key = ?", key);
   return row && { model: row.model, vector: dequantize(row.scale, new Int8Array(row.vec)) };
-}
-
-/**
- * The k stored vectors of `model` (by default the context's; none in lexical mode) most similar to `query` (unit length),
- * best first, ties by key (among equals at the k-th place, the first read
- * is kept). Streams the rows: memory holds k of them. With `scan`, only the
- * `scan` vectors stored last are read, which bounds a query's time on a large context.
- */
-export function nearest(db: Db, query: Float32Array, k: number, model: string | null = currentModel(db), scan = Number.MAX_SAFE_INTEGER): Neighbour[] {
-  if (k <= 0 || model === null) return [];
-  // The scan reads rowids, not keys (a key is text JavaScript would copy for every row): the k kept are named at the end.
-  // best: unsorted, at most k; `worst` indexes its lowest once full.
-  const best: { rowid: number; similarity: number }[] = [];
-  let worst = -1;
-  // With a bound, the scan starts at the scan-th vector from the end (rowids only: no vector is read to find it).
-  const from =
-    scan < Number.MAX_SAFE_INTEGER
-      ? (db.one<{ rowid: number }>("SELECT rowid FROM embeddings WHERE model = ? ORDER BY rowid DESC LIMIT 1 OFFSET ?", model, Math.max(0, scan - 1))?.rowid ?? 0)
-      : 0;
-  for (const [rowid, scale, vec] of db.eachTuple<[number, number, ArrayBuffer]>(
-    "SELECT rowid, scale, vec FROM embeddings WHERE model = ? AND rowid >= ?",
-    model,
-    from,
-  )) {
-    const s = similarity(query, scale, new Int8Array(vec));
-    if (best.length < k) {
-      best.push({ rowid, similarity: s });
-      if (best.length === k) worst = lowest(best);
-    } else if (s > (best[worst] as { similarity: number }).similarity) {
-      best[worst] = { rowid, similarity: s };
-      worst = lowest(best);
-    }
-  }
-  const keys = new Map<number, string>();
-  for (const chunk of chunksFor(best.map((b) => b.rowid))) {
-    for (const r of db.all<{ rowid: number; key: string }>(`SELECT rowid, key FROM embeddings WHERE rowid IN (${placeholders(chunk.length)})`, ...chunk))
-      keys.set(r.rowid, r.key);
-  }
-  return best
-    .map((b) => ({ key: keys.get(b.rowid) as string, similarity: b.similarity }))
-    .sort((a, b) => b.similarity - a.similarity || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-}
-
-function lowest(list: readonly { similarity: number }[]): number {
-  let at = 0;
-  for (let i = 1; i < list.length; i++) if ((list[i] as { similarity: number }).similarity < (list[at] as { similarity: number }).similarity) at = i;
-  return at;
 }
