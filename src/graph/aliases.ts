@@ -20,6 +20,7 @@ import type { InverseKind, Phrase, WriteScope } from "../history";
 import { itemKey } from "../items";
 import { chunksFor, jsonBatches, placeholders, type Db } from "../storage/sql";
 import { normalName } from "./names";
+import { idsByName } from "./rows";
 
 export type AliasOp = { kind: "alias"; alias: string; entity: string; prior: { createdAt: number } | null };
 
@@ -34,6 +35,31 @@ export function insertAlias(w: WriteScope, entityId: number, entity: string, ali
   );
   if (written > 0) w.rec.note([itemKey.entity(entity)], { kind: "alias", alias, entity, prior: null } satisfies AliasOp);
   return written > 0;
+}
+
+/**
+ * Adds `aliases` to the entity `entityId` (named `entity`), each unless its
+ * name is taken: an entity has it, or it is another entity's alias (one the
+ * entity already has is kept). Returns the taken ones, each with what holds it.
+ */
+export function addAliasesUnlessTaken(
+  w: WriteScope,
+  entityId: number,
+  entity: string,
+  aliases: readonly { alias: string; createdAt?: number }[],
+): { alias: string; takenBy: string }[] {
+  if (aliases.length === 0) return [];
+  const names = aliases.map((a) => a.alias);
+  const entities = idsByName(w.db, names);
+  const owners = resolveAliases(w.db, names);
+  const taken: { alias: string; takenBy: string }[] = [];
+  for (const a of aliases) {
+    const owner = owners.get(a.alias);
+    if (entities.has(a.alias)) taken.push({ alias: a.alias, takenBy: `the entity ${JSON.stringify(a.alias)}` });
+    else if (owner !== undefined && owner !== entity) taken.push({ alias: a.alias, takenBy: `an alias of ${JSON.stringify(owner)}` });
+    else insertAlias(w, entityId, entity, a.alias, a.createdAt);
+  }
+  return taken;
 }
 
 /** Removes one alias; false when there was none. */

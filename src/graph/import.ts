@@ -9,7 +9,7 @@
  * number (the official server would store it dangling).
  */
 import type { WriteScope } from "../history";
-import { insertAlias, resolveAliases } from "./aliases";
+import { addAliasesUnlessTaken } from "./aliases";
 import { idsByName } from "./rows";
 import { addObservations, createEntities } from "./store";
 import { insertRelation } from "./writes";
@@ -57,16 +57,14 @@ export function addReport(into: ImportReport, from: ImportReport): void {
 function importAliases(w: WriteScope, entity: EntityInput): string | undefined {
   if (!entity.aliases) return undefined;
   const id = idsByName(w.db, [entity.name]).get(entity.name) as number;
-  const taken = idsByName(w.db, entity.aliases);
-  const elsewhere = resolveAliases(w.db, entity.aliases);
-  const refused: string[] = [];
-  for (const alias of entity.aliases) {
-    const owner = elsewhere.get(alias);
-    if (taken.has(alias) || (owner !== undefined && owner !== entity.name)) refused.push(alias);
-    else insertAlias(w, id, entity.name, alias);
-  }
+  const refused = addAliasesUnlessTaken(
+    w,
+    id,
+    entity.name,
+    entity.aliases.map((alias) => ({ alias })),
+  );
   if (refused.length === 0) return undefined;
-  return `aliases not added (each names an entity or another entity's alias): ${refused.map((n) => JSON.stringify(n)).join(", ")}`;
+  return `aliases not added (each names an entity or another entity's alias): ${refused.map((r) => JSON.stringify(r.alias)).join(", ")}`;
 }
 
 export function importItems(w: WriteScope, items: readonly ImportItem[]): ImportReport {

@@ -37,24 +37,12 @@ import { getDocument, putDocument } from "../documents/rows";
 import { ancestors } from "../files/path";
 import { isDirectory, readFile, writeFile } from "../files/store";
 import { idsByName } from "../graph/rows";
-import { insertAlias, resolveAliases } from "../graph/aliases";
+import { addAliasesUnlessTaken } from "../graph/aliases";
 import { insertEntity, insertObservation, insertSuperseded } from "../graph/writes";
 import type { WriteScope } from "../history";
 import type { ArchiveEntry } from "./archive";
 import { LIMITS } from "../limits";
-import {
-  archivedLink,
-  deleteArchive,
-  getArchive,
-  link,
-  relink,
-  writeStats,
-  type ArchivedRelation,
-  type DocPayload,
-  type EntityPayload,
-  type ItemStats,
-  type Payload,
-} from "./archive";
+import { archivedLink, deleteArchive, getArchive, link, relink, writeStats, type ArchivedRelation, type DocPayload, type ItemStats, type Payload } from "./archive";
 import { canonicalKey } from "../files/path";
 import { keptRowOf, reconnect, retryKept, type DeferredRelation, type PendingRelation } from "./relations";
 import { ACCESS_WEIGHTS, DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";
@@ -154,24 +142,6 @@ function blocker(db: Db, p: Payload): string | undefined {
 /** Where document `p` goes back: its parent, or the root when the parent no longer exists (blocker() ruled out an archived one). */
 const homeOf = (db: Db, p: DocPayload): string => (getDocument(db, p.parent) ? p.parent : ROOT_ID);
 
-/** Puts an entity's aliases back, each unless its name is taken now (then reported in `skipped`). */
-function bringAliases(w: WriteScope, id: number, p: EntityPayload, skipped: RestoreReport["aliasesSkipped"]): void {
-  const aliases = p.aliases ?? [];
-  if (aliases.length === 0) return;
-  const names = aliases.map((a) => a.alias);
-  const entities = idsByName(w.db, names);
-  const owners = resolveAliases(w.db, names);
-  for (const a of aliases) {
-    const takenBy = entities.has(a.alias)
-      ? `the entity ${JSON.stringify(a.alias)}`
-      : owners.has(a.alias)
-        ? `an alias of ${JSON.stringify(owners.get(a.alias))}`
-        : undefined;
-    if (takenBy) skipped.push({ item: `entity:${p.name}`, alias: a.alias, takenBy });
-    else insertAlias(w, id, p.name, a.alias, a.createdAt);
-  }
-}
-
 /** Puts `p` back through its domain; returns the relations to restore once every entity is back. */
 function bring(w: WriteScope, p: Payload, skipped: RestoreReport["aliasesSkipped"]): ArchivedRelation[] {
   if (p.kind === "entity") {
@@ -187,7 +157,7 @@ function bring(w: WriteScope, p: Payload, skipped: RestoreReport["aliasesSkipped
     // Not noted one by one, as create_entities: undoing the restore removes the entity with them.
     for (const o of p.observations) insertObservation(w, id, p.name, o.content, { prior: { id: o.id, createdAt: o.createdAt }, noted: false });
     for (const o of p.superseded ?? []) insertSuperseded(w, id, p.name, o);
-    bringAliases(w, id, p, skipped);
+    for (const t of addAliasesUnlessTaken(w, id, p.name, p.aliases ?? [])) skipped.push({ item: `entity:${p.name}`, ...t });
     writeStats(w.db, "entity", p.name, used(p.stats, w.now, w.model ?? DEFAULT_MODEL));
     return p.relations;
   }
