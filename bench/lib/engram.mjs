@@ -17,6 +17,13 @@ import { freePort, memoryOf } from "./proc.mjs";
 import { TIMING_HEADERS } from "./workload.mjs";
 
 const READY_TIMEOUT_MS = 120_000;
+
+/** An MCP client connected to `url` with `headers` on every request. */
+async function connectMcp(url, headers) {
+  const client = new Client({ name: "engram-bench", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
 const STOP_GRACE_MS = 10_000;
 
 export async function startEngram({ root, stateDir, keepState = false, env = {}, vars = {}, log }) {
@@ -176,12 +183,7 @@ export async function startEngram({ root, stateDir, keepState = false, env = {},
       if (!response.ok) throw new Error(`/api/admin/registry-calls answered ${response.status}: ${await response.text()}`);
       return response.json();
     },
-    async connect(context) {
-      const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp/${context}`), { requestInit: { headers: mcpHeaders } });
-      const client = new Client({ name: "engram-bench", version: "1.0.0" });
-      await client.connect(transport);
-      return client;
-    },
+    connect: (context) => connectMcp(`${base}/mcp/${context}`, mcpHeaders),
   };
 }
 
@@ -234,9 +236,7 @@ export async function attachEngram({ url, log }) {
       if (used.size > 0) log(`Could not purge (administrator only): ${[...used].join(", ")}`);
     },
     async connect(context) {
-      const transport = new StreamableHTTPClientTransport(new URL(`${origin}/mcp/${context}`), { requestInit: { headers: mcpHeaders } });
-      const client = new Client({ name: "engram-bench", version: "1.0.0" });
-      await client.connect(transport);
+      const client = await connectMcp(`${origin}/mcp/${context}`, mcpHeaders);
       used.add(context);
       return client;
     },
