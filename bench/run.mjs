@@ -205,7 +205,10 @@ try {
     log(
       clustersMs === null
         ? `engram: cluster counts queued by the load: ${clustersQueued.toLocaleString("en-US")}, not all counted after 10 minutes`
-        : `engram: cluster counts queued by the load: ${clustersQueued.toLocaleString("en-US")}, all counted ${ms(clustersMs)} ms after the load`,
+        : `engram: cluster counts queued by the load: ${clustersQueued.toLocaleString("en-US")}, all counted ${ms(clustersMs)} ms after the load` +
+            (row.engram.load.relationLoadMs > 0
+              ? ` (relations/s with that wait counted in: ${Math.round((row.engram.load.relations / (row.engram.load.relationLoadMs + clustersMs)) * 1000).toLocaleString("en-US")})`
+              : ""),
     );
     row.engram.stats = await engram.stats(context);
     if (!row.engram.load.aborted) {

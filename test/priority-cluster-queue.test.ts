@@ -128,7 +128,7 @@ describe("cluster counts after bulk writes", () => {
     expect(await cluster(stub, "e700")).toEqual({ cluster_size: 4, tier: "long" });
   });
 
-  it("an undo of a bulk write queues its ends again, and names whose entity is gone are dropped", async () => {
+  it("an undo of a bulk write queues its ends again, and ids whose entity is gone are dropped", async () => {
     const t0 = Date.now();
     const { stub } = await contextWithCapacity(null, t0, "cq");
     const list = names(0, 600);

@@ -7,7 +7,7 @@
  * again (./promote.ts refreshClusters). A call that touches the relations of
  * at most CLUSTER_INLINE_MAX entities (an agent relating a few things) does
  * it in its own transaction, as before. A bulk write (a large
- * create_relations batch, an import, an undo of one) appends the names to
+ * create_relations batch, an import, an undo of one) appends the entities' ids to
  * `cluster_queue` (migrations/0019_cluster_queue.sql) instead: counting
  * 2,000 ends and writing their sizes was a third of a 1,000-relation batch
  * at a million entities (bench/profile-write.mjs), and a load names each
@@ -27,7 +27,10 @@
  *   the next one, so a relation written after an entity was counted is
  *   always counted again. An object that restarts mid-pass forgets the
  *   bitmap and may count an entity twice; the queue itself is durable.
- * - Names whose entity is gone (deleted since) are dropped.
+ * - The queue holds ids: a write resolves the names it noted (one statement
+ *   per row, over pages the write itself just read), so a slice skips an
+ *   entity counted earlier in the pass before any lookup. An id whose
+ *   entity is gone by then is dropped.
  *
  * Until its row is counted, an entity's stored cluster_size and tier are
  * those from before the write; the priority evaluation counts the clusters
@@ -42,7 +45,7 @@ import { applyEntityClusters, refreshClusters } from "./promote";
 
 /** Entities a write call may relate or unrelate and still have their clusters counted in its own transaction. */
 export const CLUSTER_INLINE_MAX = 256;
-/** Names per queued row, and entities the alarm counts per slice (10-15 ms at a million entities: a call waits for at most one). */
+/** Entities per queued row, and entities the alarm counts per slice (10-15 ms at a million entities: a call waits for at most one). */
 export const CLUSTER_SLICE = 500;
 /** The alarm counts queued clusters once writes have queued none for this long... */
 export const CLUSTER_QUIET_MS = 2000;
@@ -81,13 +84,24 @@ export function relationWatch(): { onNote: (op: InverseOp) => void; settle: (db:
   };
 }
 
-/** Appends `names` to the queue, CLUSTER_SLICE per row; returns how many. */
+/**
+ * Appends the ids of the entities named (those that exist: a deleted end has
+ * no cluster left to count) to the queue, CLUSTER_SLICE names per row, each
+ * row's ids in order; returns how many it queued.
+ */
 export function queueClusters(db: Db, names: readonly string[], now: number): number {
+  let queued = 0;
   for (let i = 0; i < names.length; i += CLUSTER_SLICE) {
-    const chunk = names.slice(i, i + CLUSTER_SLICE);
-    db.run("INSERT INTO cluster_queue (at, n, names) VALUES (?, ?, ?)", now, chunk.length, JSON.stringify(chunk));
+    const row = db.one<{ n: number }>(
+      `INSERT INTO cluster_queue (at, n, ids)
+       SELECT ?1, count(*), json_group_array(id) FROM (SELECT id FROM entities WHERE name IN (SELECT value FROM json_each(?2)) ORDER BY id)
+       WHERE true RETURNING n`,
+      now,
+      JSON.stringify(names.slice(i, i + CLUSTER_SLICE)),
+    );
+    queued += row?.n ?? 0;
   }
-  return names.length;
+  return queued;
 }
 
 /** When the oldest queued row was written, or null when nothing waits. */
@@ -95,7 +109,7 @@ export function clustersQueuedSince(db: Db): number | null {
   return db.one<{ at: number }>("SELECT at FROM cluster_queue ORDER BY seq LIMIT 1")?.at ?? null;
 }
 
-/** Names waiting in the queue (an entity named by several rows counts once per row). */
+/** Entities waiting in the queue (one named by several rows counts once per row). */
 export function clustersPending(db: Db): number {
   return db.one<{ n: number }>("SELECT coalesce(sum(n), 0) AS n FROM cluster_queue")?.n ?? 0;
 }
@@ -120,9 +134,10 @@ export class ClusterDrain {
 
   /**
    * Counts one slice in the caller's transaction: starts a pass if none is
-   * under way, reads rows up to about CLUSTER_SLICE names, counts the
-   * entities not yet counted in this pass and writes their clusters, and
-   * deletes the rows. Returns whether the pass has rows left.
+   * under way, reads rows until they hold CLUSTER_SLICE entities not yet
+   * counted in this pass (or the pass's rows end), counts those and writes
+   * their clusters, and deletes the rows. Returns whether the pass has rows
+   * left.
    */
   step(db: Db, model: ModelOptions): boolean {
     if (this.end === null) {
@@ -131,21 +146,18 @@ export class ClusterDrain {
       this.end = last;
       this.counted = new Uint8Array(0);
     }
-    const names = new Set<string>();
+    const fresh: number[] = [];
     let through = 0;
-    while (names.size < CLUSTER_SLICE) {
-      const row = db.one<{ seq: number; names: string }>("SELECT seq, names FROM cluster_queue WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 1", through, this.end);
+    while (fresh.length < CLUSTER_SLICE) {
+      const row = db.one<{ seq: number; ids: string }>("SELECT seq, ids FROM cluster_queue WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 1", through, this.end);
       if (!row) break;
       through = row.seq;
-      for (const name of JSON.parse(row.names) as string[]) names.add(name);
+      for (const id of JSON.parse(row.ids) as number[]) if (this.mark(id)) fresh.push(id);
     }
     if (through > 0) {
-      const ids = db
-        .all<{ id: number }>("SELECT id FROM entities WHERE name IN (SELECT value FROM json_each(?))", JSON.stringify([...names]))
-        .map((r) => r.id)
-        .filter((id) => this.mark(id))
-        .sort((a, b) => a - b);
-      applyEntityClusters(db, entityClustersById(db, ids), model);
+      // In id order: neighbouring ids share pages of the entity table and the relations' indexes.
+      fresh.sort((a, b) => a - b);
+      applyEntityClusters(db, entityClustersById(db, fresh), model);
       db.run("DELETE FROM cluster_queue WHERE seq <= ?", through);
     }
     const left = db.one("SELECT 1 FROM cluster_queue WHERE seq <= ? LIMIT 1", this.end) !== undefined;
