@@ -119,25 +119,38 @@ const engram = await startEngram({
 stopWithProcess(engram, log);
 
 /**
- * Waits until the context's search index is as a context's searches find it
- * once writes pause: the alarm compacts it COMPACT_QUIET_MS (10 s) after the
- * last bulk write (docs/search.md#indexes-and-guarantees), usually while the
- * relations load. Returns the FTS5 segments right after the load and when the
- * queries start, and how long it waited (at most 60 s; a small index that is
- * not due for compaction is left as it is after 15 s).
+ * Waits until the context is as a context's searches find it once writes
+ * pause: the alarm compacts the search index COMPACT_QUIET_MS (10 s) after
+ * the last bulk write (docs/search.md#indexes-and-guarantees), usually while
+ * the relations load, and counts the clusters the load queued
+ * (docs/scale.md, "Cluster counts after bulk writes") once writes have
+ * paused for 2 s. Returns the FTS5 segments right after the load and when
+ * the queries start, the cluster counts queued right after the load, how
+ * long until none was left (null if the wait ended first) and how long it
+ * waited in all (at most 60 s for the index, 10 minutes for the clusters; a
+ * small index that is not due for compaction is left as it is after 15 s).
  */
 async function settle(engram, context) {
   const started = performance.now();
-  const first = (await engram.stats(context)).searchIndex;
+  const first = await engram.stats(context);
   let now = first;
+  let clustersMs = first.clustersPending === 0 ? 0 : null;
   for (;;) {
     const waited = performance.now() - started;
-    if (!now.compacting && (now.segments <= 2 || waited > 15_000)) break;
-    if (waited > 60_000) break;
+    if (clustersMs === null && now.clustersPending === 0) clustersMs = waited;
+    const indexSettled = (!now.searchIndex.compacting && (now.searchIndex.segments <= 2 || waited > 15_000)) || waited > 60_000;
+    if (indexSettled && (clustersMs !== null || waited > 600_000)) break;
     await new Promise((resolve) => setTimeout(resolve, 250));
-    now = (await engram.stats(context)).searchIndex;
+    now = await engram.stats(context);
   }
-  return { before: first.segments, after: now.segments, compacting: now.compacting, waitedMs: performance.now() - started };
+  return {
+    before: first.searchIndex.segments,
+    after: now.searchIndex.segments,
+    compacting: now.searchIndex.compacting,
+    clustersQueued: first.clustersPending,
+    clustersMs,
+    waitedMs: performance.now() - started,
+  };
 }
 
 const quantity = (data) => data.entities.reduce((n, e) => n + e.observations.length, 0);
@@ -187,6 +200,15 @@ try {
     row.engram.compaction = await settle(engram, context);
     log(
       `engram: search index ${row.engram.compaction.before} segments after the load, ${row.engram.compaction.after} when queried (${ms(row.engram.compaction.waitedMs)} ms later)`,
+    );
+    const { clustersQueued, clustersMs } = row.engram.compaction;
+    log(
+      clustersMs === null
+        ? `engram: cluster counts queued by the load: ${clustersQueued.toLocaleString("en-US")}, not all counted after 10 minutes`
+        : `engram: cluster counts queued by the load: ${clustersQueued.toLocaleString("en-US")}, all counted ${ms(clustersMs)} ms after the load` +
+            (row.engram.load.relationLoadMs > 0
+              ? ` (relations/s with that wait counted in: ${Math.round((row.engram.load.relations / (row.engram.load.relationLoadMs + clustersMs)) * 1000).toLocaleString("en-US")})`
+              : ""),
     );
     row.engram.stats = await engram.stats(context);
     if (!row.engram.load.aborted) {

@@ -8,8 +8,9 @@
  *   written first (./pending.ts).
  * - `write`: the same, and `fn` writes through a RecordingScope, so the
  *   call's change record is appended in the same transaction (src/history);
- *   the ends of relations it touched are re-counted (src/priority/promote.ts).
- *   Upkeep hears of the change and of the search documents written.
+ *   the ends of relations it touched are re-counted, or queued for the
+ *   alarm after a bulk write (src/priority/queue.ts). Upkeep hears of the
+ *   change, of the search documents written and of the clusters queued.
  * - `search`: a read that neither writes nor waits for pending hits; its own
  *   hits (`effects.accesses`) join them, to be written after the reply.
  *   read_graph runs as one too: a listing with no hits, it leaves earlier
@@ -43,7 +44,7 @@ import { capture, describeThrown, errorRef, internalFailure, type Outcome } from
 import { ChangeRecorder, type InverseRegistry, type RecordingScope } from "../history";
 import type { Access, ItemEffects } from "../items";
 import type { ModelOptions } from "../priority/model";
-import { relationWatch } from "../priority/promote";
+import { relationWatch } from "../priority/queue";
 import { modelOptions } from "../priority/weights";
 import { flushSearchIndex } from "../search/indexer";
 import type { Settings } from "../settings";
@@ -149,19 +150,20 @@ export class Runner {
    * evaluation alike): `fn` writes and notes its changes, then the ends of
    * relations it touched are re-counted, the search indexes flushed and the
    * change record appended; all of it commits together or not at all.
-   * `indexed`: the search documents written (for compaction, ./upkeep.ts).
+   * `indexed`: the search documents written (for compaction, ./upkeep.ts);
+   * `queued`: the entities whose clusters wait for the alarm.
    */
-  recorded<T>(meta: CallMeta, now: number, model: ModelOptions, fn: (w: RecordingScope) => T): { value: T; recorded: boolean; indexed: number } {
+  recorded<T>(meta: CallMeta, now: number, model: ModelOptions, fn: (w: RecordingScope) => T): { value: T; recorded: boolean; indexed: number; queued: number } {
     const { db } = this.host;
     return this.host.transaction(() => {
       const relations = relationWatch();
       const rec = new ChangeRecorder(db, meta, now, this.host.inverses, relations.onNote);
       const value = fn({ db, now, rec, model, items: itemSink(db) });
-      // Relating items can put them in a cluster (long term): both ends are re-counted once per call (src/priority/promote.ts).
-      relations.refresh(db, model);
+      // Relating items can put them in a cluster (long term): both ends are re-counted once per call, or queued (src/priority/queue.ts).
+      const queued = relations.settle(db, model, now);
       // The search indexes commit with the rows they describe.
       const indexed = flushSearchIndex(db);
-      return { value, recorded: rec.finish() !== undefined, indexed };
+      return { value, recorded: rec.finish() !== undefined, indexed, queued };
     });
   }
 
@@ -181,15 +183,18 @@ export class Runner {
     pending.flush();
     let recorded = false;
     let indexed = 0;
+    let queued = 0;
     const model = modelOptions(this.host.config());
     const outcome = capture(() => {
       const r = this.recorded(meta, this.host.now(), model, fn);
       recorded = r.recorded;
       indexed = r.indexed;
+      queued = r.queued;
       return r.value;
     });
     if (recorded) upkeep.changeRecorded(this.host.now());
     upkeep.indexWritten(this.host.now(), indexed);
+    upkeep.clustersQueued(this.host.now(), queued);
     if (outcome.ok) upkeep.written(this.host.now());
     return outcome;
   }

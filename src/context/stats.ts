@@ -10,6 +10,7 @@
  */
 import { ACCESS_WEIGHTS, DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import { priorityInputOf } from "../priority/columns";
+import { clustersPending } from "../priority/queue";
 import { compacting, indexShape, SEARCH_INDEXES } from "../search/compact";
 import { chunksFor, placeholders, type Db } from "../storage/sql";
 
@@ -27,6 +28,8 @@ export interface ContextCounts {
   bytes: number;
   /** FTS5 segments across the search indexes (2 once compacted) and whether a compaction is under way (src/search/compact.ts). */
   searchIndex: { segments: number; compacting: boolean };
+  /** Entity names a bulk write queued for a cluster count, not yet counted by the alarm (src/priority/queue.ts). */
+  clustersPending: number;
 }
 
 export interface EntityAccessStats {
@@ -84,6 +87,7 @@ export function contextCounts(db: Db): ContextCounts {
       segments: SEARCH_INDEXES.reduce((sum, index) => sum + indexShape(db, index).segments, 0),
       compacting: compacting(db),
     },
+    clustersPending: clustersPending(db),
   };
 }
 

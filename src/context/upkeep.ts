@@ -33,12 +33,19 @@
  *   so the rest of upkeep sees merged indexes), then asks for the next run at
  *   once while a slice may have been cut short by its budget. Writes in
  *   between go on as usual: a call waits for at most one slice.
+ * - Cluster counts a bulk write queued (src/priority/queue.ts) are counted
+ *   once writes have queued none for CLUSTER_QUIET_MS, or once the oldest
+ *   has waited CLUSTER_MAX_LAG_MS: one slice per run, in its own
+ *   transaction, the next run at once while the pass has rows left. A
+ *   failed slice is logged and its rows stay queued for the next run.
  */
 import { covisitMaintenance } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
 import { compacting, compactionStep } from "../search/compact";
 import { blocksStale, catchUp, embeddingQueued, type Embedder, indexBehind, indexStep } from "../search/semantic";
 import { MERGE_LEVEL_SEGMENTS, mergeSlice } from "../search/merge";
+import { CLUSTER_MAX_LAG_MS, CLUSTER_QUIET_MS, ClusterDrain, clustersQueuedSince } from "../priority/queue";
+import { modelOptions } from "../priority/weights";
 import type { Settings } from "../settings";
 import type { Db } from "../storage/sql";
 
@@ -66,6 +73,9 @@ export class Upkeep {
   /** Writes that added segments since the last merge slice (this instance's), and whether a slice is wanted. */
   private writesSinceMerge = 0;
   private mergeWanted = false;
+  /** When a write last queued cluster counts (this instance's), and the passes over that queue. */
+  private lastClusterQueue = 0;
+  private readonly clusterDrain = new ClusterDrain();
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -75,6 +85,7 @@ export class Upkeep {
 
   /** Reads the alarm the storage holds (at start, and after a purge). */
   async load(): Promise<void> {
+    this.clusterDrain.reset();
     this.alarmAt = await this.storage.getAlarm();
   }
 
@@ -100,6 +111,13 @@ export class Upkeep {
       this.mergeWanted = true;
       this.schedule(now);
     }
+  }
+
+  /** After a write that queued `entities` cluster counts: the alarm counts them once writes pause. */
+  clustersQueued(now: number, entities: number): void {
+    if (entities === 0) return;
+    this.lastClusterQueue = now;
+    this.schedule(now + CLUSTER_QUIET_MS);
   }
 
   /** After any write: items it queued to embed are embedded soon, by the alarm, and vector blocks it made stale are rebuilt. */
@@ -166,6 +184,8 @@ export class Upkeep {
     }
     const compactAt = this.compaction(now);
     if (compactAt !== null) times.push(compactAt);
+    const clustersAt = this.clusters(s, now);
+    if (clustersAt !== null) times.push(clustersAt);
     if (mergeAt !== null) times.push(mergeAt);
     if (times.length > 0) this.schedule(Math.min(...times));
   }
@@ -182,6 +202,26 @@ export class Upkeep {
       this.mergeWanted = false;
     }
     return this.mergeWanted ? now : null;
+  }
+
+  /** One slice of queued cluster counts if they are due; returns when the next is due, if any. */
+  private clusters(s: Settings, now: number): number | null {
+    try {
+      return this.storage.transactionSync(() => {
+        const since = clustersQueuedSince(this.db);
+        if (since === null) return null;
+        const dueAt = Math.min(this.lastClusterQueue + CLUSTER_QUIET_MS, since + CLUSTER_MAX_LAG_MS);
+        if (!this.clusterDrain.active && now < dueAt) return dueAt;
+        if (this.clusterDrain.step(this.db, modelOptions(s))) return now;
+        const next = clustersQueuedSince(this.db);
+        return next === null ? null : Math.min(this.lastClusterQueue + CLUSTER_QUIET_MS, next + CLUSTER_MAX_LAG_MS);
+      });
+    } catch (error) {
+      // Logged, not retried in a loop: the rows stay queued and the next alarm (any write's) tries again.
+      console.error(JSON.stringify({ event: "cluster_count_failed", error: String(error) }));
+      this.clusterDrain.reset();
+      return null;
+    }
   }
 
   /** One compaction step if writes have paused; returns when the next is due, if any. */

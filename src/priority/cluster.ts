@@ -29,7 +29,7 @@ export const CLUSTER_COUNT_CAP = 64;
 const ITEMS_PER_STATEMENT = 100;
 
 /**
- * Per entity (by name, from ?1's JSON array): its id, its tier columns and
+ * Per entity (by name or by id, from ?1's JSON array): its id, its tier columns and
  * its cluster size, counted in SQLite: the distinct union of its neighbours'
  * ids by relation, capped per direction, and its co-visited items, capped,
  * a co-visited entity's key turned into its id (so an entity both related and
@@ -40,7 +40,7 @@ const ITEMS_PER_STATEMENT = 100;
  * the rest (bench/profile-write.mjs, create_relations at 100,000 entities).
  * Ids are integers and other keys text, so the UNION never confuses them.
  */
-const ENTITY_CLUSTERS = `
+const entityClustersBy = (key: "name" | "id") => `
   SELECT e.name AS k, e.id AS id, e.access_count, e.important, e.tier, e.cluster_size,
     (SELECT count(*) FROM (
        SELECT x.id AS m FROM (
@@ -55,7 +55,8 @@ const ENTITY_CLUSTERS = `
          SELECT other FROM covisit_pairs WHERE item = 'entity:' || e.name AND count >= ?2 LIMIT ?3
        ) c LEFT JOIN entities ce ON substr(c.other, 1, 7) = 'entity:' AND ce.name = substr(c.other, 8)
      ) WHERE m IS NOT e.id) AS size
-  FROM json_each(?1) AS j JOIN entities e ON e.name = j.value`;
+  FROM json_each(?1) AS j JOIN entities e ON e.${key} = j.value`;
+const ENTITY_CLUSTERS = { name: entityClustersBy("name"), id: entityClustersBy("id") };
 
 /** Per item key (from ?1's JSON array): its co-visited items, capped, as a JSON array. */
 const ITEM_CLUSTERS = `
@@ -119,10 +120,18 @@ export function clusterSizes(db: Db, refs: readonly ItemRef[]): Map<string, numb
 
 /** The clusters of the entities named (each once; a name with no entity is left out). */
 export function entityClusters(db: Db, names: readonly string[]): EntityCluster[] {
+  return countEntityClusters(db, "name", [...new Set(names)]);
+}
+
+/** The clusters of the entities with these ids (each once; an id with no entity is left out), in the order given. */
+export function entityClustersById(db: Db, ids: readonly number[]): EntityCluster[] {
+  return countEntityClusters(db, "id", [...new Set(ids)]);
+}
+
+function countEntityClusters(db: Db, by: "name" | "id", keys: readonly (string | number)[]): EntityCluster[] {
   const out: EntityCluster[] = [];
-  const entities = [...new Set(names)];
-  for (let i = 0; i < entities.length; i += ITEMS_PER_STATEMENT) {
-    const rows = db.all<EntityClusterRow>(ENTITY_CLUSTERS, JSON.stringify(entities.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
+  for (let i = 0; i < keys.length; i += ITEMS_PER_STATEMENT) {
+    const rows = db.all<EntityClusterRow>(ENTITY_CLUSTERS[by], JSON.stringify(keys.slice(i, i + ITEMS_PER_STATEMENT)), MIN_COVISITS, CLUSTER_COUNT_CAP);
     for (const row of rows) {
       out.push({
         name: row.k,

@@ -4,11 +4,12 @@
  * only when it is read.
  *
  * - `refreshClusters` re-counts the clusters of the given items (./cluster.ts)
- *   and writes their cluster_size and tier where they changed. MemoryContext
- *   calls it once per write call with both ends of every relation the call
- *   created or deleted (create_relations, delete_relations, delete_entities,
- *   import, undo, restore, pruning: `relationEnds` picks them from the ops
- *   the call noted), so relating items promotes them in the same transaction.
+ *   and writes their cluster_size and tier where they changed. The runner
+ *   hands it both ends of every relation a write call created or deleted
+ *   (create_relations, delete_relations, delete_entities, import, undo,
+ *   restore, pruning: `relationEnds` picks them from the ops the call noted),
+ *   so relating a few items promotes them in the same transaction; a bulk
+ *   write's ends wait for the alarm instead (./queue.ts).
  * - `promoteClustered` is the evaluation's pass over the short and mid tiers
  *   before it counts tier use: co-visitation grows during reads, which
  *   refresh only what they return. It refreshes at most
@@ -17,8 +18,7 @@
  *   bounded and every item is reached in turn.
  */
 import type { Db } from "../storage/sql";
-import type { InverseOp } from "../history";
-import { clusterSizes, entityClusters } from "./cluster";
+import { clusterSizes, entityClusters, type EntityCluster } from "./cluster";
 import { ITEM_KINDS, ITEM_TABLES, byKind, itemKey, type ItemKind, type ItemRef } from "../items";
 import { tierFor, type ModelOptions, type Tier } from "./model";
 import { readState, writeState } from "./state";
@@ -37,19 +37,16 @@ interface TierRow extends Record<string, SqlStorageValue> {
   cluster_size: number;
 }
 
-/** The entity names a noted op relates (both ends of a created or deleted relation), else none. */
-export function relationEnds(op: InverseOp): string[] {
-  if (op.kind !== "relation" || typeof op.from !== "string" || typeof op.to !== "string") return [];
-  return [op.from, op.to];
-}
-
 /** Re-counts the clusters of `refs` and writes cluster_size and tier where they changed; returns the sizes by key. */
 export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOptions): Map<string, number> {
   if (refs.length === 0) return new Map();
   const entities = refs.filter((r) => r.kind === "entity");
-  const sizes = refreshEntityClusters(
+  const sizes = applyEntityClusters(
     db,
-    entities.map((r) => r.name),
+    entityClusters(
+      db,
+      entities.map((r) => r.name),
+    ),
     model,
   );
   if (entities.length === refs.length) return sizes;
@@ -90,19 +87,19 @@ export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOp
 }
 
 /**
- * refreshClusters for entities: their rows come with the count
- * (./cluster.ts entityClusters) and are written by id, so an entity is looked
- * up by name once (create_relations refreshes both ends of every relation:
- * a second lookup by name and an update by name were a third of its batch,
- * bench/profile-write.mjs).
+ * Writes counted entity clusters (./cluster.ts entityClusters, or
+ * entityClustersById for the alarm's queue) and the tier they give, by id:
+ * their rows come with the count, so an entity is looked up once (a second
+ * lookup by name and an update by name were a third of create_relations'
+ * batch, bench/profile-write.mjs). Returns the sizes by key.
  */
-function refreshEntityClusters(db: Db, names: readonly string[], model: ModelOptions): Map<string, number> {
+export function applyEntityClusters(db: Db, clusters: readonly EntityCluster[], model: ModelOptions): Map<string, number> {
   const sizes = new Map<string, number>();
   // Most refreshes change a size and keep the tier; setting tier at all rewrites the row's entry in
   // entities_by_tier_category, so those rows set cluster_size alone.
   const resized: [number, number][] = [];
   const retiered: [number, number, Tier][] = [];
-  for (const c of entityClusters(db, names)) {
+  for (const c of clusters) {
     sizes.set(itemKey.entity(c.name), c.size);
     const tier = tierFor({ accessCount: c.accessCount, important: c.important, tier: c.tier, clusterSize: c.size }, model);
     if (tier !== c.tier) retiered.push([c.id, c.size, tier]);
@@ -167,23 +164,4 @@ export function promoteClustered(db: Db, tiers: readonly Tier[], model: ModelOpt
   }
   writeState(db, "cluster_refresh", { kind: ITEM_KINDS[kindIndex] as ItemKind, after } satisfies Cursor);
   return seen;
-}
-
-/**
- * Collects the entities whose relations a write call changed (`onNote`, for
- * the ChangeRecorder) and re-counts their clusters once at the end (`refresh`).
- */
-export function relationWatch(): { onNote: (op: InverseOp) => void; refresh: (db: Db, model: ModelOptions) => void } {
-  const ends = new Set<string>();
-  return {
-    onNote: (op) => {
-      for (const name of relationEnds(op)) ends.add(name);
-    },
-    refresh: (db, model) =>
-      void refreshClusters(
-        db,
-        [...ends].map((name): ItemRef => ({ key: `entity:${name}`, kind: "entity", name })),
-        model,
-      ),
-  };
 }
