@@ -146,4 +146,15 @@ describe("cluster counts after bulk writes", () => {
     expect(await cluster(stub, "e10")).toEqual({ cluster_size: 0, tier: "long" });
     expect(await cluster(stub, "e11")).toBeUndefined();
   });
+
+  it("a bulk delete whose ends are all gone queues nothing", async () => {
+    const t0 = Date.now();
+    const { stub } = await contextWithCapacity(null, t0, "cq");
+    const list = names(0, 600);
+    await entities(stub, list);
+    unwrap(await stub.createRelations(chain(list), meta));
+    await drainAt(stub, t0 + CLUSTER_QUIET_MS);
+    unwrap(await stub.deleteEntities(list, meta));
+    expect(await rows(stub, "SELECT count(*) AS n FROM cluster_queue")).toEqual([{ n: 0 }]);
+  });
 });

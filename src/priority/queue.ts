@@ -45,6 +45,8 @@ import { applyEntityClusters, refreshClusters } from "./promote";
 
 /** Entities a write call may relate or unrelate and still have their clusters counted in its own transaction. */
 export const CLUSTER_INLINE_MAX = 256;
+/** Rows a slice reads at most: near a pass's end most ids were counted already, and a slice still reads a bounded amount. */
+const ROWS_PER_SLICE = 16;
 /** Entities per queued row, and entities the alarm counts per slice (10-15 ms at a million entities: a call waits for at most one). */
 export const CLUSTER_SLICE = 500;
 /** The alarm counts queued clusters once writes have queued none for this long... */
@@ -95,7 +97,7 @@ export function queueClusters(db: Db, names: readonly string[], now: number): nu
     const row = db.one<{ n: number }>(
       `INSERT INTO cluster_queue (at, n, ids)
        SELECT ?1, count(*), json_group_array(id) FROM (SELECT id FROM entities WHERE name IN (SELECT value FROM json_each(?2)) ORDER BY id)
-       WHERE true RETURNING n`,
+       HAVING count(*) > 0 RETURNING n`,
       now,
       JSON.stringify(names.slice(i, i + CLUSTER_SLICE)),
     );
@@ -135,7 +137,8 @@ export class ClusterDrain {
   /**
    * Counts one slice in the caller's transaction: starts a pass if none is
    * under way, reads rows until they hold CLUSTER_SLICE entities not yet
-   * counted in this pass (or the pass's rows end), counts those and writes
+   * counted in this pass (at most ROWS_PER_SLICE rows, and not past the
+   * pass's last), counts those and writes
    * their clusters, and deletes the rows. Returns whether the pass has rows
    * left.
    */
@@ -148,7 +151,7 @@ export class ClusterDrain {
     }
     const fresh: number[] = [];
     let through = 0;
-    while (fresh.length < CLUSTER_SLICE) {
+    for (let rows = 0; fresh.length < CLUSTER_SLICE && rows < ROWS_PER_SLICE; rows++) {
       const row = db.one<{ seq: number; ids: string }>("SELECT seq, ids FROM cluster_queue WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 1", through, this.end);
       if (!row) break;
       through = row.seq;
