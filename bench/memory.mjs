@@ -20,7 +20,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { startEngram } from "./lib/engram.mjs";
+import { startEngram, stopWithProcess } from "./lib/engram.mjs";
 import { memoryEach } from "./lib/proc.mjs";
 import { generateGraph, openNodeSets, searchQueries } from "./lib/generate.mjs";
 
@@ -82,7 +82,7 @@ const searches = searchQueries(names.slice(0, 1000), 1000, Number(opts.seed));
 const openSets = openNodeSets(names, 1000, Number(opts.seed));
 
 const server = await startEngram({ root, stateDir: path.join(root, "bench", "out", `memory-${process.pid}`), log });
-process.on("exit", () => server.kill());
+stopWithProcess(server, log);
 try {
   const client = await server.connect("memory");
   const call = async (name, args) => {
