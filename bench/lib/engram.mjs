@@ -18,10 +18,64 @@ import { TIMING_HEADERS } from "./workload.mjs";
 
 const READY_TIMEOUT_MS = 120_000;
 
+/**
+ * fetch with a signal of its own per request, following the caller's signal
+ * until the response has been read. The SDK's transport passes one signal,
+ * its own for the client's lifetime, to every request, and Node's fetch adds
+ * an abort listener to the signal it gets that goes only when the request is
+ * garbage collected: over a long query phase, with the bench's large heap
+ * collected seldom, they piled up to MaxListenersExceededWarning (1,501
+ * listeners) past about 1,500 calls. Here the shared signal holds one listener
+ * per request in flight, removed once the response body is read or dropped.
+ */
+export async function fetchOwnSignal(url, init = {}) {
+  const shared = init.signal;
+  if (!shared) return fetch(url, init);
+  const own = new AbortController();
+  const follow = () => own.abort(shared.reason);
+  const unfollow = () => shared.removeEventListener("abort", follow);
+  if (shared.aborted) follow();
+  else shared.addEventListener("abort", follow, { once: true });
+  let response;
+  try {
+    response = await fetch(url, { ...init, signal: own.signal });
+  } catch (error) {
+    unfollow();
+    throw error;
+  }
+  if (!response.body) {
+    unfollow();
+    return response;
+  }
+  // The body, passed through so its end, its failure or its cancel drops the listener.
+  const reader = response.body.getReader();
+  const body = new ReadableStream({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        unfollow();
+        controller.close();
+      } catch (error) {
+        unfollow();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      unfollow();
+      return reader.cancel(reason);
+    },
+  });
+  const passed = new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  // The transport checks a redirect against the address the answer came from.
+  Object.defineProperty(passed, "url", { value: response.url });
+  return passed;
+}
+
 /** An MCP client connected to `url` with `headers` on every request. */
 async function connectMcp(url, headers) {
   const client = new Client({ name: "engram-bench", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers }, fetch: fetchOwnSignal }));
   return client;
 }
 const STOP_GRACE_MS = 10_000;

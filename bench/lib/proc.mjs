@@ -69,18 +69,21 @@ export function descendants(root) {
  * under `root` (or of `root` itself when name is omitted).
  */
 export function memoryOf(root, name) {
+  const each = memoryEach(root, name);
+  if (each.length === 0) return null;
+  const sum = (key) => each.reduce((total, p) => total + p[key], 0);
+  return { rssMiB: Math.round(sum("rssKiB") / 1024), peakMiB: Math.round(sum("peakKiB") / 1024), processes: each.length };
+}
+
+/** The same per process, oldest first: {pid, rssKiB, peakKiB}. */
+export function memoryEach(root, name) {
   const pids = name ? descendants(root) : [String(root)];
-  let rss = 0;
-  let hwm = 0;
-  let found = 0;
+  const out = [];
   for (const pid of pids) {
     const text = status(pid);
     if (!text) continue;
     if (name && /^Name:\s+(\S+)/m.exec(text)?.[1] !== name) continue;
-    rss += kib(text, "VmRSS");
-    hwm += kib(text, "VmHWM");
-    found++;
+    out.push({ pid, rssKiB: kib(text, "VmRSS"), peakKiB: kib(text, "VmHWM") });
   }
-  if (found === 0) return null;
-  return { rssMiB: Math.round(rss / 1024), peakMiB: Math.round(hwm / 1024), processes: found };
+  return out;
 }
