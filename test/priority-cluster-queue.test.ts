@@ -157,4 +157,25 @@ describe("cluster counts after bulk writes", () => {
     unwrap(await stub.deleteEntities(list, meta));
     expect(await rows(stub, "SELECT count(*) AS n FROM cluster_queue")).toEqual([{ n: 0 }]);
   });
+
+  it("the evaluation waits for queued counts: a bulk load's tiers are counted before it decides what is over capacity", async () => {
+    const t0 = Date.now();
+    const { stub } = await contextWithCapacity({ short: 10 }, t0, "cq");
+    const list = names(0, 600);
+    await entities(stub, list);
+    unwrap(await stub.createRelations(chain(list), meta));
+    // The evaluation is due with the counts still queued: counted, only the two chain ends stay short term (2 of 10).
+    const due = t0 + 10 * 60_000;
+    await runAlarmAt(stub, due);
+    expect(await pending(stub)).toBe(600 - CLUSTER_SLICE);
+    expect(await rows(stub, "SELECT value FROM priority_state WHERE key = 'last_evaluation'")).toEqual([]);
+    await drainAt(stub, due);
+    const [evaluation] = await rows<{ value: string }>(stub, "SELECT value FROM priority_state WHERE key = 'last_evaluation'");
+    expect(JSON.parse(evaluation?.value ?? "null")).toMatchObject({ outcome: "within", pruned: 0 });
+    expect(await rows(stub, "SELECT tier, COUNT(*) AS n FROM entities GROUP BY tier ORDER BY tier")).toEqual([
+      { tier: "long", n: 598 },
+      { tier: "short", n: 2 },
+    ]);
+    expect(await rows(stub, "SELECT COUNT(*) AS n FROM archive")).toEqual([{ n: 0 }]);
+  });
 });

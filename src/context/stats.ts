@@ -28,7 +28,7 @@ export interface ContextCounts {
   bytes: number;
   /** FTS5 segments across the search indexes (2 once compacted) and whether a compaction is under way (src/search/compact.ts). */
   searchIndex: { segments: number; compacting: boolean };
-  /** Entity names a bulk write queued for a cluster count, not yet counted by the alarm (src/priority/queue.ts). */
+  /** Entity ids bulk writes queued for a cluster count and the alarm has not counted yet, one per queued row that holds it (src/priority/queue.ts). */
   clustersPending: number;
 }
 

@@ -37,7 +37,10 @@
  *   once writes have queued none for CLUSTER_QUIET_MS, or once the oldest
  *   has waited CLUSTER_MAX_LAG_MS: one slice per run, in its own
  *   transaction, the next run at once while the pass has rows left. A
- *   failed slice is logged and its rows stay queued for the next run.
+ *   failed slice is logged, its rows stay queued, and the alarm tries
+ *   again after CLUSTER_RETRY_MS. These slices run before the evaluation,
+ *   which waits while counts are queued (it counts items by tier), at most
+ *   EVALUATION_HOLD_MAX_MS.
  */
 import { covisitMaintenance } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
@@ -57,6 +60,10 @@ export const COMPACT_QUIET_MS = 10_000;
 export const COMPACT_CHECK_AFTER = 1000;
 /** After a write that queued items to embed, the alarm embeds them within this long (a burst of writes shares batches). */
 export const EMBED_AFTER_WRITE_MS = 1000;
+/** The evaluation waits for queued cluster counts at most this long (a context written in bulk without pause keeps a queue). */
+export const EVALUATION_HOLD_MAX_MS = CLUSTER_MAX_LAG_MS;
+/** After a failed slice of cluster counts, the next try. */
+export const CLUSTER_RETRY_MS = 60_000;
 /** After a failed model call, the next try. */
 export const EMBED_RETRY_MS = 60_000;
 
@@ -76,6 +83,8 @@ export class Upkeep {
   /** When a write last queued cluster counts (this instance's), and the passes over that queue. */
   private lastClusterQueue = 0;
   private readonly clusterDrain = new ClusterDrain();
+  /** Since when the evaluation has waited for queued cluster counts (null: it is not waiting). */
+  private evaluationHeldSince: number | null = null;
 
   constructor(
     private readonly storage: DurableObjectStorage,
@@ -174,18 +183,24 @@ export class Upkeep {
       return times.length > 0 ? Math.min(...times) : null;
     });
     const times = next === null ? [] : [next];
-    try {
-      const evaluated = this.evaluation(s, now);
-      if (evaluated.next !== null) times.push(evaluated.next);
-      if (evaluated.recorded) times.push(now + TRIM_AFTER_WRITE_MS);
-    } catch (error) {
-      // Logged, not retried in a loop: the next alarm or capacity change runs it again.
-      console.error(JSON.stringify({ event: "evaluation_failed", error: String(error) }));
+    // Queued cluster counts first: the evaluation counts items by tier, and a queued entity's tier is not yet known.
+    const clustersAt = this.clusters(s, now);
+    if (clustersAt !== null) times.push(clustersAt);
+    if (clustersAt === null || now >= (this.evaluationHeldSince ??= now) + EVALUATION_HOLD_MAX_MS) {
+      this.evaluationHeldSince = null;
+      try {
+        const evaluated = this.evaluation(s, now);
+        if (evaluated.next !== null) times.push(evaluated.next);
+        if (evaluated.recorded) times.push(now + TRIM_AFTER_WRITE_MS);
+      } catch (error) {
+        // Logged, not retried in a loop: the next alarm or capacity change runs it again.
+        console.error(JSON.stringify({ event: "evaluation_failed", error: String(error) }));
+      }
+      // Its pruning may have queued counts too (a bulk delete's neighbours).
+      if (this.storage.transactionSync(() => clustersQueuedSince(this.db)) !== null) times.push(now + CLUSTER_QUIET_MS);
     }
     const compactAt = this.compaction(now);
     if (compactAt !== null) times.push(compactAt);
-    const clustersAt = this.clusters(s, now);
-    if (clustersAt !== null) times.push(clustersAt);
     if (mergeAt !== null) times.push(mergeAt);
     if (times.length > 0) this.schedule(Math.min(...times));
   }
@@ -217,10 +232,10 @@ export class Upkeep {
         return next === null ? null : Math.min(this.lastClusterQueue + CLUSTER_QUIET_MS, next + CLUSTER_MAX_LAG_MS);
       });
     } catch (error) {
-      // Logged, not retried in a loop: the rows stay queued and the next alarm (any write's) tries again.
+      // Rolled back: the rows stay queued, the ids the slice marked are forgotten, and a run tries again later.
       console.error(JSON.stringify({ event: "cluster_count_failed", error: String(error) }));
       this.clusterDrain.reset();
-      return null;
+      return now + CLUSTER_RETRY_MS;
     }
   }
 

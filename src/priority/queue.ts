@@ -33,8 +33,9 @@
  *   entity is gone by then is dropped.
  *
  * Until its row is counted, an entity's stored cluster_size and tier are
- * those from before the write; the priority evaluation counts the clusters
- * of what it evaluates itself, so pruning never relies on a queued size.
+ * those from before the write. The priority evaluation waits while counts
+ * are queued (it counts items by tier; src/context/upkeep.ts), at most
+ * CLUSTER_MAX_LAG_MS, and counts the clusters of what it evaluates itself.
  */
 import type { InverseOp } from "../history";
 import type { ItemRef } from "../items";
@@ -136,9 +137,9 @@ export class ClusterDrain {
 
   /**
    * Counts one slice in the caller's transaction: starts a pass if none is
-   * under way, reads rows until they hold CLUSTER_SLICE entities not yet
-   * counted in this pass (at most ROWS_PER_SLICE rows, and not past the
-   * pass's last), counts those and writes
+   * under way, reads whole rows while they hold at most CLUSTER_SLICE
+   * entities not yet counted in this pass (at most ROWS_PER_SLICE rows, and
+   * not past the pass's last), counts those and writes
    * their clusters, and deletes the rows. Returns whether the pass has rows
    * left.
    */
@@ -152,8 +153,13 @@ export class ClusterDrain {
     const fresh: number[] = [];
     let through = 0;
     for (let rows = 0; fresh.length < CLUSTER_SLICE && rows < ROWS_PER_SLICE; rows++) {
-      const row = db.one<{ seq: number; ids: string }>("SELECT seq, ids FROM cluster_queue WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 1", through, this.end);
-      if (!row) break;
+      const row = db.one<{ seq: number; n: number; ids: string }>(
+        "SELECT seq, n, ids FROM cluster_queue WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 1",
+        through,
+        this.end,
+      );
+      // A row is taken whole: once the slice holds some entities, a row that could take it past CLUSTER_SLICE waits for the next.
+      if (!row || (fresh.length > 0 && fresh.length + row.n > CLUSTER_SLICE)) break;
       through = row.seq;
       for (const id of JSON.parse(row.ids) as number[]) if (this.mark(id)) fresh.push(id);
     }
