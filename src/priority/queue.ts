@@ -48,7 +48,7 @@ import { applyEntityClusters, refreshClusters } from "./promote";
 export const CLUSTER_INLINE_MAX = 256;
 /** Rows a slice reads at most: near a pass's end most ids were counted already, and a slice still reads a bounded amount. */
 const ROWS_PER_SLICE = 16;
-/** Entities per queued row, and entities the alarm counts per slice (10-15 ms at a million entities: a call waits for at most one). */
+/** Entities per queued row, and the entities a slice gathers before it stops reading rows (so under 1,000 per slice; a call waits for at most one slice). */
 export const CLUSTER_SLICE = 500;
 /** The alarm counts queued clusters once writes have queued none for this long... */
 export const CLUSTER_QUIET_MS = 2000;
@@ -137,9 +137,9 @@ export class ClusterDrain {
 
   /**
    * Counts one slice in the caller's transaction: starts a pass if none is
-   * under way, reads whole rows while they hold at most CLUSTER_SLICE
-   * entities not yet counted in this pass (at most ROWS_PER_SLICE rows, and
-   * not past the pass's last), counts those and writes
+   * under way, reads whole rows until they hold CLUSTER_SLICE entities not
+   * yet counted in this pass (at most ROWS_PER_SLICE rows, and not past the
+   * pass's last), counts those and writes
    * their clusters, and deletes the rows. Returns whether the pass has rows
    * left.
    */
@@ -153,13 +153,10 @@ export class ClusterDrain {
     const fresh: number[] = [];
     let through = 0;
     for (let rows = 0; fresh.length < CLUSTER_SLICE && rows < ROWS_PER_SLICE; rows++) {
-      const row = db.one<{ seq: number; n: number; ids: string }>(
-        "SELECT seq, n, ids FROM cluster_queue WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 1",
-        through,
-        this.end,
-      );
-      // A row is taken whole: once the slice holds some entities, a row that could take it past CLUSTER_SLICE waits for the next.
-      if (!row || (fresh.length > 0 && fresh.length + row.n > CLUSTER_SLICE)) break;
+      const row = db.one<{ seq: number; ids: string }>("SELECT seq, ids FROM cluster_queue WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 1", through, this.end);
+      // Rows are taken whole, so a slice ends with 500 to 999 entities (or fewer at its pass's end). Taking a row only while the
+      // slice stayed within 500 made one row per slice, and the catch-up after a 1M load took 67 s instead of 25.
+      if (!row) break;
       through = row.seq;
       for (const id of JSON.parse(row.ids) as number[]) if (this.mark(id)) fresh.push(id);
     }
