@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startEngram } from "./lib/engram.mjs";
 import { generateGraph, openNodeSets, searchQueries } from "./lib/generate.mjs";
+import { devtools } from "./lib/devtools.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outDir = path.join(root, "bench", "out");
@@ -34,34 +35,6 @@ const { values: opts } = parseArgs({
   },
 });
 const log = (line) => console.error(line);
-
-/** A DevTools protocol session on the Worker's isolate. */
-async function devtools(port) {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-  const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
-  // wrangler's inspector proxy refuses a handshake without an Origin it knows (a browser's DevTools sends one).
-  const ws = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: `http://127.0.0.1:${port}` } });
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = reject;
-  });
-  let id = 0;
-  const pending = new Map();
-  ws.onmessage = (event) => {
-    const msg = JSON.parse(event.data);
-    if (msg.id !== undefined && pending.has(msg.id)) {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    }
-  };
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const n = ++id;
-      pending.set(n, (msg) => (msg.error ? reject(new Error(`${method}: ${JSON.stringify(msg.error)}`)) : resolve(msg.result)));
-      ws.send(JSON.stringify({ id: n, method, params }));
-    });
-  return { send, close: () => ws.close() };
-}
 
 const SQL_FRAMES = new Set(["exec", "toArray", "next", "one", "raw"]);
 

@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startEngram, stopWithProcess } from "./lib/engram.mjs";
 import { memoryEach } from "./lib/proc.mjs";
+import { devtools } from "./lib/devtools.mjs";
 import { generateGraph, openNodeSets, searchQueries } from "./lib/generate.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -44,36 +45,6 @@ for (const [name, value] of [
   ["every", every],
 ]) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a positive integer, got "${opts[name]}"`);
-}
-
-/** A DevTools protocol session on the isolate that runs the Worker and its objects. */
-async function devtools(port) {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-  const target = targets.find((t) => t.webSocketDebuggerUrl) ?? targets[0];
-  // wrangler's inspector proxy refuses a handshake without an Origin it knows.
-  const ws = new WebSocket(target.webSocketDebuggerUrl, { headers: { Origin: `http://127.0.0.1:${port}` } });
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = reject;
-  });
-  let id = 0;
-  const pending = new Map();
-  ws.onmessage = (event) => {
-    const msg = JSON.parse(event.data);
-    if (msg.id !== undefined && pending.has(msg.id)) {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    }
-  };
-  const send = (method, params = {}) =>
-    new Promise((resolve, reject) => {
-      const n = ++id;
-      pending.set(n, (msg) => (msg.error ? reject(new Error(`${method}: ${JSON.stringify(msg.error)}`)) : resolve(msg.result)));
-      ws.send(JSON.stringify({ id: n, method, params }));
-    });
-  /** A command whose answer is not awaited. */
-  const post = (method, params = {}) => ws.send(JSON.stringify({ id: ++id, method, params }));
-  return { send, post, close: () => ws.close() };
 }
 
 const graph = generateGraph(size, Number(opts.seed));
