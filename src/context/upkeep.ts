@@ -225,11 +225,12 @@ export class Upkeep {
       return this.storage.transactionSync(() => {
         const since = clustersQueuedSince(this.db);
         if (since === null) return null;
-        const dueAt = Math.min(this.lastClusterQueue + CLUSTER_QUIET_MS, since + CLUSTER_MAX_LAG_MS);
-        if (!this.clusterDrain.active && now < dueAt) return dueAt;
+        // A pass starts once writes have queued none for a while, or the oldest row has waited long enough.
+        const dueAt = (oldest: number) => Math.min(this.lastClusterQueue + CLUSTER_QUIET_MS, oldest + CLUSTER_MAX_LAG_MS);
+        if (!this.clusterDrain.active && now < dueAt(since)) return dueAt(since);
         if (this.clusterDrain.step(this.db, modelOptions(s))) return now;
         const next = clustersQueuedSince(this.db);
-        return next === null ? null : Math.min(this.lastClusterQueue + CLUSTER_QUIET_MS, next + CLUSTER_MAX_LAG_MS);
+        return next === null ? null : dueAt(next);
       });
     } catch (error) {
       // Rolled back: the rows stay queued, the ids the slice marked are forgotten, and a run tries again later.

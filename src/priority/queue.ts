@@ -38,11 +38,10 @@
  * CLUSTER_MAX_LAG_MS, and counts the clusters of what it evaluates itself.
  */
 import type { InverseOp } from "../history";
-import type { ItemRef } from "../items";
 import type { Db } from "../storage/sql";
-import { entityClustersById } from "./cluster";
+import { entityClusters, entityClustersById } from "./cluster";
 import type { ModelOptions } from "./model";
-import { applyEntityClusters, refreshClusters } from "./promote";
+import { applyEntityClusters } from "./promote";
 
 /** Entities a write call may relate or unrelate and still have their clusters counted in its own transaction. */
 export const CLUSTER_INLINE_MAX = 256;
@@ -77,11 +76,7 @@ export function relationWatch(): { onNote: (op: InverseOp) => void; settle: (db:
       if (ends.size === 0) return 0;
       const names = [...ends];
       if (names.length > CLUSTER_INLINE_MAX) return queueClusters(db, names, now);
-      refreshClusters(
-        db,
-        names.map((name): ItemRef => ({ key: `entity:${name}`, kind: "entity", name })),
-        model,
-      );
+      applyEntityClusters(db, entityClusters(db, names), model);
       return 0;
     },
   };
