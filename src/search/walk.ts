@@ -79,9 +79,9 @@ type Hub = [id: number, degree: number];
  * The hubs in `frontier`, at most MAX_HUBS + 1 (more means too many). A
  * graph with few hubs has them read whole from their partial index and
  * matched here: one short scan, where looking up each frontier node's
- * degree took a primary-key seek per node, and frontiers hold thousands of
- * nodes in a large graph (docs/performance-history.md, "The walk's hubs"). A graph
- * with more hubs than `listMax` has them looked up per frontier node.
+ * degree would take a primary-key seek per node, and frontiers hold
+ * thousands of nodes in a large graph. A graph with more hubs than
+ * `listMax` has them looked up per frontier node.
  */
 function hubsOn(db: Db, frontier: readonly number[], listMax: number): Hub[] {
   const all = db.tuples<Hub>(
