@@ -136,7 +136,7 @@ const SOURCE_FILES = ["wrangler.toml"];
  * with what it is. Keep it short: a name the code uses needs no entry.
  */
 const OUTSIDE_NAMES = new Map([
-  ["crisismerge", "an FTS5 option (src/search/merge.ts explains why it is left alone)"],
+  ["crisismerge", "an FTS5 option, which the segment merging leaves at its default"],
   ["_data", "the suffix of FTS5's segment shadow table, <table>_data"],
 ]);
 /** Folders whose comments are checked. */
