@@ -6,7 +6,7 @@ interface Env {
   ALLOWED_ORIGINS?: string;
   /** Seconds a Worker isolate caches an API token lookup (0-60, default 30): how long a revocation may take. */
   TOKEN_CACHE_SECONDS?: string;
-  /** Workers AI (`[ai] binding = "AI"` in wrangler.toml): with it contexts also search by meaning (docs/search.md#semantic-search). */
+  /** Workers AI (`[ai] binding = "AI"` in wrangler.toml): with it contexts also search by meaning (docs/search.md#semantic-mode-the-ai-binding). */
   AI?: Ai;
   /** The Workers AI embedding model (default in src/settings.ts). */
   EMBEDDING_MODEL?: string;

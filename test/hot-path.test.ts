@@ -1,5 +1,5 @@
 /**
- * Issue 27, part 1: no deployment-wide object on the hot path. A warm tool
+ * No deployment-wide object on the hot path. A warm tool
  * call, read or write, pinned or through the active context, makes no
  * Registry call (the Registry counts what it serves); the context's object
  * itself refuses what its registration forbids (src/context/registration.ts).

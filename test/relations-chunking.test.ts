@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { CLIENTS, freshContext, json } from "./helpers/clients";
 
-// relationsTouching binds every id twice plus the LIMIT; a chunk of 50 ids
-// used to bind 101 parameters, one over the Durable Object limit.
+// relationsTouching binds every id twice and writes its LIMIT as a literal, so a
+// chunk of 50 ids binds 100 parameters, the Durable Object limit, and 60 take two.
 describe.each(CLIENTS)("relations of many entities with %s client", (_label, connect) => {
   it("open_nodes on 60 related entities returns every relation", async () => {
     const c = await connect({ url: `http://localhost/mcp/${freshContext("wide")}` });

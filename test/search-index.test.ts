@@ -319,8 +319,8 @@ describe("search ranking", () => {
       expect(recent.ok && recent.value.entities.map((e) => e.name)).toEqual(["report-2026", "report-2025"]);
       const old = await instance.searchNodes("archived", {}, meta);
       expect(old.ok && old.value.entities.map((e) => e.name)).toEqual(["report-2025"]);
-      // Adding an observation refreshes the old entity. (It no longer overtakes report-2026, as it did before
-      // access-based priority: report-2025 has been used little for its 200 days, so its priority factor is lower.)
+      // Adding an observation refreshes the old entity, though not past report-2026: report-2025 has been used
+      // little for its 200 days, so its priority factor is lower.
       const scoreOf = (r: typeof recent) => (r.ok ? r.value.entities.find((e) => e.name === "report-2025")?.score : undefined) ?? 0;
       const before = scoreOf(await instance.searchNodes("quarterly", { topPerToken: 2, minRelativeScore: 0 }, meta));
       instance.addObservations([{ entityName: "report-2025", contents: ["reopened"] }], meta);

@@ -40,7 +40,7 @@ export const MAX_GRANT_STARS = 8;
  * of characters (possibly none), every other character only itself.
  *
  * A two-pointer scan, never a RegExp built from the pattern (a backtracking
- * regex took seconds to minutes on `*a*a*a*a*a*a*a*b` and
+ * regex takes seconds to minutes on `*a*a*a*a*a*a*a*b` and
  * `*-*-*-*-*-*-*-*-*-*-prod`). On a mismatch it resumes one character further
  * after the last `*` seen; an earlier `*` never needs revisiting, because the
  * last one can absorb whatever an earlier one would have. So it takes at most

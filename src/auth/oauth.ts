@@ -20,8 +20,8 @@
  *   for TOKEN_CACHE_SECONDS, like API tokens): it must be unrevoked and its
  *   consenting API token live, so revoking that token ends the grant.
  * - Anything else (`resolveExternalToken`): an `eg_` API token or the
- *   ADMIN_TOKEN, exactly as before (src/auth/index.ts); in open local mode
- *   any other credential is the local administrator, as before.
+ *   ADMIN_TOKEN, resolved as without OAuth (src/auth/index.ts); in open local
+ *   mode any other credential is the local administrator.
  */
 import { getOAuthApi, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import { registryOf } from "../registry/Registry";
@@ -110,7 +110,7 @@ function options(resource: string, env: Env, api: Handler, fallback: Handler): O
     // Client ID Metadata Documents (claude.ai, ChatGPT) besides dynamic registration; wrangler.toml sets the flag they need.
     clientIdMetadataDocumentEnabled: true,
     resolveExternalToken: async ({ token, env: e }) => {
-      // Open local mode ignores credentials it did not issue, as it always has (src/auth/index.ts).
+      // Open local mode ignores credentials it did not issue (src/auth/index.ts).
       const caller = openLocalMode(e) ? LOCAL : await bearerCaller(token, e);
       if (!caller) return null;
       const props: OAuthProps = { kind: "bearer", caller };

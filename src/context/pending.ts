@@ -9,8 +9,7 @@
  * - Every call other than a search or read_graph, and the alarm, writes what
  *   is pending first: memory_stats, the evaluation, history, a restore and
  *   every direct retrieval see every earlier hit. read_graph answers with no
- *   statistics, so it leaves them pending rather than wait for their commit
- *   (measured: docs/performance-history.md, the MCP-layer round).
+ *   statistics, so it leaves them pending rather than wait for their commit.
  * - A search does not: it ranks with the statistics committed so far, which
  *   lack the hits of about the last WRITE_DELAY_MS (each worth a quarter of
  *   a use, src/priority/model.ts).
@@ -24,12 +23,11 @@
  *   with the other access tracking (src/priority/track.ts).
  *
  * ## Cost
- * Writing one search's hits (up to 50 rows) is cheap; the transaction's
- * commit around it costs more. One commit per batch instead of one per
- * search cut workerd's CPU per search in back-to-back runs (bench/cpu-ab.mjs;
- * the figures are in docs/performance-history.md): more searches per second
- * from one context's single thread. Sequential latency did not measurably
- * change: with one client the write already ran while the reply travelled.
+ * Writing one search's hits (up to 50 rows) costs less than the commit
+ * around it, so one commit per batch leaves one context's single thread
+ * more searches per second (bench/cpu-ab.mjs compares CPU per call). With
+ * one client, latency is the same either way: the write runs while the
+ * reply travels.
  */
 import { recordAccess, type Access, type AccessOptions } from "./access";
 import type { CallMeta } from "../storage/meta";

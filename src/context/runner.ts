@@ -97,7 +97,10 @@ function called(meta: CallMeta | undefined): CallMeta {
 export class Runner {
   constructor(private readonly host: RunnerHost) {}
 
-  /** A read or a write that reports effects: its value comes back with the related items. */
+  /**
+   * A read or a write that reports effects: its value comes back with the related items. One call of each
+   * shape is in ./runner.examples.ts.
+   */
   run<T extends object>(meta: CallMeta, kind: "read", fn: (s: ReadScope) => Ran<T> & { effects: ItemEffects }): Outcome<T & Related>;
   run<T extends object>(meta: CallMeta, kind: "write", fn: (w: RecordingScope) => Ran<T> & { effects: ItemEffects }): Outcome<T & Related>;
   /** A call that reports no effects (a search's hits are not reported to the hook but kept pending): its value alone. */

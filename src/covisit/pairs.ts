@@ -11,9 +11,9 @@
  *   it pairs with the session's PAIR_WINDOW most recently used items
  *   (session.ts decides "first" and "recent"), not with all of them. Items
  *   used close together are the associations worth learning; pairing with
- *   every item a long session remembers cost up to 2 x 100 upserts per new
- *   item, a large share of an open_nodes (docs/performance-history.md), for
- *   links that far apart in a session say little.
+ *   every item a long session remembers would cost up to 2 x 100 upserts per
+ *   new item, much of an open_nodes, for links that say little that far
+ *   apart in a session.
  * - Renaming an item moves its counts to the new key (adding to any the new
  *   key already had); forgetting an item deletes every row naming it.
  */

@@ -61,7 +61,7 @@ function priorOf(r: FileRow): FilePrior {
 /** The text a FilePrior holds. */
 export const priorContent = (p: FilePrior): string => (p.base64 ? Buffer.from(p.content, "base64").toString("utf8") : p.content);
 
-/** The range of paths under directory `dir` ("" = everything): `dir/` ≤ path < `dir0` ('0' follows '/'). */
+/** The range of paths under directory `dir` ("" = everything): `${dir}/` ≤ path < `${dir}0` ('0' follows '/'). */
 function under(dir: string): [string, string] | null {
   return dir === "" ? null : [`${dir}/`, `${dir}0`];
 }

@@ -92,7 +92,7 @@ export function insertEntity(
  * Creates many entities with their observations, a table at a time, the
  * rows as one JSON parameter per statement (create_entities' path: two
  * statements for 1,000 entities with 5,000 observations, where bound
- * parameters took 145). Same effect as insertEntity then insertObservation
+ * parameters would take 145). Same effect as insertEntity then insertObservation
  * per row: a name already taken, or repeated in the batch after its first
  * use, is skipped; an entity's repeated observations are kept once; ids
  * ascend in input order; one entity note per created entity, none per

@@ -15,14 +15,17 @@
  * Each domain owns its op kinds: it types them as a union by `kind` and
  * exports `InverseKinds<ItsOps>`
  * (`apply` replays an op through a WriteScope, so undo is recorded like any
- * write; `describe` gives a summary phrase) and MemoryContext joins them with
- * `inverseRegistry(graphInverses, fileInverses, documentInverses)`. History
- * never imports a domain's SQL. The three domains, each a pair of recorded
- * writes and their appliers:
+ * write; `describe` gives a summary phrase) and MemoryContext joins them in
+ * `INVERSES` with `inverseRegistry`. History never imports a domain's SQL.
+ * The six registries, by the writes they record and where their appliers are:
  *
- *     graph      src/graph/writes.ts      + src/graph/inverse.ts      entity, observation, relation
- *     files      src/files/store.ts       + src/files/inverse.ts      file, fileMove
- *     documents  src/documents/rows.ts    + src/documents/inverse.ts  document
+ *     graphInverses     src/graph/writes.ts    + src/graph/inverse.ts      entity, observation, relation, superseded
+ *     fileInverses      src/files/store.ts     + src/files/inverse.ts      file, fileMove
+ *     documentInverses  src/documents/rows.ts  + src/documents/inverse.ts  document
+ *     archiveInverses   src/priority/archive.ts                            archive
+ *     priorityInverses  src/priority/mark.ts                               mark
+ *     mergeInverses     src/context/merge.ts: src/graph/aliases.ts,        alias, entityStats, covisit
+ *                       src/graph/merge.ts, src/covisit/merge.ts
  *
  * A new domain follows the files pattern: its mutation primitive reads the
  * prior row, writes, and calls `w.rec.note(itemKey, {kind, ..., prior})`;

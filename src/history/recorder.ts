@@ -180,8 +180,7 @@ export class ChangeRecorder implements Recorder {
     this.flush();
     const seq = this.seq();
     // OR IGNORE, not ON CONFLICT: no row here can fail (the seq is new, the items distinct strings), and a statement
-    // that cannot abort needs no statement journal, which for these scattered inserts copied every page they touched
-    // (measured in docs/performance-history.md, the warm-up round).
+    // that cannot abort needs no statement journal, which would copy every page these scattered inserts touch.
     for (const batch of jsonBatches([...this.items])) {
       this.db.run("INSERT OR IGNORE INTO change_items (item, seq) SELECT value, ?2 FROM json_each(?1)", batch, seq);
     }

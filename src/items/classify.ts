@@ -129,9 +129,8 @@ const ASCII = /^[\x00-\x7f]*$/;
  * the trie as it is read, with no string made for it; at its end it is a
  * keyword, or one with a plural "s" when it is longer than 3 and the walk
  * one character earlier stood on a keyword. Every entity written is
- * classified, so this path makes no string per word, which splitting did
- * at a cost a bulk load felt (docs/performance-history.md, "Writing a batch:
- * JavaScript").
+ * classified, so this path makes no string per word: splitting the text
+ * into strings would cost a bulk load noticeably.
  */
 export function asciiHits(text: string): Map<string, number> {
   const hits = new Map<string, number>();

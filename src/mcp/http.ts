@@ -11,25 +11,21 @@
  * - The server and transport are closed once the exchange has settled (the
  *   next macrotask), not while the SDK's request handler is still finishing:
  *   closing earlier aborts that handler's AbortController with an error,
- *   which costs time on every call, under `wrangler dev` and more in the
- *   test pool's workerd (`npm run bench:mcp`), where the SDK's 2026-07-28
- *   path, closing in a microtask, loses the same (docs/performance-history.md,
- *   the MCP-layer round). In JSON mode nothing stays open (no
- *   stream, no keep-alive timer), so a close that never runs leaves only
- *   garbage.
+ *   which costs time on every call (`npm run bench:mcp` shows it; the SDK's
+ *   2026-07-28 path, closing in a microtask, pays it). In JSON mode nothing
+ *   stays open (no stream, no keep-alive timer), so a close that never runs
+ *   leaves only garbage.
  *
  * Each server registers only what its request can reach (`surfaceOf`).
- * Telling the eras apart (`isLegacyRequest`) means a 2026-07-28 request is
- * classified twice, here and again by the SDK's handler, a cost small enough
- * to accept (docs/performance-history.md).
+ * Telling the eras apart (`isLegacyRequest`) classifies a 2026-07-28 request
+ * twice, here and again in the SDK's handler, which costs microseconds.
  *
- * agents' createMcpHandler, which this replaced, wrapped the same SDK
- * handler and added CORS headers (`Access-Control-Allow-Origin: *`) and
- * preflight answers; the Worker now does both for /mcp and /api alike,
- * echoing only an accepted origin (src/auth/origin.ts), and its Host
- * validation for loopback and workers.dev URLs (`hostRefusal` in src/auth/),
- * all before authentication. The 2025-era lane does not refuse server-to-client
- * requests; no tool sends any (no sampling, elicitation or roots).
+ * CORS headers and preflight answers are the Worker's, for /mcp and /api
+ * alike, echoing only an accepted origin (src/auth/origin.ts), and so is
+ * Host validation for loopback and workers.dev URLs (`hostRefusal` in
+ * src/auth/), all before authentication. The 2025-era lane does not refuse
+ * server-to-client requests; no tool sends any (no sampling, elicitation or
+ * roots).
  *
  * ## What is logged
  * The SDK reports every request it refuses or fails to `onerror`, its own

@@ -91,7 +91,7 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
   run(args: z.infer<z.ZodObject<I>> & { context?: string }, ctx: ToolContext): Promise<CallToolResult>;
 }
 
-/** Declares a tool with its argument types inferred from `input`. */
+/** Declares a tool with its argument types inferred from `input`; a whole tool is in ./tool.examples.ts. */
 export const defineTool = <I extends z.ZodRawShape, O extends z.ZodRawShape>(def: ToolDef<I, O>): ToolDef<I, O> => def;
 
 export const contextLine = (name: string) => `[context: ${name}]`;

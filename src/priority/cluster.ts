@@ -34,10 +34,9 @@ const ITEMS_PER_STATEMENT = 100;
  * ids by relation, capped per direction, and its co-visited items, capped,
  * a co-visited entity's key turned into its id (so an entity both related and
  * co-visited counts once), itself left out. Correlated subqueries, so each
- * entity's LIMIT applies to it alone. Neighbours are counted by id, never by
- * name: looking up each neighbour's name was a row read per relation end,
- * and carrying the ids out as JSON to count them in JavaScript took most of
- * the rest (bench/profile-write.mjs, create_relations at 100,000 entities).
+ * entity's LIMIT applies to it alone. Neighbours are counted by id (a name
+ * would cost a row read per relation end) and in SQLite (counting in
+ * JavaScript would first carry every id out as JSON).
  * Ids are integers and other keys text, so the UNION never confuses them.
  */
 const entityClustersBy = (key: "name" | "id") => `

@@ -89,9 +89,9 @@ export function refreshClusters(db: Db, refs: readonly ItemRef[], model: ModelOp
 /**
  * Writes counted entity clusters (./cluster.ts entityClusters, or
  * entityClustersById for the alarm's queue) and the tier they give, by id:
- * their rows come with the count, so an entity is looked up once (a second
- * lookup by name and an update by name were a third of create_relations'
- * batch, bench/profile-write.mjs). Returns the sizes by key.
+ * their rows come with the count, so an entity is looked up once, not again
+ * by name to update it (bench/profile-write.mjs shows what a create_relations
+ * batch spends). Returns the sizes by key.
  */
 export function applyEntityClusters(db: Db, clusters: readonly EntityCluster[], model: ModelOptions): Map<string, number> {
   const sizes = new Map<string, number>();

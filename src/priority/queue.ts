@@ -6,13 +6,13 @@
  * so the ends of every relation a write call creates or deletes are counted
  * again (./promote.ts refreshClusters). A call that touches the relations of
  * at most CLUSTER_INLINE_MAX entities (an agent relating a few things) does
- * it in its own transaction, as before. A bulk write (a large
+ * it in its own transaction. A bulk write (a large
  * create_relations batch, an import, an undo of one) appends the entities' ids to
  * `cluster_queue` (migrations/0019_cluster_queue.sql) instead: counting
- * 2,000 ends and writing their sizes was a third of a 1,000-relation batch
- * at a million entities (bench/profile-write.mjs), and a load names each
- * entity about four times, so counting once after the load does a quarter
- * of the work.
+ * 2,000 ends and writing their sizes is a large share of a 1,000-relation
+ * batch in a large context (docs/priority.md), and a load names each entity
+ * about four times, so counting once after the load does a quarter of the
+ * work.
  *
  * ## The alarm's side (`ClusterDrain`, driven by src/context/upkeep.ts)
  * - It starts once writes have queued nothing for CLUSTER_QUIET_MS, or once
@@ -149,8 +149,8 @@ export class ClusterDrain {
     let through = 0;
     for (let rows = 0; fresh.length < CLUSTER_SLICE && rows < ROWS_PER_SLICE; rows++) {
       const row = db.one<{ seq: number; ids: string }>("SELECT seq, ids FROM cluster_queue WHERE seq > ? AND seq <= ? ORDER BY seq LIMIT 1", through, this.end);
-      // Rows are taken whole, so a slice ends with 500 to 999 entities (or fewer at its pass's end). Taking a row only while the
-      // slice stayed within 500 made one row per slice, and the catch-up after a 1M load took 67 s instead of 25.
+      // Rows are taken whole, so a slice ends with 500 to 999 entities (or fewer at its pass's end): taking a row only while
+      // the slice stays within 500 would take one row per slice, and a bulk load's catch-up would need far more alarm runs.
       if (!row) break;
       through = row.seq;
       for (const id of JSON.parse(row.ids) as number[]) if (this.mark(id)) fresh.push(id);

@@ -4,8 +4,7 @@
  * documents adds one, and FTS5's automerge folds them together as they pile
  * up, so after a bulk load an index holds several segments of similar size
  * and every term lookup seeks each of them; merged into one, the lookups
- * take markedly less time (docs/search.md#indexes-and-guarantees; the
- * figures are in docs/performance-history.md, the compaction round).
+ * take markedly less time (docs/search.md#indexes-and-guarantees).
  *
  * The alarm (src/context/upkeep.ts) merges them into one segment per index,
  * in bounded steps, once writes have paused.

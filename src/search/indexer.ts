@@ -69,9 +69,8 @@ export function derivedUnicode(text: string): string | null {
  * followed by another; it splits at each joiner and at each camelCase hump
  * (lower then upper, or upper then upper-lower). Undefined as soon as it
  * meets a character past ASCII. A test holds it to derivedUnicode's answers;
- * it runs for every document written, and over the bench's documents it is
- * several times faster than derivedUnicode (docs/performance-history.md,
- * "Writing a batch: JavaScript").
+ * it runs for every document written, several times faster than
+ * derivedUnicode's regular expressions.
  */
 function derivedAscii(text: string): string | null | undefined {
   const n = text.length;
@@ -145,8 +144,8 @@ class RowBuffer {
   flush(): void {
     if (this.rows.length === 0) return;
     // Ascending rowids: FTS5 writes out its pending postings as a new segment whenever a rowid is
-    // lower than the previous one, so names read by ascending entity id (rowids -1, -2, ...) made a
-    // segment each, many times slower to write (docs/performance-history.md, "FTS5 write order").
+    // lower than the previous one, so names in entity-id order (rowids -1, -2, ...) would make a
+    // segment each, many times slower to write.
     this.rows.sort((a, b) => a[0] - b[0]);
     for (const batch of jsonBatches(this.rows)) this.db.run(this.insert, batch);
     this.rows = [];
@@ -160,10 +159,8 @@ class RowBuffer {
  * JSON array per statement (json_each, src/storage/sql.ts jsonBatches) rather
  * than bound parameters, rowids ascending. FTS5 writes a new segment at the
  * end of every statement that inserts into it and whenever a rowid goes down,
- * and every segment costs a seek per term lookup and merge work later: a
- * batch of 1,000 entities used to make about a thousand segments in each
- * index (its names' rowids went down), which automerge then had to fold
- * together.
+ * and every segment costs a seek per term lookup and merge work later, so a
+ * batch makes one segment per index where it could make one per document.
  */
 class IndexWriter {
   private readonly words: RowBuffer;
@@ -179,9 +176,9 @@ class IndexWriter {
   add(doc: number, text: string): void {
     const alt = derivedText(text);
     this.words.add([doc, text, alt], text.length + (alt?.length ?? 0));
-    // Trigrams cover names and types only: over observations they made both
-    // writes and lookups much slower (docs/performance-history.md), for what
-    // compound splitting and stemming already find.
+    // Trigrams cover names and types only: over observations they would make
+    // both writes and lookups much slower, for what compound splitting and
+    // stemming already find.
     if (doc < 0) this.grams.add([doc, text], text.length);
     this.count++;
   }
@@ -212,9 +209,8 @@ const NAME_TEXT = "e.name || ' ' || e.entity_type";
  * page's JSON stays under the 2 MB one value may hold even when JSON escapes
  * every character, a first query reads the next PAGE documents' sizes
  * (octet_length: no text crosses) and the page takes as many as fit
- * PAGE_BYTES (at least one). A window function summing sizes in the page's
- * own query was slower than that first query. (The timings:
- * docs/performance-history.md, "Writing a batch: reading documents back".)
+ * PAGE_BYTES (at least one), which costs less than a window function
+ * summing sizes in the page's own query.
  */
 function indexPages(db: Db, writer: IndexWriter, query: string, ...params: number[]): void {
   let after = Number.MIN_SAFE_INTEGER;
@@ -297,8 +293,7 @@ export function flushSearchIndex(db: Db): number {
 
   // Stats: increments for entities that already have them, then new entities counted whole.
   // NOT INDEXED: grouped by entity_id, SQLite would otherwise scan the whole (entity_id, content)
-  // index to skip a sort, every observation on every batch (docs/performance-history.md), instead of
-  // reading only the new rows.
+  // index to skip a sort, every observation on every batch, instead of reading only the new rows.
   db.run(
     `UPDATE search_entity_stats SET observations = observations + g.n
      FROM (SELECT entity_id AS id, count(*) AS n FROM observations NOT INDEXED WHERE id > ?1 GROUP BY entity_id) AS g

@@ -91,8 +91,8 @@ export function entityStats(db: Db, ids: readonly number[]): EntityStats[] {
  * A compound's phrase ("github sqlite wal") is looked for among the newest
  * PHRASE_SPAN names and the newest PHRASE_SPAN observations only. FTS5 finds
  * a phrase by walking its words' doclists together, so a rare phrase of
- * common words read them to their ends, whatever the window's cap: about 1 ms
- * per compound at 100,000 entities and ten times that at 1,000,000. Its
+ * common words would read them to their ends, whatever the window's cap, at
+ * a cost that grows with the context. Its
  * joined form ("githubsqlitewal"), which every document writing the compound
  * carries (./indexer.ts derivedText), is one short doclist and is read in
  * full. So the window leaves out only older documents that hold the words

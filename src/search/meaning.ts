@@ -21,8 +21,8 @@ export const SEMANTIC_CANDIDATES = 50;
 /**
  * The ranking's share of an expansion's weights (./expand.ts: synonyms 0.5, broader words 0.3). A synonym's
  * matches add to its query word's frequency (./rank.ts); at half weight a short observation saying only the synonym
- * still outranked a long one saying the word itself, so the ranking takes half again: literal matches rank first,
- * and `npm run bench:recall` measured the same hit@5 at both scales (docs/search.md).
+ * would outrank a long one saying the word itself, so the ranking takes half again: literal matches rank first, and
+ * `npm run bench:recall` finds the same hit@5 at both scales (docs/search.md).
  */
 export const EXPANSION_SCALE = 0.5;
 

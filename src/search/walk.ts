@@ -20,8 +20,8 @@
  * what is left stops the walk there, and the paths found so far stand.
  * The last level of an odd `maxPathLength` (the default 5) reads only the
  * relations that close a path (bridgesWithin): at 100,000 entities most walks
- * reach a hub by then, and materialising its thousands of relations was most
- * of a search's time. Every relation of a node nearer than the frontier was
+ * reach a hub by then, and materialising its thousands of relations would be
+ * most of a search's time. Every relation of a node nearer than the frontier was
  * read when that node was expanded, so only relations with both ends on the
  * frontier are new there. SQLite scans the relations of the frontier's
  * ordinary nodes and returns only those whose other end is on the frontier;
@@ -79,9 +79,9 @@ type Hub = [id: number, degree: number];
  * The hubs in `frontier`, at most MAX_HUBS + 1 (more means too many). A
  * graph with few hubs has them read whole from their partial index and
  * matched here: one short scan, where looking up each frontier node's
- * degree took a primary-key seek per node, and frontiers hold thousands of
- * nodes in a large graph (docs/performance-history.md, "The walk's hubs"). A graph
- * with more hubs than `listMax` has them looked up per frontier node.
+ * degree would take a primary-key seek per node, and frontiers hold
+ * thousands of nodes in a large graph. A graph with more hubs than
+ * `listMax` has them looked up per frontier node.
  */
 function hubsOn(db: Db, frontier: readonly number[], listMax: number): Hub[] {
   const all = db.tuples<Hub>(
@@ -126,9 +126,8 @@ const SCAN_PER_SEEK = 8;
  * come from a seek per pair, which costs no more than the scan it replaces.
  * At 100,000 entities the largest region often holds most of the frontier,
  * and the frontier often holds a dozen or more hubs spread over the regions.
- * When the budget cuts this level short, the
- * relations found are whichever came first (as before this split, where the
- * cut fell elsewhere: neither finds a superset of the other's).
+ * When the budget cuts this level short, the relations found are whichever
+ * came first.
  */
 function bridgesWithin(db: Db, frontier: readonly number[], sourceOf: (id: number) => number, limit: number, hubListMax: number): Edge[] {
   const hubs = hubsOn(db, frontier, hubListMax);

@@ -36,14 +36,15 @@ export class Db {
    * query's result columns carry), which SQLite packs into one JSON text for
    * V8 to parse. Under workerd every cell handed to JavaScript as part of a
    * row object has a cost of its own, so a query returning many short rows
-   * spends most of its time there, and far less this way
-   * (docs/performance-history.md, "Rows as one JSON text"). For hot read paths that return
-   * many short rows: the whole result is one SQLite value, which a Durable
-   * Object caps at 2 MB, so not for unbounded text such as observations.
+   * spends most of its time there, and far less this way. For hot read paths
+   * that return many short rows: the whole result is one SQLite value, which
+   * a Durable Object caps at 2 MB, so not for unbounded text such as
+   * observations.
    * Values must be numbers, text or NULL (JSON cannot hold a BLOB: the
    * statement fails); reals come back exactly (SQLite writes 17
    * significant digits). `order` (an ORDER BY over the query's result
    * columns) fixes the rows' order, which is otherwise the query's own.
+   * Example: ./sql.examples.ts.
    */
   packed<T extends Row>(columns: readonly (keyof T & string)[], query: string, params: readonly SqlValue[] = [], order?: string): T[] {
     return this.tuples(columns, query, params, order).map((tuple) => {
@@ -159,10 +160,9 @@ export function jsonBatches(rows: readonly unknown[]): string[] {
 /**
  * `n` as the integer literal of a LIMIT. SQLite plans with a LIMIT's value,
  * so a statement whose LIMIT is a bound parameter is prepared again every
- * time it runs, where the literal form reuses the prepared statement (the
- * cost per run: docs/performance-history.md, "LIMIT as a literal"). Hot read
- * paths write their LIMIT with this: a constant,
- * or `roundUp` of a value that varies, so each statement has few texts.
+ * time it runs, where the literal form reuses the prepared statement. Hot
+ * read paths write their LIMIT with this: a constant, or `roundUp` of a
+ * value that varies, so each statement has few texts.
  */
 export function sqlLimit(n: number): string {
   if (!Number.isSafeInteger(n) || n < 0) throw new Error(`LIMIT must be a non-negative integer, got ${n}`);

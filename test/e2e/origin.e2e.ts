@@ -1,5 +1,5 @@
 /**
- * The attack of issue 26 §2 in a real browser: a page served from another
+ * A cross-origin attack in a real browser: a page served from another
  * loopback origin (http://127.0.0.2:<port>) tries to read a context through
  * /mcp and the export, and to purge it with no-cors requests and a form,
  * against `wrangler dev` in open local mode. Chromium does what an

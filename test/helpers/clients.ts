@@ -1,7 +1,7 @@
 /**
  * Real MCP clients over the Worker's fetch handler: the SDK v1 client (a
  * 2025-era client) and the SDK v2 client (2026-07-28). Tool tests run
- * against both through `forEachClient`.
+ * against both with `describe.each(CLIENTS)`.
  */
 import { env, SELF, createExecutionContext } from "cloudflare:test";
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";

@@ -10,7 +10,8 @@
  * - Training: once INDEX_MIN vectors have no list and there are no lists,
  *   spherical k-means over a sample of TRAIN_SAMPLE_PER_LIST per list makes
  *   INDEX_MIN / LIST_TARGET lists, even for a large backlog: splitting grows
- *   them from there, which measured better than training many lists at once.
+ *   them from there, which gives better recall than training many lists at
+ *   once (`npm run bench:vectors`).
  * - Assignment: catchUp stores each new vector in its nearest list; vectors
  *   stored before the lists existed (an existing context's, or those written
  *   during training) are assigned ASSIGN_BATCH per step, splits first.
@@ -192,8 +193,8 @@ export function indexStep(db: Db, model: string): IndexWork {
     return "train";
   }
   // Splits come before assigning more: a backlog then grows the lists as new vectors would, each batch assigned among
-  // the centroids of every split so far. Assigning all of it to the first lists and only then bisecting them measured
-  // worse recall (`npm run bench:vectors`, blurred clusters): a vector could never leave its first list's subtree.
+  // the centroids of every split so far. Assigning all of it to the first lists and only then bisecting them gives
+  // worse recall (`npm run bench:vectors`, blurred clusters): a vector can never leave its first list's subtree.
   const largest = have.reduce<List | undefined>((a, l) => (a === undefined || l.size > a.size ? l : a), undefined);
   if (largest && largest.size > LIST_MAX) {
     split(db, model, largest);
