@@ -32,7 +32,7 @@ import { contextArg, contextArgListed } from "./schemas";
 import { TOOLS } from "./tools";
 import { type Annotations, contextLine, failure, internalErrorText, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
 
-export const SERVER_INFO = { name: "engram", version: "0.1.0" } as const;
+const SERVER_INFO = { name: "engram", version: "0.1.0" } as const;
 
 /** What the Worker learned about a request before MCP saw it. */
 export interface RequestScope {
