@@ -52,8 +52,6 @@ const MARK_FACTOR = 2;
 const LONG_TERM_ACCESSES = 5;
 /** SEMANTIC_CLUSTER_THRESHOLD's default: an item with this many related items is in a cluster. */
 const DEFAULT_CLUSTER_THRESHOLD = 3;
-/** PROMOTION_THRESHOLD's default: items below this priority are the first pruned. */
-export const DEFAULT_PROMOTION_THRESHOLD = 0.2;
 
 /** What the model reads of an item (column values, times in ms). */
 export interface PriorityInput {
