@@ -18,8 +18,10 @@
  * `Mcp-Memory-Session` carries a key per browser tab, so co-visitation sees a
  * tab as one session and the page can find its own changes in history.
  */
+import { VERSION } from "../../version";
+
 export const PROTOCOL_VERSION = "2026-07-28";
-const CLIENT_INFO = { name: "engram-web", version: "0.1.0" } as const;
+const CLIENT_INFO = { name: "engram-web", version: VERSION } as const;
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
