@@ -11,7 +11,7 @@
  */
 import { parseArgs } from "node:util";
 
-export const DEFAULT_URL = "http://127.0.0.1:8787";
+const DEFAULT_URL = "http://127.0.0.1:8787";
 
 /** A failure the user caused on the command line: the message, then the usage text, exit 2. */
 export class UsageError extends Error {}

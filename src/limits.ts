@@ -56,11 +56,14 @@ export const SEARCH_RANGES = {
 /** recall's token budget (src/search/recall.ts), counted as the token-economy limits count (characters / 4). */
 export const RECALL_TOKENS = { default: 1500, min: 50, max: 20_000 } as const;
 
+/** A context name's shape, at most LIMITS.contextName characters. */
+const CONTEXT_NAME_SHAPE = `[a-z0-9][a-z0-9._-]{0,${LIMITS.contextName - 1}}`;
+
 /** A context name: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit. */
-export const CONTEXT_NAME_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+export const CONTEXT_NAME_PATTERN = new RegExp(`^${CONTEXT_NAME_SHAPE}$`);
 
 /** The rule in words, for every message that rejects a context name: `${what} ${CONTEXT_NAME_RULE}`. */
-export const CONTEXT_NAME_RULE = "must match [a-z0-9][a-z0-9._-]{0,63}: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit";
+export const CONTEXT_NAME_RULE = `must match ${CONTEXT_NAME_SHAPE}: lower-case letters, digits, '.', '_' and '-', starting with a letter or digit`;
 
 /** The message of a request that names an invalid context (the URL's or the body's). */
 export const INVALID_CONTEXT_NAME = `Context names ${CONTEXT_NAME_RULE}.`;

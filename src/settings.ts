@@ -8,7 +8,8 @@ import { z } from "zod";
 // upward: ROOT_TEMPLATE is checked with the documents' own rules for size and links
 import { hasLinks, utf8Bytes } from "./documents/links";
 import { LIMITS, SEARCH_RANGES } from "./limits";
-// upward: MEMORY_CATEGORY_WEIGHTS is parsed by the priority model that owns the categories' weights
+// upward: the priority model owns SEMANTIC_CLUSTER_THRESHOLD's default and parses MEMORY_CATEGORY_WEIGHTS
+import { DEFAULT_MODEL } from "./priority/model";
 import { parseCategoryWeights } from "./priority/weights";
 
 /** A numeric var: wrangler vars arrive as strings (or numbers in wrangler.toml). */
@@ -34,9 +35,9 @@ const ranged = (schema: z.ZodNumber, r: { min: number; max: number }) => {
 };
 
 /** The embedding model a context with the `AI` binding uses unless EMBEDDING_MODEL names another. */
-export const DEFAULT_EMBEDDING_MODEL = "@cf/baai/bge-small-en-v1.5";
+const DEFAULT_EMBEDDING_MODEL = "@cf/baai/bge-small-en-v1.5";
 
-export const SettingsSchema = z.object({
+const SettingsSchema = z.object({
   MEMORY_TOOLSETS: z.string().optional().default("all"),
   // Search (src/search/): see docs/search.md#settings.
   SEARCH_MIN_RELATIVE_SCORE: num(0.3, ranged(z.number(), SEARCH_RANGES.minRelativeScore)),
@@ -53,7 +54,7 @@ export const SettingsSchema = z.object({
     .string()
     .optional()
     .transform((v) => v?.trim() || DEFAULT_EMBEDDING_MODEL)
-    .refine((v) => /^@[\w.-]+\/[\w.-]+\/[\w.-]+$/.test(v), "must be a Workers AI model name such as @cf/baai/bge-small-en-v1.5"),
+    .refine((v) => /^@[\w.-]+\/[\w.-]+\/[\w.-]+$/.test(v), `must be a Workers AI model name such as ${DEFAULT_EMBEDDING_MODEL}`),
   /** How long a Worker isolate trusts an API token lookup: the bound on a revocation taking effect. */
   TOKEN_CACHE_SECONDS: num(30, z.number().int().min(0).max(60)),
   /** Seconds an OAuth access token lives (src/auth/oauth.ts); 60 is the provider's floor (KV's shortest expiry). */
@@ -96,7 +97,10 @@ export const SettingsSchema = z.object({
   /** Items below this priority are the ones pruned when a capacity limit is near. */
   PROMOTION_THRESHOLD: num(0.2, z.number().min(0, "must be from 0 to 10").max(10, "must be from 0 to 10")),
   /** Related items (relations and co-visitation) that make a cluster: the cluster bonus and promotion to long term. */
-  SEMANTIC_CLUSTER_THRESHOLD: num(3, z.number().int("must be a whole number").min(1, "must be from 1 to 1000").max(1000, "must be from 1 to 1000")),
+  SEMANTIC_CLUSTER_THRESHOLD: num(
+    DEFAULT_MODEL.clusterThreshold,
+    z.number().int("must be a whole number").min(1, "must be from 1 to 1000").max(1000, "must be from 1 to 1000"),
+  ),
   /**
    * Browser origins allowed besides the server's own (src/auth/origin.ts), comma-separated:
    * each an http(s) scheme, host and optional port, no path. Kept serialized as browsers send them.
@@ -163,6 +167,3 @@ export function settings(env: Env): Settings {
   cache.set(env, parsed.data);
   return parsed.data;
 }
-
-// Exported for settings added by feature modules: `num(default, z.number().int().min(1))`.
-export { num };

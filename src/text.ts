@@ -21,7 +21,7 @@
  */
 
 /** The index of the first lone surrogate in `s`, or -1. */
-export function loneSurrogateAt(s: string): number {
+function loneSurrogateAt(s: string): number {
   if (s.isWellFormed()) return -1;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -35,7 +35,7 @@ export function loneSurrogateAt(s: string): number {
 }
 
 /** What the refusal of a malformed string says after its field's name. */
-export const malformedMessage = (index: number) => `contains a lone surrogate (malformed UTF-16) at index ${index}`;
+const malformedMessage = (index: number) => `contains a lone surrogate (malformed UTF-16) at index ${index}`;
 
 /** A field that is not well-formed: its path (`entities.0.name`, as zod's issues spell paths) and the problem. */
 export interface Malformed {
@@ -88,7 +88,7 @@ export function describeMalformed(m: Malformed): string {
 const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200d\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
 
 /** The rule in words, for every message that refuses such a character. */
-export const NAME_CHARACTERS_RULE = "must not contain control characters, bidirectional controls (U+202A-202E, U+2066-2069) or zero-width characters";
+const NAME_CHARACTERS_RULE = "must not contain control characters, bidirectional controls (U+202A-202E, U+2066-2069) or zero-width characters";
 
 export const codePoint = (c: string) => `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 

@@ -1,6 +1,4 @@
 /** Types for vectors.mjs. */
-export const TOPICS: number;
-export const CLUSTER_SIZE: number;
 export const NOISE: number;
 export function clusteredVectors(n: number, dims: number, seed?: number): Float32Array[];
 export function clusteredQueries(n: number, dims: number, count: number, seed?: number, noise?: number): Float32Array[];

@@ -19,8 +19,8 @@
  */
 import { prng } from "./generate.mjs";
 
-export const TOPICS = 50;
-export const CLUSTER_SIZE = 100;
+const TOPICS = 50;
+const CLUSTER_SIZE = 100;
 export const NOISE = 1.2;
 
 function gaussian(rand) {

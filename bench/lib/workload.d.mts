@@ -30,8 +30,6 @@ export function measureInterleaved<K extends string>(
   options: { budgetMs: number; minCalls?: number; warmup?: number; afterWarmup?: () => Promise<void>; afterRound?: () => Promise<void> },
 ): Promise<Record<K, KindResult>>;
 
-export const TOOL_KINDS: readonly string[];
-
 export interface RegistryCount {
   calls: number;
   restarts: number;

@@ -183,7 +183,7 @@ export async function queries(target, plan) {
 }
 
 /** The kinds of `queries` that are tool calls (the floors' HTTP requests and pings are not). */
-export const TOOL_KINDS = Object.freeze(["trivial", "search", "open", "write"]);
+const TOOL_KINDS = Object.freeze(["trivial", "search", "open", "write"]);
 
 /**
  * Counts the Registry's calls over a phase from `read()`, which answers

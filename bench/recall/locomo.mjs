@@ -18,7 +18,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 /** The category left out of the scores: questions the conversation does not answer. */
-export const ADVERSARIAL = 5;
+const ADVERSARIAL = 5;
 
 /** LoCoMo's question categories (from the paper's evaluation code). */
 export const CATEGORIES = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial" };

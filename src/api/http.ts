@@ -27,7 +27,7 @@ export const failed = (c: Context<AppEnv>, f: Failure) =>
   f.kind === "Internal" ? internalError(c, f.ref) : c.json({ error: f.kind, message: f.message }, STATUS[f.kind]);
 
 /** The 500 for an internal error logged under `ref`: the reference, never the error. */
-export const internalError = (c: Context<AppEnv>, ref: string, extra: Record<string, unknown> = {}) =>
+const internalError = (c: Context<AppEnv>, ref: string, extra: Record<string, unknown> = {}) =>
   c.json({ error: "internal_error", message: `Internal server error (ref ${ref}).`, ...extra }, 500);
 
 export const invalid = (c: Context<AppEnv>, message: string) => c.json({ error: "Invalid", message }, 400);

@@ -16,7 +16,7 @@ import type { AppEnv } from "../app";
 import { LIMITS } from "../limits";
 import { failed, invalid } from "./http";
 
-export const STATS_MAX_ENTITIES = 50;
+const STATS_MAX_ENTITIES = 50;
 
 export async function stats(c: Context<AppEnv>) {
   const name = c.req.param("name") ?? "";

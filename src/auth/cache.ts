@@ -60,7 +60,7 @@ export class TtlCache<V> {
   }
 }
 
-export class TokenCache extends TtlCache<Caller> {
+class TokenCache extends TtlCache<Caller> {
   forgetToken(tokenId: string): void {
     for (const [hash, e] of this.entries) if (e.value.tokenId === tokenId) this.entries.delete(hash);
   }
@@ -72,7 +72,7 @@ export const tokenCache = new TokenCache();
 /** The isolate's registered contexts, keyed by name (a removed or unknown name is never stored). */
 export const contextCache = new TtlCache<ContextInfo>();
 
-export class ActiveCache extends TtlCache<ActiveContext> {
+class ActiveCache extends TtlCache<ActiveContext> {
   /** Forgets every caller's entry that names `context` (removed or purged here). */
   forgetContext(context: string): void {
     for (const [key, e] of this.entries) if (e.value.name === context) this.entries.delete(key);

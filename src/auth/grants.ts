@@ -22,7 +22,7 @@ export interface Grant {
 }
 
 /** A grant pattern: context name characters plus `*`. */
-export const GRANT_PATTERN = /^[a-z0-9*][a-z0-9._*-]{0,63}$/;
+const GRANT_PATTERN = /^[a-z0-9*][a-z0-9._*-]{0,63}$/;
 
 /** What the administrator and open local mode may do: everything. */
 export const ALL: readonly Grant[] = Object.freeze([{ context: "*", role: "admin", create: true }]);

@@ -38,7 +38,7 @@ const refuse = (status: number, error: string, message: string, headers: Record<
   response: Response.json({ error, message }, { status, headers }),
 });
 
-export function bearerToken(request: Request): string | undefined {
+function bearerToken(request: Request): string | undefined {
   const header = request.headers.get("Authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
@@ -127,7 +127,7 @@ export async function bearerCaller(token: string, env: Env): Promise<Caller | un
 }
 
 /** The built-in callers. */
-export const ADMIN: Caller = Object.freeze({ id: "admin", kind: "admin", grants: ALL });
+const ADMIN: Caller = Object.freeze({ id: "admin", kind: "admin", grants: ALL });
 export const LOCAL: Caller = Object.freeze({ id: "local", kind: "local", grants: ALL });
 
 /** The caller an API token stands for, from the isolate's cache or the Registry. */

@@ -41,7 +41,7 @@ export const OAUTH_PATHS = {
 } as const;
 
 /** The protected resource's path: one resource for /mcp and every /mcp/<context>. */
-export const RESOURCE_PATH = "/mcp";
+const RESOURCE_PATH = "/mcp";
 
 /** What a grant's props carry (encrypted by the provider with the token itself). */
 export type OAuthProps =
@@ -87,7 +87,7 @@ export function resourceOf(url: URL): string | undefined {
 }
 
 /** The absolute URL of the protected resource metadata (what a 401 names in `resource_metadata`). */
-export const resourceMetadataUrl = (url: URL): string => `${url.origin}${OAUTH_PATHS.prMetadata}${RESOURCE_PATH}`;
+const resourceMetadataUrl = (url: URL): string => `${url.origin}${OAUTH_PATHS.prMetadata}${RESOURCE_PATH}`;
 
 /** How long a grant lives after its last refresh (docs/oauth.md). */
 const GRANT_IDLE_SECONDS = 30 * 24 * 60 * 60;

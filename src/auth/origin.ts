@@ -21,7 +21,7 @@ export type OriginVerdict = { kind: "none" } | { kind: "allowed"; origin: string
  * The origin `text` names, serialized as a browser sends it ("https://app.example.com",
  * "http://127.0.0.1:8787"), or undefined when it is not an http(s) origin.
  */
-export function originOf(text: string): string | undefined {
+function originOf(text: string): string | undefined {
   try {
     const url = new URL(text);
     return url.protocol === "http:" || url.protocol === "https:" ? url.origin : undefined;
@@ -45,7 +45,7 @@ export function originVerdict(request: Request, allowed: readonly string[]): Ori
  * Request headers a page may send (answered in preflights): the bearer token,
  * JSON bodies, and the MCP headers both SDK generations and the web page send.
  */
-export const ALLOW_HEADERS = [
+const ALLOW_HEADERS = [
   "Authorization",
   "Content-Type",
   "Accept",
@@ -58,10 +58,10 @@ export const ALLOW_HEADERS = [
 ].join(", ");
 
 /** Response headers a page may read: the MCP session and the reason for a 401. */
-export const EXPOSE_HEADERS = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate";
+const EXPOSE_HEADERS = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate";
 
 /** How long a browser may reuse a preflight's answer, in seconds (browsers cap it: Chromium at 7,200). */
-export const PREFLIGHT_MAX_AGE = 86_400;
+const PREFLIGHT_MAX_AGE = 86_400;
 
 /** The CORS headers of an answer to an accepted origin (none when no Origin was sent); Vary always. */
 export function corsHeaders(verdict: OriginVerdict): [string, string][] {

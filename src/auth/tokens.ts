@@ -6,7 +6,7 @@
 import { TOKEN_ID_PREFIX } from "../registry/tokens";
 import { sha256, toHex } from "./secrets";
 
-export const TOKEN_PREFIX = "eg_";
+const TOKEN_PREFIX = "eg_";
 const TOKEN_BYTES = 32;
 
 /** A well-formed token: the prefix and 43 base64url characters. */

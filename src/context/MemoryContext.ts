@@ -89,7 +89,7 @@ import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccess
 import { Upkeep } from "./upkeep";
 
 /** Every domain's undo appliers; a new domain adds its own here. */
-export const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses, mergeInverses);
+const INVERSES = inverseRegistry(graphInverses, fileInverses, documentInverses, archiveInverses, priorityInverses, mergeInverses);
 
 /** Which of `names` are entities now: an as-of read may return one deleted since, which must not regain statistics or associations. */
 const existing = (db: Db, names: readonly string[]): string[] => {

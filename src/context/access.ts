@@ -21,7 +21,7 @@ import type { Db } from "../storage/sql";
 import type { Settings } from "../settings";
 import type { CallMeta } from "../storage/meta";
 
-export type { Access, AccessKind, ItemEffects, Move, RelatedItem };
+export type { Access, ItemEffects, RelatedItem };
 
 /** Deployment settings the hook needs (MemoryContext passes its own). */
 export interface AccessOptions {
@@ -78,12 +78,12 @@ export function recordAccess(db: Db, accesses: readonly Access[], now: number, m
 }
 
 /** Items deleted by a call: nothing that hangs off this hook may point at them any more. */
-export function recordRemoval(db: Db, items: readonly string[]): void {
+function recordRemoval(db: Db, items: readonly string[]): void {
   covisitForget(db, items);
 }
 
 /** Items a call renamed: what hangs off this hook follows them. */
-export function recordRename(db: Db, moves: readonly Move[]): void {
+function recordRename(db: Db, moves: readonly Move[]): void {
   covisitRename(db, moves);
 }
 

@@ -57,15 +57,15 @@ const TRIM_AFTER_WRITE_MS = 60 * 60 * 1000;
 /** The search indexes are compacted once they have not been written for this long. */
 export const COMPACT_QUIET_MS = 10_000;
 /** Documents indexed since the last compaction check that ask for one as soon as writes pause. */
-export const COMPACT_CHECK_AFTER = 1000;
+const COMPACT_CHECK_AFTER = 1000;
 /** After a write that queued items to embed, the alarm embeds them within this long (a burst of writes shares batches). */
-export const EMBED_AFTER_WRITE_MS = 1000;
+const EMBED_AFTER_WRITE_MS = 1000;
 /** The evaluation waits for queued cluster counts at most this long (a context written in bulk without pause keeps a queue). */
-export const EVALUATION_HOLD_MAX_MS = CLUSTER_MAX_LAG_MS;
+const EVALUATION_HOLD_MAX_MS = CLUSTER_MAX_LAG_MS;
 /** After a failed slice of cluster counts, the next try. */
-export const CLUSTER_RETRY_MS = 60_000;
+const CLUSTER_RETRY_MS = 60_000;
 /** After a failed model call, the next try. */
-export const EMBED_RETRY_MS = 60_000;
+const EMBED_RETRY_MS = 60_000;
 
 /** The evaluation step: runs it if due; says when it is due next and whether it recorded a change. */
 export type EvaluationStep = (s: Settings, now: number) => { next: number | null; recorded: boolean };

@@ -20,7 +20,7 @@ const PRUNED_ITEMS_PER_RUN = 200;
 
 export type CovisitSettings = Pick<Settings, "COVIS_SESSION_IDLE_MINUTES">;
 
-export const idleMs = (s: CovisitSettings): number => s.COVIS_SESSION_IDLE_MINUTES * 60_000;
+const idleMs = (s: CovisitSettings): number => s.COVIS_SESSION_IDLE_MINUTES * 60_000;
 
 /** Drops the weakest associations of items over the cap; true when more items remain to prune. */
 function pruneAssociations(db: Db): boolean {

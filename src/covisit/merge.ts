@@ -18,7 +18,7 @@ import { renameItems } from "./pairs";
 type PairRow = [item: string, other: string, count: number, updatedAt: number];
 type SessionItemRow = [sessionId: number, item: string, seq: number];
 
-export type CovisitOp = { kind: "covisit"; items: string[]; pairs: PairRow[]; sessionItems: SessionItemRow[] };
+type CovisitOp = { kind: "covisit"; items: string[]; pairs: PairRow[]; sessionItems: SessionItemRow[] };
 
 function snapshot(db: Db, items: readonly string[]): CovisitOp {
   const list = JSON.stringify(items);

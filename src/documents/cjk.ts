@@ -10,8 +10,6 @@
 // iteration marks, Hangul syllables, compatibility ideographs, half-width katakana.
 const CJK_RUN = /[\u3005\u3006\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+/g;
 
-export const hasCjk = (s: string): boolean => new RegExp(CJK_RUN.source).test(s);
-
 /** `s` with every CJK run replaced by a space. */
 export const withoutCjk = (s: string): string => s.replace(CJK_RUN, " ");
 

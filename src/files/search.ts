@@ -20,7 +20,7 @@ export interface FileHit extends StatsRow, Record<string, SqlStorageValue> {
 /** A word in the path counts as much as this many in the content. */
 const PATH_WEIGHT = 2;
 /** Words of content around the match in a snippet. */
-export const SNIPPET_TOKENS = 32;
+const SNIPPET_TOKENS = 32;
 
 /**
  * The best `limit` files for `match`, best first. FTS5 ranks every matching

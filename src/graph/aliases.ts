@@ -22,7 +22,7 @@ import { chunksFor, jsonBatches, placeholders, type Db } from "../storage/sql";
 import { normalName } from "./names";
 import { idsByName } from "./rows";
 
-export type AliasOp = { kind: "alias"; alias: string; entity: string; prior: { createdAt: number } | null };
+type AliasOp = { kind: "alias"; alias: string; entity: string; prior: { createdAt: number } | null };
 
 /** Adds `alias` to the entity `entityId` (named `entity`); false when the name is already an alias. */
 export function insertAlias(w: WriteScope, entityId: number, entity: string, alias: string, createdAt?: number): boolean {

@@ -16,7 +16,7 @@ import { loadEntities, loadRelations, relKey, rewind, type PastEntity, type Past
 import type { Entity, GraphPage, Relation } from "./types";
 
 /** A superseded observation as open_nodes shows it. */
-export interface SupersededInfo {
+interface SupersededInfo {
   text: string;
   addedAt: string;
   supersededAt: string;
@@ -69,7 +69,7 @@ export function entityAt(e: PastEntity, asOf: number, withSuperseded: boolean): 
 const plain = (r: PastRelation): Relation => ({ from: r.from, to: r.to, relationType: r.relationType });
 
 /** The named entities as they stood at `asOf` (in id order), the relations touching them then, and the names that did not exist then. */
-export function entitiesAt(db: Db, names: readonly string[], asOf: number): { entities: PastEntity[]; relations: PastRelation[]; notFound: string[] } {
+function entitiesAt(db: Db, names: readonly string[], asOf: number): { entities: PastEntity[]; relations: PastRelation[]; notFound: string[] } {
   const unique = [...new Set(names)];
   const past = rewind(db, asOf, unique);
   const current = loadEntities(

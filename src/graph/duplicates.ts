@@ -32,16 +32,16 @@
 import type { Db } from "../storage/sql";
 import { normalName, trigramText, trigrams, type NormalName } from "./names";
 
-export const DUPLICATE_DEFAULTS = { limit: 20, minScore: 0.6 } as const;
+const DUPLICATE_DEFAULTS = { limit: 20, minScore: 0.6 } as const;
 export const DUPLICATE_MAX_LIMIT = 100;
 /** A key, trigram or word shared by more entities than this makes no candidate pairs. */
-export const BLOCK_MAX = 50;
+const BLOCK_MAX = 50;
 /** A rare trigram shared by more entities than this makes no pairs (one block of n makes n(n-1)/2 pairs). */
-export const GRAM_BLOCK_MAX = 16;
+const GRAM_BLOCK_MAX = 16;
 /** Trigrams of each name that are looked up (its rarest). */
 const RARE_TRIGRAMS = 4;
 /** Candidates whose observations and relations are read, best by name first. */
-export const EVIDENCE_CANDIDATES = 2000;
+const EVIDENCE_CANDIDATES = 2000;
 /** Entities read per statement (a packed result stays well under 2 MB). */
 const PAGE = 10_000;
 
@@ -57,7 +57,7 @@ const MAX_SHARED = 0.3;
 const MAX_EVIDENCE = 0.6;
 const OTHER_TYPE = 0.15;
 
-export interface DuplicatePair {
+interface DuplicatePair {
   a: string;
   b: string;
   score: number;

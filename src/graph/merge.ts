@@ -32,7 +32,7 @@ import { aliasesOf, insertAlias, resolveAliases } from "./aliases";
 import { idsByName } from "./rows";
 import { deleteEntityRow, insertObservation, insertRelation, insertSuperseded, touchEntity } from "./writes";
 
-export type EntityStatsOp = { kind: "entityStats"; name: string; prior: { updatedAt: number; stats: ItemStats } };
+type EntityStatsOp = { kind: "entityStats"; name: string; prior: { updatedAt: number; stats: ItemStats } };
 
 export interface MergeResult {
   target: string;
@@ -69,7 +69,7 @@ function setStats(w: WriteScope, row: FullRow, stats: ItemStats, updatedAt: numb
 }
 
 /** The target's statistics with the sources' taken in. */
-export function combineStats(target: ItemStats, sources: readonly ItemStats[]): ItemStats {
+function combineStats(target: ItemStats, sources: readonly ItemStats[]): ItemStats {
   const out = { ...target };
   for (const s of sources) {
     out.accessCount += s.accessCount;

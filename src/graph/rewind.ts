@@ -28,12 +28,12 @@ import type { GraphOp } from "./writes";
 
 const iso = (t: number) => new Date(t).toISOString();
 
-export interface PastObservation {
+interface PastObservation {
   id: number;
   content: string;
   createdAt: number;
 }
-export interface PastSuperseded extends PastObservation {
+interface PastSuperseded extends PastObservation {
   supersededAt: number;
 }
 export interface PastEntity {

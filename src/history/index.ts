@@ -50,17 +50,14 @@
 export {
   ChangeRecorder,
   inverseRegistry,
-  type ChangeMeta,
   type InverseKind,
   type InverseKinds,
   type InverseOp,
   type InverseRegistry,
-  type Json,
   type Phrase,
-  type Recorder,
   type RecordingScope,
   type WriteScope,
 } from "./recorder";
 export { changesAfter, exportChanges, inverseOpsTakingBack, listChanges, type ChangeInfo, type HistoryQuery } from "./log";
-export { undo, UNDO_MAX_CHANGES, type UndoRequest, type UndoResult } from "./undo";
-export { DAY_MS, historyHorizon, nextTrimAt, trimHistory, type Retention } from "./retention";
+export { undo, type UndoRequest, type UndoResult } from "./undo";
+export { DAY_MS, historyHorizon, nextTrimAt, trimHistory } from "./retention";

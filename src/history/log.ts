@@ -48,7 +48,7 @@ export interface ChangeInfo {
 
 export const parseSeqs = (text: string | null): number[] => (text ? (JSON.parse(text) as number[]) : []);
 
-export function toInfo(r: ChangeRow): ChangeInfo {
+function toInfo(r: ChangeRow): ChangeInfo {
   return {
     seq: r.seq,
     at: new Date(r.at).toISOString(),

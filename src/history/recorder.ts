@@ -23,8 +23,6 @@ import { jsonBatches, type Db } from "../storage/sql";
 // upward: a write scope carries the deployment's priority model for the appliers that decide a tier (type only)
 import type { ModelOptions } from "../priority/model";
 
-export type { Json };
-
 /**
  * An inverse op: a small JSON object whose `kind` names the domain applier
  * that replays it. A domain types its ops as a union discriminated by `kind`
@@ -54,7 +52,7 @@ export interface RecordingScope extends WriteScope {
 }
 
 /** The one thing store functions see of history. */
-export interface Recorder {
+interface Recorder {
   /**
    * Records that `items` (keys like `entity:<name>`) changed, and `inverse`
    * restores their prior state. Call it for every write that changed a row,

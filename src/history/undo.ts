@@ -33,7 +33,7 @@ import type { ChangeMeta, InverseOp, InverseRegistry, RecordingScope } from "./r
 type Undoer = Pick<ChangeMeta, "caller" | "callerId">;
 
 /** Changes one undo may revert in all (targets plus the later changes they pull in). */
-export const UNDO_MAX_CHANGES = 500;
+const UNDO_MAX_CHANGES = 500;
 
 export interface UndoRequest {
   /** Undo this change (and the later ones on the same items); else the caller's last `count`. */

@@ -26,10 +26,10 @@
 import type { Category } from "./stats";
 
 export const MAX_CLASSIFY_CHARS = 20_000;
-export const TITLE_WEIGHT = 3;
-export const MAX_HITS_PER_KEYWORD = 3;
+const TITLE_WEIGHT = 3;
+const MAX_HITS_PER_KEYWORD = 3;
 /** Ties go to the earlier category. */
-export const CATEGORY_ORDER = ["personal", "technical", "project", "casual"] as const satisfies readonly Category[];
+const CATEGORY_ORDER = ["personal", "technical", "project", "casual"] as const satisfies readonly Category[];
 
 type Scored = (typeof CATEGORY_ORDER)[number];
 
@@ -59,7 +59,7 @@ export const KEYWORDS: Readonly<Record<Scored, readonly string[]>> = {
 };
 
 /** CJK keywords, matched as substrings. */
-export const CJK_KEYWORDS: Readonly<Record<Scored, readonly string[]>> = {
+const CJK_KEYWORDS: Readonly<Record<Scored, readonly string[]>> = {
   personal: ["家族", "友人", "誕生日", "趣味", "好み", "家庭", "個人"],
   technical: ["設計", "実装", "データベース", "サーバ", "バグ", "コード", "技術", "エラー", "仕様"],
   project: ["プロジェクト", "締め切り", "締切", "タスク", "計画", "会議", "目標", "進捗", "課題"],

@@ -3,7 +3,7 @@
  * their rows (./stats.ts) and what a call did to them (./effects.ts).
  */
 export type { Access, AccessKind, ItemEffects, ItemSink, Move } from "./effects";
-export { ITEM_KINDS, ITEM_TABLES, byKind, isItemKind, itemKey, itemRef, parseKey, type ItemKind, type ItemRef, type ItemTable, type ParsedKey } from "./keys";
+export { ITEM_KINDS, ITEM_TABLES, byKind, isItemKind, itemKey, itemRef, parseKey, type ItemKind, type ItemRef, type ParsedKey } from "./keys";
 export { CATEGORIES, isCategory, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type Category, type ItemStats, type StatsRow } from "./stats";
 export { listItems, type ItemListing, type ItemPosition } from "./list";
 export { classifyDocument, classifyEntity, classifyFile } from "./classify";

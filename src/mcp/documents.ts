@@ -23,7 +23,7 @@ export const documentContent = z
   .describe("Whole new markdown");
 
 /** A failure as a tool error; a missing document reads `Error: <id>: not found`. */
-export function documentFailure(f: Failure, context: string): CallToolResult {
+function documentFailure(f: Failure, context: string): CallToolResult {
   const result = failure(f, context);
   if (f.kind === "NotFound") result.content[0] = { type: "text", text: `Error: ${f.message}` };
   return result;

@@ -63,7 +63,7 @@ export async function guarded<T>(label: string, fn: () => Promise<T>): Promise<T
 }
 
 /** Percent-encodes a name for a URI: every segment of a path (`keepSlashes`), else the whole name. */
-export const encodeName = (name: string, keepSlashes = false) => (keepSlashes ? name.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(name));
+const encodeName = (name: string, keepSlashes = false) => (keepSlashes ? name.split("/").map(encodeURIComponent).join("/") : encodeURIComponent(name));
 
 /** A template variable decoded, or undefined for a malformed escape. */
 export function decodeName(value: string | string[] | undefined): string | undefined {

@@ -15,14 +15,14 @@
  */
 import type { GetPromptResult, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { estimateTokens } from "../priority/brief";
+import { BRIEF_TOKENS, estimateTokens } from "../priority/brief";
 import { guarded, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
 import { memoryGuide } from "./guidance";
 import { readBrief } from "./resources";
 import { cutQuery } from "./schemas";
 
-/** Token budgets of the memory each prompt embeds. */
-export const PROMPT_TOKENS = { recall: 2000, remember: 1000, brief: 1500 } as const;
+/** Token budgets of the memory each prompt embeds; the brief prompt's is memory://brief's. */
+export const PROMPT_TOKENS = { recall: 2000, remember: 1000, brief: BRIEF_TOKENS } as const;
 
 const RECALL_ENTITIES = 12;
 const RECALL_DOCUMENTS = 5;

@@ -13,7 +13,7 @@ import { reply } from "./tool";
 export const RelatedOut = z.array(z.object({ item: z.string(), count: z.number().int() }));
 
 /** The text block, or undefined when nothing is related. */
-export function relatedText(related: readonly RelatedItem[]): string | undefined {
+function relatedText(related: readonly RelatedItem[]): string | undefined {
   if (related.length === 0) return undefined;
   const lines = related.map((r, i) => `  [${i + 1}] ${itemLabel(r.item)} (co-visited ${r.count}x)`);
   return ["🧠 RELATED FILES (Associative Memory)", ...lines].join("\n");

@@ -17,8 +17,8 @@ import { itemKey, itemRef, type ItemKind } from "../items";
 import { BRIEF_TOKENS } from "../priority/brief";
 import { decodeName, guarded, invalid, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
 
-export const RESOURCES_PAGE = 100;
-export const BRIEF_URI = "memory://brief";
+const RESOURCES_PAGE = 100;
+const BRIEF_URI = "memory://brief";
 const GRAPH_URI = "memory://knowledge-graph";
 
 export const TEMPLATES: Readonly<Record<ItemKind, { name: string; uriTemplate: string; variable: string; title: string; description: string }>> = {

@@ -23,6 +23,7 @@ import { callerIdOf, type Caller } from "../auth/caller";
 import { describeThrown, errorRef, fail } from "../errors";
 import { CONTEXT_NAME_PATTERN } from "../limits";
 import { describeMalformed, malformedIn } from "../text";
+import { VERSION } from "../version";
 import { registerCompletions } from "./completions";
 import { invalid, type GuideScope } from "./guide";
 import { instructions } from "./guidance";
@@ -32,7 +33,7 @@ import { contextArg, contextArgListed } from "./schemas";
 import { TOOLS } from "./tools";
 import { type Annotations, contextLine, failure, internalErrorText, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
 
-export const SERVER_INFO = { name: "engram", version: "0.1.0" } as const;
+const SERVER_INFO = { name: "engram", version: VERSION } as const;
 
 /** What the Worker learned about a request before MCP saw it. */
 export interface RequestScope {

@@ -55,7 +55,7 @@ export const ARCHIVE_MAX_BYTES = 1536 * 1024;
 export const ARCHIVE_MAX_ROWS = 5000;
 
 export type ArchivedRelation = { id: number; from: string; to: string; relationType: string; createdAt: number };
-export type EntityPayload = {
+type EntityPayload = {
   kind: "entity";
   id: number;
   name: string;
@@ -70,7 +70,7 @@ export type EntityPayload = {
   /** Names merged into it (merge_entities), oldest first; absent likewise. */
   aliases?: { alias: string; createdAt: number }[];
 };
-export type FilePayload = { kind: "file"; id: number; path: string; content: string; base64?: true; createdAt: number; updatedAt: number; stats: ItemStats };
+type FilePayload = { kind: "file"; id: number; path: string; content: string; base64?: true; createdAt: number; updatedAt: number; stats: ItemStats };
 export type DocPayload = { kind: "doc"; seq: number; id: string; parent: string; content: string; createdAt: number; updatedAt: number; stats: ItemStats };
 /**
  * Relations of entity `name` that a restore could not bring back because

@@ -21,8 +21,8 @@ export const LIMIT_NAMES = ["total", ...TIERS] as const;
 export type LimitName = (typeof LIMIT_NAMES)[number];
 export type CapacityLimits = Partial<Record<LimitName, number>>;
 
-export const NEAR_RATIO = 0.9;
-export const PRUNE_TO_RATIO = 0.8;
+const NEAR_RATIO = 0.9;
+const PRUNE_TO_RATIO = 0.8;
 /** The largest limit accepted (well past what one context holds). */
 export const MAX_LIMIT = 100_000_000;
 

@@ -21,7 +21,7 @@ import type { Db } from "../storage/sql";
 import type { ItemRef } from "../items";
 
 /** A co-visit pair counts as a relation once seen in this many sessions. */
-export const MIN_COVISITS = 2;
+const MIN_COVISITS = 2;
 /** Cluster sizes are exact up to this, and this for larger clusters (well above any sensible SEMANTIC_CLUSTER_THRESHOLD). */
 export const CLUSTER_COUNT_CAP = 64;
 

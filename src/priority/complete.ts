@@ -17,7 +17,7 @@ import { COLUMNS, scored, type ItemRow } from "./scan";
 /** The most values one answer holds (the MCP limit). */
 export const COMPLETION_MAX = 100;
 /** The most matching rows read and ranked per request. */
-export const COMPLETION_CANDIDATES = 1000;
+const COMPLETION_CANDIDATES = 1000;
 
 export interface Completion {
   values: string[];

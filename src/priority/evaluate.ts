@@ -67,7 +67,7 @@ export const evaluationOptions = (s: Settings): EvaluationOptions => ({
   model: modelOptions(s),
 });
 
-export type Outcome = "within" | "read_only" | "pruned" | "partial" | "over_capacity";
+type Outcome = "within" | "read_only" | "pruned" | "partial" | "over_capacity";
 
 export interface Evaluation {
   at: number;
@@ -108,7 +108,7 @@ function refreshed(db: Db, items: readonly ScoredItem[], now: number, opts: Eval
 }
 
 /** One evaluation at `now`; writes its result to last_evaluation. Null when the context has no capacity. */
-export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation | null {
+function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation | null {
   const { db, now } = w;
   const capacity = readCapacity(db);
   if (!hasLimits(capacity)) return null;

@@ -43,17 +43,15 @@ export const ACCESS_WEIGHTS: Readonly<Record<AccessWeightKind, number>> = { dire
 /** base_relevance rises by this much per use (times the access weight), up to the cap. */
 export const RELEVANCE_STEP = 0.05;
 export const RELEVANCE_CAP = 2.0;
-export const FREQUENCY_WINDOW_DAYS = 7;
-export const RECENCY_BOOST = 0.5;
-export const RECENCY_BOOST_DAYS = 14;
-export const CLUSTER_BONUS = 1.25;
-export const MARK_FACTOR = 2;
+const FREQUENCY_WINDOW_DAYS = 7;
+const RECENCY_BOOST = 0.5;
+const RECENCY_BOOST_DAYS = 14;
+const CLUSTER_BONUS = 1.25;
+const MARK_FACTOR = 2;
 /** Retrievals that promote an item to long term. */
-export const LONG_TERM_ACCESSES = 5;
+const LONG_TERM_ACCESSES = 5;
 /** SEMANTIC_CLUSTER_THRESHOLD's default: an item with this many related items is in a cluster. */
-export const DEFAULT_CLUSTER_THRESHOLD = 3;
-/** PROMOTION_THRESHOLD's default: items below this priority are the first pruned. */
-export const DEFAULT_PROMOTION_THRESHOLD = 0.2;
+const DEFAULT_CLUSTER_THRESHOLD = 3;
 
 /** What the model reads of an item (column values, times in ms). */
 export interface PriorityInput {
@@ -76,7 +74,7 @@ export const DEFAULT_MODEL: ModelOptions = {
   clusterThreshold: DEFAULT_CLUSTER_THRESHOLD,
 };
 
-export interface PriorityFactors {
+interface PriorityFactors {
   frequency: number;
   category: number;
   mark: number;
@@ -85,7 +83,7 @@ export interface PriorityFactors {
   baseRelevance: number;
 }
 
-export function priorityFactors(item: PriorityInput, now: number, opts: ModelOptions = DEFAULT_MODEL): PriorityFactors {
+function priorityFactors(item: PriorityInput, now: number, opts: ModelOptions = DEFAULT_MODEL): PriorityFactors {
   const ageDays = Math.max(0, now - item.createdAt) / DAY_MS;
   const since = item.lastAccessedAt === null ? null : Math.max(0, now - item.lastAccessedAt) / DAY_MS;
   return {

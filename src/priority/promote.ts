@@ -24,7 +24,7 @@ import { tierFor, type ModelOptions, type Tier } from "./model";
 import { readState, writeState } from "./state";
 
 /** Items the evaluation's promotion pass refreshes per run at most. */
-export const CLUSTER_REFRESH_PER_RUN = 1000;
+const CLUSTER_REFRESH_PER_RUN = 1000;
 const PAGE = 100;
 /** Rows per UPDATE: the changes travel as one JSON parameter, well under the statement limit. */
 const UPDATES_PER_STATEMENT = 1000;

@@ -55,7 +55,7 @@ export const CLUSTER_QUIET_MS = 2000;
 export const CLUSTER_MAX_LAG_MS = 5 * 60_000;
 
 /** The entity names a noted op relates (both ends of a created or deleted relation), else none. */
-export function relationEnds(op: InverseOp): string[] {
+function relationEnds(op: InverseOp): string[] {
   if (op.kind !== "relation" || typeof op.from !== "string" || typeof op.to !== "string") return [];
   return [op.from, op.to];
 }
@@ -87,7 +87,7 @@ export function relationWatch(): { onNote: (op: InverseOp) => void; settle: (db:
  * no cluster left to count) to the queue, CLUSTER_SLICE names per row, each
  * row's ids in order; returns how many it queued.
  */
-export function queueClusters(db: Db, names: readonly string[], now: number): number {
+function queueClusters(db: Db, names: readonly string[], now: number): number {
   let queued = 0;
   for (let i = 0; i < names.length; i += CLUSTER_SLICE) {
     const row = db.one<{ n: number }>(

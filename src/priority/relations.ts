@@ -44,7 +44,7 @@ export interface PendingRelation {
   priority: number;
 }
 
-export const relationText = (r: ArchivedRelation) => `${r.from} -${r.relationType}-> ${r.to}`;
+const relationText = (r: ArchivedRelation) => `${r.from} -${r.relationType}-> ${r.to}`;
 
 const newestRow = (db: Db, name: string, kind: "entity" | "relations"): ArchiveEntry | undefined => {
   // The rows of one key are few; json_extract tells an entity's own row from its kept relations.

@@ -16,7 +16,7 @@ import { topItems } from "./scan";
 export const TOP_ITEMS = 10;
 const NEWEST_ARCHIVED = 5;
 
-export interface TopItem {
+interface TopItem {
   item: string;
   priority: number;
   tier: string;

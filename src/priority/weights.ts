@@ -8,7 +8,7 @@ import { CATEGORIES, isCategory, type Category } from "../items";
 import { DEFAULT_CATEGORY_WEIGHTS, type ModelOptions } from "./model";
 
 /** A weight is a positive number up to this: a larger one would let a category swamp every other factor. */
-export const MAX_CATEGORY_WEIGHT = 10;
+const MAX_CATEGORY_WEIGHT = 10;
 
 export type WeightsParse = { ok: true; weights: Record<Category, number> } | { ok: false; message: string };
 

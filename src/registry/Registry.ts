@@ -58,7 +58,7 @@ import type {
 } from "./types";
 
 /** The name of the deployment's one Registry object. */
-export const REGISTRY_NAME = "registry";
+const REGISTRY_NAME = "registry";
 
 export const registryOf = (env: Env) => env.REGISTRY.getByName(REGISTRY_NAME);
 

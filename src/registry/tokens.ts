@@ -18,7 +18,7 @@ import type { TokenInfo, TokenPrincipal } from "./types";
 export const TOKEN_ID_PREFIX = "tok_";
 
 /** Whether a token reference names an id rather than a name (see TOKEN_ID_PREFIX). */
-export const isTokenIdRef = (ref: string): boolean => ref.startsWith(TOKEN_ID_PREFIX);
+const isTokenIdRef = (ref: string): boolean => ref.startsWith(TOKEN_ID_PREFIX);
 
 /** Why `name` cannot name a token because of the id prefix, or undefined. */
 export const reservedNameProblem = (name: string): string | undefined =>

@@ -36,9 +36,9 @@ export const SEARCH_INDEXES = ["search_words", "search_grams"] as const;
 type SearchIndex = (typeof SEARCH_INDEXES)[number];
 
 /** Pages merged per step at most: a step short enough not to hold calls up for long (its time: docs/search.md#indexes-and-guarantees). */
-export const COMPACT_STEP_PAGES = 400;
+const COMPACT_STEP_PAGES = 400;
 /** The other segments' share of the largest that makes a compaction due. */
-export const COMPACT_RATIO = 0.25;
+const COMPACT_RATIO = 0.25;
 /** Leaf pages an index needs before it is compacted: seeking a few small segments costs next to nothing. */
 export const COMPACT_MIN_PAGES = 32;
 

@@ -30,7 +30,7 @@ import { connect, entityRows, relationsAmong } from "./walk";
 
 export { searchParams, type SearchOptions, type SearchParams } from "./options";
 
-export type SearchRole = "entry" | "connector";
+type SearchRole = "entry" | "connector";
 
 export interface ScoredEntity extends Entity {
   score: number;

@@ -101,7 +101,7 @@ export function entityStats(db: Db, ids: readonly number[]): EntityStats[] {
  * In a context with fewer than PHRASE_SPAN entities and observations the
  * window is exactly the whole expression's.
  */
-export const PHRASE_SPAN = 50_000;
+const PHRASE_SPAN = 50_000;
 
 /** A term's documents in capped newest-first windows (./rank.ts): entity ids by name or type, and observations with their owners. */
 export interface TermWindow {

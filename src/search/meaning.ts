@@ -24,7 +24,7 @@ export const SEMANTIC_CANDIDATES = 50;
  * would outrank a long one saying the word itself, so the ranking takes half again: literal matches rank first, and
  * `npm run bench:recall` finds the same hit@5 at both scales (docs/search.md).
  */
-export const EXPANSION_SCALE = 0.5;
+const EXPANSION_SCALE = 0.5;
 
 /** The expansion terms for `query`: synonyms of its plain single words (compounds and CJK runs are matched as written). */
 export function expansionFor(query: string): WeightedTerm[] {

@@ -51,21 +51,19 @@ import { averageLengths, corpus, docsHolding, entityStats, estimateDf, expressio
 import { connectionFactor, idfFactor, NAME_WEIGHT, priorityFactor, recencyFactor, SUBSTRING_WEIGHT } from "./score";
 import { quote, tokenize, type QueryTerm } from "./tokenize";
 
-export type { RankedId } from "./fuse";
-
 /** Entities read per term by a hit in their name or type. */
-export const RANK_NAME_CANDIDATES = 20;
+const RANK_NAME_CANDIDATES = 20;
 /** Newest observations read per term. */
-export const RANK_OBSERVATION_CANDIDATES = 100;
+const RANK_OBSERVATION_CANDIDATES = 100;
 /** Entities scored in full (the best by what the windows saw). */
-export const RANK_MAX_CANDIDATES = 100;
+const RANK_MAX_CANDIDATES = 100;
 /** Candidates whose documents are asked about the common terms their windows missed, and the rowid lookups allowed for that. */
-export const VERIFY_CANDIDATES = 60;
-export const VERIFY_LOOKUPS = 600;
+const VERIFY_CANDIDATES = 60;
+const VERIFY_LOOKUPS = 600;
 /** What one lookup of a compound (its phrase, or its joined form) counts against VERIFY_LOOKUPS: a phrase costs FTS5 5-10 times one word (35-80 µs at 1,000,000 entities). */
-export const COMPOUND_LOOKUP_COST = 8;
+const COMPOUND_LOOKUP_COST = 8;
 /** Rowid lookups allowed for the phrase bonus. */
-export const PHRASE_LOOKUPS = 300;
+const PHRASE_LOOKUPS = 300;
 /**
  * Of those, the lookups for a pair with a compound ("dependency owner-quota"): FTS5 checks a phrase inside
  * NEAR at about 1.3 ms per document at 1,000,000 entities, against 20 µs for two words, so these few bound
@@ -75,21 +73,21 @@ export const COMPOUND_PHRASE_LOOKUPS = 4;
 /** Trigram-index entities read per term whose name or type holds it only as a substring. */
 const SUBSTRING_CANDIDATES = 20;
 /** BM25 saturation and length normalisation: Anserini's defaults, which measured best of k1 1.2 / b 0.75, 0.5, 0.3 and k1 0.9 / b 0.4 on npm run bench:recall (docs/search.md). */
-export const BM25_K1 = 0.9;
+const BM25_K1 = 0.9;
 /** Weight of the name-and-type document against one observation. */
-export const LABEL_WEIGHT = NAME_WEIGHT;
-export const BM25_B = 0.4;
+const LABEL_WEIGHT = NAME_WEIGHT;
+const BM25_B = 0.4;
 /** Adjacent query terms found this close (in words) in one document earn the phrase bonus. */
-export const PHRASE_DISTANCE = 3;
+const PHRASE_DISTANCE = 3;
 /** The phrase bonus, as a share of the pair's mean idf. */
-export const PHRASE_BONUS = 1;
+const PHRASE_BONUS = 1;
 
 /**
  * An extra query term (an expansion's synonym), matched like the query's own and scored × weight;
  * with `of` (the query word it stands for), its idf is at most that word's, so a synonym never outweighs
  * the word it replaces ("someone" for "person" in a context where everyone is a person).
  */
-export interface WeightedTerm {
+interface WeightedTerm {
   term: string;
   weight: number;
   of?: string;
@@ -104,7 +102,7 @@ export interface RankOptions {
   semantic?: readonly RankedId[];
 }
 
-export interface RankTerm {
+interface RankTerm {
   term: QueryTerm;
   /** 1 for the query's own terms, less for an expansion. */
   weight: number;
@@ -115,7 +113,7 @@ export interface RankTerm {
   of?: number;
 }
 
-export interface RankedEntity {
+interface RankedEntity {
   id: number;
   score: number;
   /** Each term's share of the score (by position in `terms`). */

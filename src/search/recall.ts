@@ -40,8 +40,6 @@ import { priorityFactor, recencyFactor } from "./score";
 import { bigrams, quote, tokenize, type QueryTerm } from "./tokenize";
 import { connect, entityRows } from "./walk";
 
-export type { RecallItem } from "./pack";
-
 const RECALL_BUDGET = RECALL_TOKENS;
 
 /** Matches considered per kind. */

@@ -23,7 +23,7 @@
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** Recency decays with this time constant: exp(-age / 30 days). */
-export const RECENCY_TIME_MS = 30 * DAY_MS;
+const RECENCY_TIME_MS = 30 * DAY_MS;
 /** Old knowledge keeps this share of a fresh entity's recency, so it stays findable. */
 export const RECENCY_FLOOR = 0.2;
 /** A hit in the entity's name or type counts this many observation hits. */
@@ -46,8 +46,8 @@ export const connectionFactor = (degree: number): number => Math.sqrt(1 + Math.l
 export const recencyFactor = (ageMs: number): number => RECENCY_FLOOR + (1 - RECENCY_FLOOR) * Math.exp(-Math.max(ageMs, 0) / RECENCY_TIME_MS);
 
 /** The priority's range before the square root: the factor stays within [0.71, 2]. */
-export const PRIORITY_MIN = 0.5;
-export const PRIORITY_MAX = 4;
+const PRIORITY_MIN = 0.5;
+const PRIORITY_MAX = 4;
 
 /** The damped priority factor of an entity whose priority (src/priority/model.ts) is `p`. */
 export const priorityFactor = (p: number): number => Math.sqrt(Math.min(PRIORITY_MAX, Math.max(PRIORITY_MIN, Number.isFinite(p) ? p : PRIORITY_MIN)));

@@ -25,7 +25,7 @@
 import { STOP_WORDS } from "./stopwords";
 
 export const MAX_QUERY_TERMS = 16;
-export const MAX_TERM_CHARS = 64;
+const MAX_TERM_CHARS = 64;
 
 export interface QueryTerm {
   /** The term as a key: the joined form, the single word, or the CJK run. */

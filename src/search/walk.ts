@@ -70,7 +70,7 @@ export const HUB_DEGREE = 64;
 export const MAX_HUBS = 32;
 
 /** Hubs read whole from the partial index (migrations/0010_search_hubs.sql) when there are at most this many. */
-export const HUB_LIST_MAX = 1000;
+const HUB_LIST_MAX = 1000;
 
 /** A hub on the frontier and its number of relations. */
 type Hub = [id: number, degree: number];

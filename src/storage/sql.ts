@@ -115,7 +115,7 @@ export class Db {
 }
 
 /** SQLite allows at most 100 bound parameters per statement in a Durable Object. */
-export const MAX_PARAMS = 100;
+const MAX_PARAMS = 100;
 
 /**
  * Bytes of JSON one statement's parameter carries at most when rows travel

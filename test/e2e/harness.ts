@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type BrowserContext } from "playwright-core";
 
-export const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
 const START = join(ROOT, "scripts/start.mjs");
 /** Bound on wrangler's start (build, bundle, workerd); a cold CI machine takes ~10 s. */
@@ -116,7 +116,7 @@ export async function startDev(vars: Record<string, string> = {}): Promise<Dev> 
   throw new Error(`wrangler dev did not answer on ${url}/health within ${START_TIMEOUT_MS / 1000} s.\n--- wrangler output ---\n${log.slice(-4000)}`);
 }
 
-export const CHROMIUM_ARGS = [
+const CHROMIUM_ARGS = [
   "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",

@@ -42,12 +42,12 @@ export interface TestClient {
   close(): Promise<void>;
 }
 
-export interface PromptResult {
+interface PromptResult {
   description?: string;
   messages: { role: string; content: { type: string; text?: string } }[];
 }
 
-export type CompleteRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
+type CompleteRef = { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string };
 
 /** The calls beyond tools, the same on both SDK generations' clients. */
 interface GuideCalls {

@@ -61,7 +61,7 @@ export async function consentPage(url: string, f: Fetch = secured): Promise<{ re
 }
 
 /** The grant rows of a consent page as the browser would post them untouched: every row kept, as shown. */
-export function formDefaults(html: string): Record<string, string | string[]> {
+function formDefaults(html: string): Record<string, string | string[]> {
   const rows = Number(/name="rows" value="(\d+)"/.exec(html)?.[1] ?? "0");
   const fields: Record<string, string | string[]> = { rows: String(rows), grant: [] };
   for (let i = 0; i < rows; i++) {

@@ -78,8 +78,6 @@ export const onlyPrunableByUse = async (stub: Stub, keep: { entities?: string[];
   await sql(stub, `UPDATE documents SET important = 0, last_accessed_at = CASE WHEN id IN (${list(keep.docs)}) THEN NULL ELSE ${JUST_NOW} END`);
 };
 
-export const names = (list: { name: string }[]) => list.map((e) => e.name).sort();
-
 /** Calls a tool that must succeed; its structuredContent. */
 export async function ok(c: TestClient, tool: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   const r = await c.call(tool, args);

@@ -16,7 +16,7 @@ const ChangeOut = z.object({
 });
 
 /** "#12 2026-11-22T10:15:03Z alice create_entities: +entity Alice [undone by #14]" */
-export function changeLine(c: ChangeInfo): string {
+function changeLine(c: ChangeInfo): string {
   const at = c.at.replace(/\.\d{3}Z$/, "Z");
   const flag = c.undoneBy !== undefined ? ` [undone by #${c.undoneBy}]` : "";
   return `#${c.seq} ${at} ${c.caller} ${c.tool}: ${c.summary}${flag}`;

@@ -40,17 +40,17 @@ import { similarity } from "./vectors";
 /** Vectors of a model without a list before the alarm trains lists: below it an exact scan is cheap (docs/search.md#the-vector-index). */
 export const INDEX_MIN = 2048;
 /** The list size training and splitting aim at. */
-export const LIST_TARGET = 512;
+const LIST_TARGET = 512;
 /** A list past this is split in two. */
 export const LIST_MAX = 1024;
 /** Vectors sampled per list for the first training. */
-export const TRAIN_SAMPLE_PER_LIST = 40;
+const TRAIN_SAMPLE_PER_LIST = 40;
 /** Vectors given a list per step (an existing context's backlog). */
-export const ASSIGN_BATCH = 1024;
+const ASSIGN_BATCH = 1024;
 /** Vectors copied into blocks per step. */
-export const BLOCK_BUDGET = 4096;
+const BLOCK_BUDGET = 4096;
 /** New members a fresh list may hold outside its block (read from their rows) before the alarm rebuilds the block. */
-export const TAIL_MAX = 32;
+const TAIL_MAX = 32;
 /** A query reads the nearest lists until it has covered this many vectors. */
 export const PROBE_VECTORS = 8192;
 /** Vectors without a list a query reads at most, the newest first (while the alarm assigns a backlog). */

@@ -28,9 +28,9 @@ import { lists, nearestList } from "./ivf";
 import { currentModel, storeVector } from "./vectors";
 
 /** Items embedded per model round trip (and per alarm run: the alarm runs again at once while items wait). */
-export const BATCH = 50;
+const BATCH = 50;
 
-export type SearchMode = "lexical" | "hybrid";
+type SearchMode = "lexical" | "hybrid";
 
 export interface EmbeddingStatus {
   mode: SearchMode;
@@ -108,7 +108,7 @@ export function foldAppends(db: Db): void {
 }
 
 /** The text an item is embedded from: undefined when the item does not exist. */
-export function itemText(db: Db, key: string): string | undefined {
+function itemText(db: Db, key: string): string | undefined {
   const ref = itemRef(key);
   if (!ref) return undefined;
   const row =

@@ -30,7 +30,7 @@ export function quantize(v: Float32Array): { scale: number; bytes: Int8Array } {
 }
 
 /** The float vector a stored one stands for. */
-export function dequantize(scale: number, bytes: Int8Array): Float32Array {
+function dequantize(scale: number, bytes: Int8Array): Float32Array {
   return Float32Array.from(bytes, (b) => b * scale);
 }
 

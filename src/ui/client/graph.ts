@@ -16,7 +16,7 @@
  * steps: the same result always gets the same picture, and tests can check
  * it. O(n² × steps) with n <= 200 (search_nodes' cap) is a few milliseconds.
  */
-export type NodeRole = "entry" | "connector" | "other";
+type NodeRole = "entry" | "connector" | "other";
 
 export interface GraphNode {
   id: string;
@@ -26,7 +26,7 @@ export interface GraphNode {
   observations: number;
 }
 
-export interface GraphEdge {
+interface GraphEdge {
   from: string;
   to: string;
   relationType: string;

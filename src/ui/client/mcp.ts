@@ -18,8 +18,10 @@
  * `Mcp-Memory-Session` carries a key per browser tab, so co-visitation sees a
  * tab as one session and the page can find its own changes in history.
  */
+import { VERSION } from "../../version";
+
 export const PROTOCOL_VERSION = "2026-07-28";
-export const CLIENT_INFO = { name: "engram-web", version: "0.1.0" } as const;
+const CLIENT_INFO = { name: "engram-web", version: VERSION } as const;
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
@@ -66,7 +68,7 @@ export interface ClientOptions {
 }
 
 /** The text of a result without its `[context: name]` line. */
-export const resultText = (r: ToolResult): string =>
+const resultText = (r: ToolResult): string =>
   r.content
     .map((c) => c.text ?? "")
     .filter((t) => !/^\[context: [^\]]*\]$/.test(t))

@@ -33,7 +33,7 @@ export function s(tag: string, attrs: Attrs = {}, ...children: Child[]): SVGElem
   return el;
 }
 
-export function append(parent: Node, ...children: Child[]): void {
+function append(parent: Node, ...children: Child[]): void {
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
     parent.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));

@@ -258,7 +258,7 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
 const times = (n: number) => `${n} ${n === 1 ? "time" : "times"}`;
 
 /** How often the entity was opened and how often it was found in search results, each said as what it is. */
-export function retrievals(stats: AccessStats): HTMLElement[] {
+function retrievals(stats: AccessStats): HTMLElement[] {
   if (stats.openedCount === undefined || stats.searchCount === undefined) {
     return [h("dt", {}, "Used"), h("dd", {}, `${times(stats.accessCount)} (opened or found in search)`)];
   }
