@@ -60,6 +60,7 @@ import { searchGraphAt } from "../search/asof";
 import type { WeightedTerm } from "../search/expand";
 import type { RankedId } from "../search/fuse";
 import { expansionFor, SEMANTIC_CANDIDATES, searchMode, semanticEntities } from "../search/meaning";
+import { parseQuery, type ParsedQuery } from "../search/query";
 import { recall, type RecallResult } from "../search/recall";
 import { flushSearchIndex } from "../search/indexer";
 import { withAliasHits } from "../search/aliases";
@@ -327,16 +328,17 @@ export class MemoryContext extends DurableObject<Env> {
    * What the ranking gets beyond the query's words (src/search/meaning.ts): synonyms unless SEARCH_EXPANSION is off,
    * and in hybrid mode the entities nearest in meaning. The model call is the only await, before the call's transaction.
    */
-  private async beyondWords(query: string, s: Settings): Promise<{ expansion?: WeightedTerm[]; semantic?: RankedId[]; near?: Neighbour[] }> {
+  private async beyondWords(query: ParsedQuery, s: Settings): Promise<{ expansion?: WeightedTerm[]; semantic?: RankedId[]; near?: Neighbour[] }> {
     const expansion = s.SEARCH_EXPANSION ? expansionFor(query) : undefined;
     const embedder = this.upkeep.embedder;
-    const near = embedder ? await nearestToQuery(this.db, embedder, query, SEMANTIC_CANDIDATES) : null;
+    const near = embedder ? await nearestToQuery(this.db, embedder, query.raw, SEMANTIC_CANDIDATES) : null;
     return near ? { expansion, semantic: semanticEntities(this.db, near), near } : { expansion };
   }
 
   /** Every entity a search returns counts as a (light) retrieval of it: see src/priority/track.ts. */
-  async searchNodes(query: string, opts: SearchOptions, meta: CallMeta, asOf?: string | number): Promise<Outcome<SearchResult>> {
+  async searchNodes(text: string, opts: SearchOptions, meta: CallMeta, asOf?: string | number): Promise<Outcome<SearchResult>> {
     const s = this.config();
+    const query = parseQuery(text);
     const params = searchParams(opts, s);
     const model = modelOptions(s);
     // As of a past time, entities are matched on their words then (src/search/asof.ts): no synonyms or vectors.
@@ -357,8 +359,9 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   /** recall: the best items across kinds within a token budget (src/search/recall.ts); each item returned counts as a search hit. */
-  async recall(query: string, opts: { budgetTokens: number; kinds: ItemKind[] }, meta: CallMeta): Promise<Outcome<RecallResult>> {
+  async recall(text: string, opts: { budgetTokens: number; kinds: ItemKind[] }, meta: CallMeta): Promise<Outcome<RecallResult>> {
     const s = this.config();
+    const query = parseQuery(text);
     const model = modelOptions(s);
     const { expansion, semantic } = await this.beyondWords(query, s);
     return this.runner.run(meta, "search", ({ db, now }) => {

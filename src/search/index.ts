@@ -25,6 +25,7 @@ import type { Entity, Relation } from "../graph/types";
 import { chooseEntries, type TermScores } from "./entries";
 import type { SearchParams } from "./options";
 import { DEFAULT_MODEL, type ModelOptions } from "../priority/model";
+import type { ParsedQuery } from "./query";
 import { rankQuery, type RankOptions } from "./rank";
 import { connect, entityRows, relationsAmong } from "./walk";
 
@@ -53,7 +54,7 @@ const round = (x: number) => Number(x.toPrecision(4));
 /** `model` is the priority model whose damped value multiplies the score (./score.ts); `rank` passes expansion terms and a semantic list to ./rank.ts. */
 export function searchGraph(
   db: Db,
-  query: string,
+  query: ParsedQuery,
   params: SearchParams,
   now: number,
   model: ModelOptions = DEFAULT_MODEL,

@@ -49,6 +49,7 @@ import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
 import { averageLengths, corpus, docsHolding, entityStats, estimateDf, expression, observationLengths, substringNames, termWindow } from "./match";
 import { connectionFactor, idfFactor, NAME_WEIGHT, priorityFactor, recencyFactor, SUBSTRING_WEIGHT } from "./score";
+import type { ParsedQuery } from "./query";
 import { quote, tokenize, type QueryTerm } from "./tokenize";
 
 export type { RankedId } from "./fuse";
@@ -138,8 +139,8 @@ interface Candidate {
 }
 
 /** The query's terms, then the expansion's that are new, each with its weight. */
-function rankTerms(query: string, expansion: readonly WeightedTerm[]): (Omit<RankTerm, "idf"> & { of?: number })[] {
-  const out: (Omit<RankTerm, "idf"> & { of?: number })[] = tokenize(query).map((term, index) => ({ term, weight: 1, index }));
+function rankTerms(query: ParsedQuery, expansion: readonly WeightedTerm[]): (Omit<RankTerm, "idf"> & { of?: number })[] {
+  const out: (Omit<RankTerm, "idf"> & { of?: number })[] = query.terms.map((term, index) => ({ term, weight: 1, index }));
   const literal = new Map(out.map((t, i) => [t.term.key, i]));
   const seen = new Set(out.map((t) => t.term.key));
   for (const e of expansion) {
@@ -178,7 +179,7 @@ const saturate = (tf: number) => (tf * (BM25_K1 + 1)) / (BM25_K1 + tf);
 const norm = (len: number, avg: number) => 1 - BM25_B + (BM25_B * len) / avg;
 
 /** Ranks the context's entities for `query`: see the module comment. */
-export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
+export function rankQuery(db: Db, query: ParsedQuery, opts: RankOptions): Ranking {
   const c = corpus(db);
   const base = rankTerms(query, opts.expansion ?? []);
   const all = new Map<number, Candidate>();
