@@ -1,5 +1,6 @@
 /**
- * search_nodes: the one function the tools call to search (`searchGraph`).
+ * search_nodes' answer for a parsed query (`searchGraph`); ./entry.ts runs
+ * it for the tool, with the alias and as-of branches around it.
  *
  * ## Pipeline
  * 1. rank the entities by how well they match the whole query (./rank.ts:
