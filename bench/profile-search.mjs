@@ -32,8 +32,8 @@ const { values: opts } = parseArgs({
 });
 
 await withKeptDb(opts.db, async (copy, load) => {
-  const { searchGraph, searchParams, Db } = await load(
-    `export { searchGraph, searchParams } from "./src/search/index.ts"; export { Db } from "./src/storage/sql.ts";`,
+  const { searchGraph, searchParams, parseQuery, Db } = await load(
+    `export { searchGraph, searchParams } from "./src/search/index.ts"; export { parseQuery } from "./src/search/query.ts"; export { Db } from "./src/storage/sql.ts";`,
   );
 
   const sqlite = new DatabaseSync(copy);
@@ -84,7 +84,7 @@ await withKeptDb(opts.db, async (copy, load) => {
       sqlMs = 0;
       perQuery = new Map();
       const t0 = performance.now();
-      searchGraph(db, q, params, now);
+      searchGraph(db, parseQuery(q), params, now);
       if (run > 0) {
         const ms = performance.now() - t0;
         times.push(ms);

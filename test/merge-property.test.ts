@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import { DEFAULT_MODEL } from "../src/priority/model";
 import { refreshClusters } from "../src/priority/promote";
 import { searchGraph, searchParams } from "../src/search";
+import { parseQuery } from "../src/search/query";
 import { settings } from "../src/settings";
 import { Db } from "../src/storage/sql";
 import { freshContext } from "./helpers/clients";
@@ -48,7 +49,7 @@ async function rows(ctx: string) {
       pairs: db.all("SELECT * FROM covisit_pairs ORDER BY item, other"),
       sessionItems: db.all("SELECT * FROM covisit_session_items ORDER BY session_id, item"),
       search: OBS.map((q) =>
-        searchGraph(db, q, params, 0)
+        searchGraph(db, parseQuery(q), params, 0)
           .entities.map((e) => e.name)
           .sort(),
       ),

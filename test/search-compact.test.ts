@@ -5,6 +5,7 @@ import { Db } from "../src/storage/sql";
 import { COMPACT_QUIET_MS } from "../src/context/upkeep";
 import { searchGraph, searchParams } from "../src/search";
 import { COMPACT_MIN_PAGES, compacting, compactionStep, indexShape, SEARCH_INDEXES } from "../src/search/compact";
+import { parseQuery } from "../src/search/query";
 import { settings } from "../src/settings";
 import { freshContext, workerFetch } from "./helpers/clients";
 import { as, registered, stubOf, unwrap } from "./helpers/context";
@@ -59,7 +60,7 @@ const results = (stub: Stub, now: number) =>
   runInDurableObject(stub, (_i, state) => {
     const db = new Db(state.storage.sql);
     const params = searchParams({}, settings(env));
-    return QUERIES.map((q) => searchGraph(db, q, params, now));
+    return QUERIES.map((q) => searchGraph(db, parseQuery(q), params, now));
   });
 
 /**

@@ -7,6 +7,7 @@ import { addObservations, createEntities, deleteEntities, deleteObservations } f
 import { searchGraph } from "../src/search";
 import { settings } from "../src/settings";
 import { flushSearchIndex } from "../src/search/indexer";
+import { parseQuery } from "../src/search/query";
 import { DAY_MS } from "../src/search/score";
 import { CLIENTS, freshContext, json } from "./helpers/clients";
 import { registered } from "./helpers/context";
@@ -301,7 +302,7 @@ describe("search index consistency", () => {
       });
       expect(migrate(db, tx)).toBe(MIGRATIONS.at(-1)?.version);
       tx(() => flushSearchIndex(db));
-      const found = searchGraph(db, "termites eggs", params, 2);
+      const found = searchGraph(db, parseQuery("termites eggs"), params, 2);
       expect(found.entities.map((e) => e.name).sort()).toEqual(["echidna", "numbat"]);
     });
   });

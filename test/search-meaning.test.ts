@@ -8,6 +8,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { expansionFor, searchMode } from "../src/search/meaning";
+import { parseQuery } from "../src/search/query";
 import { type AiBinding, WorkersAiEmbedder } from "../src/search/semantic";
 import { foldAppends } from "../src/search/semantic/queue";
 import { settings } from "../src/settings";
@@ -46,11 +47,11 @@ const names = (r: { entities: { name: string }[] }) => r.entities.map((e) => e.n
 
 describe("query expansion", () => {
   it("adds synonyms of plain words below the literal weight, and none for compounds", () => {
-    const added = expansionFor("automobile physician docker-compose");
+    const added = expansionFor(parseQuery("automobile physician docker-compose"));
     expect(added.find((t) => t.term === "car")?.weight).toBeLessThan(1);
     expect(added.find((t) => t.term === "doctor")?.weight).toBeLessThan(1);
     expect(added.every((t) => t.weight < 1 && !t.term.includes("docker"))).toBe(true);
-    expect(expansionFor("the of and")).toEqual([]);
+    expect(expansionFor(parseQuery("the of and"))).toEqual([]);
     expect(searchMode(added, undefined)).toBe("lexical+expansion");
     expect(searchMode([], undefined)).toBe("lexical");
     expect(searchMode(added, [])).toBe("hybrid");

@@ -11,6 +11,7 @@ import type { MemoryContext } from "../src/context/MemoryContext";
 import { searchGraph, searchParams } from "../src/search";
 import { indexShape, SEARCH_INDEXES } from "../src/search/compact";
 import { applyMergePolicy, MERGE_LEVEL_SEGMENTS, MERGE_SLICE_PAGES, mergeSlice } from "../src/search/merge";
+import { parseQuery } from "../src/search/query";
 import { settings } from "../src/settings";
 import { Db } from "../src/storage/sql";
 import { freshContext } from "./helpers/clients";
@@ -48,7 +49,7 @@ const results = (stub: Stub, now: number) =>
   runInDurableObject(stub, (_i, state) => {
     const db = new Db(state.storage.sql);
     const params = searchParams({}, settings(env));
-    return QUERIES.map((q) => searchGraph(db, q, params, now));
+    return QUERIES.map((q) => searchGraph(db, parseQuery(q), params, now));
   });
 
 describe("FTS5 merging off the write path", () => {

@@ -2,6 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { reciprocalRankFusion, RRF_K } from "../src/search/fuse";
 import { corpus, expression, termWindow } from "../src/search/match";
+import { parseQuery } from "../src/search/query";
 import { COMPOUND_PHRASE_LOOKUPS, rankQuery } from "../src/search/rank";
 import { tokenize } from "../src/search/tokenize";
 import { Db } from "../src/storage/sql";
@@ -60,7 +61,7 @@ describe("whole-query ranking", () => {
         meta,
       );
       const db = new Db(state.storage.sql);
-      const r = rankQuery(db, "When did Caroline go to the support group?", { now: NOW });
+      const r = rankQuery(db, parseQuery("When did Caroline go to the support group?"), { now: NOW });
       expect(r.terms.map((t) => t.term.key)).toEqual(["caroline", "go", "support", "group"]);
       expect(r.entities[0]?.id).toBe(1);
       expect(r.entities.map((e) => e.id).sort()).toEqual([1, 2, 3]);
@@ -78,7 +79,7 @@ describe("whole-query ranking", () => {
         ],
         meta,
       );
-      const r = rankQuery(new Db(state.storage.sql), "billing service", { now: NOW });
+      const r = rankQuery(new Db(state.storage.sql), parseQuery("billing service"), { now: NOW });
       expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
     });
   });
@@ -92,7 +93,7 @@ describe("whole-query ranking", () => {
         ],
         meta,
       );
-      const r = rankQuery(new Db(state.storage.sql), "dependency owner-quota", { now: NOW });
+      const r = rankQuery(new Db(state.storage.sql), parseQuery("dependency owner-quota"), { now: NOW });
       expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
     });
   });
@@ -104,7 +105,7 @@ describe("whole-query ranking", () => {
         Array.from({ length: n }, (_, i) => ({ name: `n${i}`, entityType: "note", observations: ["the dependency owner-quota was raised"] })),
         meta,
       );
-      const r = rankQuery(new Db(state.storage.sql), "dependency owner-quota", { now: NOW });
+      const r = rankQuery(new Db(state.storage.sql), parseQuery("dependency owner-quota"), { now: NOW });
       const scores = new Map(r.entities.map((e) => [e.id, e.score]));
       // Equal candidates are taken newest first: the newest COMPOUND_PHRASE_LOOKUPS get the bonus, the two oldest not.
       const bonus = [...scores.values()].filter((v) => v > (scores.get(1) as number));
@@ -124,9 +125,9 @@ describe("whole-query ranking", () => {
         meta,
       );
       const db = new Db(state.storage.sql);
-      const plain = rankQuery(db, "automobile", { now: NOW });
+      const plain = rankQuery(db, parseQuery("automobile"), { now: NOW });
       expect(plain.entities.map((e) => e.id)).toEqual([2]);
-      const expanded = rankQuery(db, "automobile", { now: NOW, expansion: [{ term: "car", weight: 0.5 }] });
+      const expanded = rankQuery(db, parseQuery("automobile"), { now: NOW, expansion: [{ term: "car", weight: 0.5 }] });
       expect(expanded.entities.map((e) => e.id)).toEqual([2, 1]);
       expect(expanded.terms.map((t) => [t.term.key, t.weight, t.index])).toEqual([
         ["automobile", 1, 0],
@@ -151,9 +152,9 @@ describe("whole-query ranking", () => {
         meta,
       );
       const db = new Db(state.storage.sql);
-      const lexical = rankQuery(db, "kafka lag", { now: NOW });
+      const lexical = rankQuery(db, parseQuery("kafka lag"), { now: NOW });
       expect(lexical.entities.map((e) => e.id)).toEqual([1, 2]);
-      const fused = rankQuery(db, "kafka lag", {
+      const fused = rankQuery(db, parseQuery("kafka lag"), {
         now: NOW,
         semantic: [
           { id: 3, score: 0.9 },

@@ -20,6 +20,7 @@ import type { EntityInput, Relation } from "../../src/graph/types";
 import { readGraph } from "../../src/graph/read";
 import { searchGraph } from "../../src/search";
 import { searchGraphAt } from "../../src/search/asof";
+import { parseQuery } from "../../src/search/query";
 import { DEFAULT_MODEL } from "../../src/priority/model";
 import { Db } from "../../src/storage/sql";
 import { generateGraph } from "../lib/generate.mjs";
@@ -72,8 +73,8 @@ it.each(SIZES)("as-of reads inside the object at %i entities", { timeout: 3_600_
       readGraphPageNow: await timePerRun(REPEAT, () => readGraph(db, {})),
       readGraphPageAsOfStart: await timePerRun(REPEAT, () => readGraphAt(db, {}, before)),
       readGraphPageAsOfHalf: await timePerRun(REPEAT, () => readGraphAt(db, {}, half)),
-      searchNow: await timePerRun(REPEAT, () => searchGraph(db, "billing retries", PARAMS, now, DEFAULT_MODEL)),
-      searchAsOfStart: await timePerRun(REPEAT, () => searchGraphAt(db, "billing retries", PARAMS, now, before, DEFAULT_MODEL)),
+      searchNow: await timePerRun(REPEAT, () => searchGraph(db, parseQuery("billing retries"), PARAMS, now, DEFAULT_MODEL)),
+      searchAsOfStart: await timePerRun(REPEAT, () => searchGraphAt(db, parseQuery("billing retries"), PARAMS, now, before, DEFAULT_MODEL)),
     };
     console.log(`ASOF_RESULT ${JSON.stringify({ entities: SIZE, changes: CHANGES, ms })}`);
   });

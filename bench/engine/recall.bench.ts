@@ -30,6 +30,7 @@ import { searchGraph, searchParams } from "../../src/search";
 import { rankQuery } from "../../src/search/rank";
 import { compactionStep } from "../../src/search/compact";
 import { expansionFor } from "../../src/search/meaning";
+import { parseQuery } from "../../src/search/query";
 import { recall } from "../../src/search/recall";
 import { settings } from "../../src/settings";
 import { Db } from "../../src/storage/sql";
@@ -91,9 +92,15 @@ it.each(SIZES)("recall engine time beside searchGraph at %i entities", { timeout
     const db = new Db(state.storage.sql);
     while (state.storage.transactionSync(() => compactionStep(db))) {}
     const cases = {
-      search: (q: string) => searchGraph(db, q, params, now, model),
-      searchExpanded: (q: string) => searchGraph(db, q, params, now, model, { expansion: expansionFor(q) }),
-      recall: (q: string) => recall(db, q, { budgetTokens: RECALL_TOKENS.default, kinds: KINDS, now, model, expansion: expansionFor(q) }),
+      search: (q: string) => searchGraph(db, parseQuery(q), params, now, model),
+      searchExpanded: (q: string) => {
+        const parsed = parseQuery(q);
+        return searchGraph(db, parsed, params, now, model, { expansion: expansionFor(parsed) });
+      },
+      recall: (q: string) => {
+        const parsed = parseQuery(q);
+        return recall(db, parsed, { budgetTokens: RECALL_TOKENS.default, kinds: KINDS, now, model, expansion: expansionFor(parsed) });
+      },
     };
     let items = 0;
     let usedTokens = 0;
@@ -129,7 +136,8 @@ it.each(SIZES)("recall engine time beside searchGraph at %i entities", { timeout
       .sort((a, b) => Math.max(b.recall, b.search) - Math.max(a.recall, a.search))
       .slice(0, SLOWEST)
       .map((x) => {
-        const r = rankQuery(db, x.q, { now, model, expansion: expansionFor(x.q) });
+        const parsed = parseQuery(x.q);
+        const r = rankQuery(db, parsed, { now, model, expansion: expansionFor(parsed) });
         return `| ${x.search.toFixed(2)} | ${x.recall.toFixed(2)} | ${r.terms.filter((t) => t.index >= 0).length} | ${r.entities.length} | \`${x.q}\` |`;
       });
     const result = {

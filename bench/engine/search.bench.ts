@@ -29,6 +29,7 @@ import type { MemoryContext } from "../../src/context/MemoryContext";
 import { Db, type SqlValue } from "../../src/storage/sql";
 import { searchGraph, searchParams } from "../../src/search";
 import { compactionStep, indexShape, SEARCH_INDEXES } from "../../src/search/compact";
+import { parseQuery } from "../../src/search/query";
 import { settings } from "../../src/settings";
 import { generateGraph, prefix, searchQueries } from "../lib/generate.mjs";
 import { summarize as summarizeSamples, type Summary } from "../lib/stats.mjs";
@@ -94,10 +95,10 @@ it.each(SIZES)("search engine time inside the object at %i entities", { timeout:
     const db = new Db(state.storage.sql);
     const timeQueries = async () => {
       const times: number[] = [];
-      for (const q of queries) times.push(await timePerRun(REPEAT, () => searchGraph(db, q, params, now)));
+      for (const q of queries) times.push(await timePerRun(REPEAT, () => searchGraph(db, parseQuery(q), params, now)));
       return times;
     };
-    for (const q of queries) searchGraph(db, q, params, now); // warm
+    for (const q of queries) searchGraph(db, parseQuery(q), params, now); // warm
     // First as the index is now (the alarm may have compacted it during the relations' load, 10 s after the last
     // entity batch), then compacted to one segment per index, as the alarm leaves it once writes pause
     // (src/search/compact.ts). The segment counts say which is which.
@@ -108,7 +109,7 @@ it.each(SIZES)("search engine time inside the object at %i entities", { timeout:
     while (state.storage.transactionSync(() => compactionStep(db))) steps++;
     const compactedSegments = segments();
     let entities = 0;
-    for (const q of queries) entities += searchGraph(recorded, q, params, now).entities.length; // warm, and record the statements
+    for (const q of queries) entities += searchGraph(recorded, parseQuery(q), params, now).entities.length; // warm, and record the statements
     const perQuery = await timeQueries();
 
     const shapes = new Map<string, { query: string; params: SqlValue[] }[]>();

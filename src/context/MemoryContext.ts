@@ -55,26 +55,12 @@ import { writeState } from "../priority/state";
 import { memoryStats, priorityOverview, type MemoryStats } from "../priority/stats";
 import { exportArchivePage } from "../priority/transfer";
 import { modelOptions } from "../priority/weights";
-import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "../search";
-import { searchGraphAt } from "../search/asof";
-import type { WeightedTerm } from "../search/expand";
-import type { RankedId } from "../search/fuse";
-import { expansionFor, SEMANTIC_CANDIDATES, searchMode, semanticEntities } from "../search/meaning";
-import { recall, type RecallResult } from "../search/recall";
+import type { SearchOptions, SearchResult } from "../search";
+import * as search from "../search/entry";
+import type { RecallResult } from "../search/recall";
 import { flushSearchIndex } from "../search/indexer";
-import { withAliasHits } from "../search/aliases";
 import { applyMergePolicy } from "../search/merge";
-import {
-  configureEmbedding,
-  embeddingQueued,
-  embeddingStatus,
-  indexBehind,
-  WorkersAiEmbedder,
-  nearestToQuery,
-  type Embedder,
-  type EmbeddingStatus,
-  type Neighbour,
-} from "../search/semantic";
+import { configureEmbedding, embeddingQueued, embeddingStatus, indexBehind, WorkersAiEmbedder, type Embedder, type EmbeddingStatus } from "../search/semantic";
 import { settings, type Settings } from "../settings";
 import type { CallMeta } from "../storage/meta";
 import { migrate } from "../storage/migrations";
@@ -323,54 +309,18 @@ export class MemoryContext extends DurableObject<Env> {
     return this.runner.run(meta, "search", ({ db, now }) => ({ value: asOf === undefined ? readGraph(db, opts) : readGraphAt(db, opts, parseAsOf(asOf, now)) }));
   }
 
-  /**
-   * What the ranking gets beyond the query's words (src/search/meaning.ts): synonyms unless SEARCH_EXPANSION is off,
-   * and in hybrid mode the entities nearest in meaning. The model call is the only await, before the call's transaction.
-   */
-  private async beyondWords(query: string, s: Settings): Promise<{ expansion?: WeightedTerm[]; semantic?: RankedId[]; near?: Neighbour[] }> {
-    const expansion = s.SEARCH_EXPANSION ? expansionFor(query) : undefined;
-    const embedder = this.upkeep.embedder;
-    const near = embedder ? await nearestToQuery(this.db, embedder, query, SEMANTIC_CANDIDATES) : null;
-    return near ? { expansion, semantic: semanticEntities(this.db, near), near } : { expansion };
-  }
-
-  /** Every entity a search returns counts as a (light) retrieval of it: see src/priority/track.ts. */
+  /** search_nodes (src/search/entry.ts): the embedder's call is the only await, before the call's transaction. */
   async searchNodes(query: string, opts: SearchOptions, meta: CallMeta, asOf?: string | number): Promise<Outcome<SearchResult>> {
     const s = this.config();
-    const params = searchParams(opts, s);
-    const model = modelOptions(s);
-    // As of a past time, entities are matched on their words then (src/search/asof.ts): no synonyms or vectors.
-    const rank = asOf === undefined ? await this.beyondWords(query, s) : {};
-    return this.runner.run(meta, "search", ({ db, now }) => {
-      // Now, a query naming an entity merged into another finds that entity (src/search/aliases.ts);
-      // as of a past time, names are read as they were then.
-      const result =
-        asOf === undefined
-          ? withAliasHits(db, searchGraph(db, query, params, now, model, rank), query)
-          : searchGraphAt(db, query, params, now, parseAsOf(asOf, now), model);
-      const names = result.entities.map((e) => e.name);
-      return {
-        value: result,
-        effects: accessed((asOf === undefined ? names : existing(db, names)).map(itemKey.entity), "search"),
-      };
-    });
+    const prepared = await search.prepareQuery(this.db, query, s, this.upkeep.embedder, asOf);
+    return this.runner.run(meta, "search", (scope) => search.searchNodes(scope, prepared, opts, s));
   }
 
-  /** recall: the best items across kinds within a token budget (src/search/recall.ts); each item returned counts as a search hit. */
+  /** recall (src/search/entry.ts): the embedder's call is the only await, before the call's transaction. */
   async recall(query: string, opts: { budgetTokens: number; kinds: ItemKind[] }, meta: CallMeta): Promise<Outcome<RecallResult>> {
     const s = this.config();
-    const model = modelOptions(s);
-    const { expansion, semantic } = await this.beyondWords(query, s);
-    return this.runner.run(meta, "search", ({ db, now }) => {
-      const result = recall(db, query, { ...opts, now, model, expansion, semantic, mode: searchMode(expansion, semantic) });
-      return {
-        value: result,
-        effects: accessed(
-          result.items.map((i) => i.key),
-          "search",
-        ),
-      };
-    });
+    const prepared = await search.prepareQuery(this.db, query, s, this.upkeep.embedder);
+    return this.runner.run(meta, "search", (scope) => search.recallItems(scope, prepared, opts, s));
   }
 
   /**

@@ -12,7 +12,7 @@
  * - A word with Japanese, Chinese or Korean text matches that text anywhere
  *   (through the bigram column, see ./cjk.ts), not only whole runs.
  */
-import { STATS_COLUMNS, type StatsRow } from "../items";
+import { bm25Of, contentHeads, rankByText, type TextHit, type TextIndex } from "../items";
 import type { Db } from "../storage/sql";
 import { bigrams, cjkRuns, withoutCjk } from "./cjk";
 
@@ -23,8 +23,19 @@ export interface DocumentHit {
 }
 
 const SNIPPET_MAX = 240;
-/** FTS5's BM25 over title (weighing 2), content and the CJK bigram column: lower is better, as FTS5 ranks. */
-const BM25 = "bm25(documents_fts, 2.0, 1.0, 1.0)";
+/** `documents_fts` over `documents`: title (weighing 2), content and the CJK bigram column; recall's snippets show 32 words of content. */
+const DOCUMENT_INDEX: TextIndex = {
+  fts: "documents_fts",
+  table: "documents",
+  rowid: "seq",
+  key: "id",
+  columns: ["title"],
+  weights: [2, 1, 1],
+  snippetColumn: 1,
+  snippetTokens: 32,
+};
+/** FTS5's BM25 over the index: lower is better, as FTS5 ranks. */
+const BM25 = bm25Of(DOCUMENT_INDEX);
 const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 /** The FTS5 MATCH expression for a user's query, or null when it has no searchable word. */
@@ -80,15 +91,9 @@ export function findDocuments(db: Db, query: string, limit: number): DocumentHit
   }));
 }
 
-export interface RankedDocument extends StatsRow, Record<string, SqlStorageValue> {
+export interface RankedDocument extends TextHit {
   id: string;
   title: string;
-  /** FTS5's bm25() with the title weighing 2, sign flipped: higher is better. */
-  bm25: number;
-  /** The best window of the content around the matched words. */
-  snippet: string;
-  created_at: number;
-  updated_at: number;
 }
 
 /**
@@ -97,25 +102,10 @@ export interface RankedDocument extends StatsRow, Record<string, SqlStorageValue
  * search_documents, any word may match: BM25 ranks those holding more first.
  */
 export function rankDocuments(db: Db, match: string, limit: number): RankedDocument[] {
-  return db.all<RankedDocument>(
-    `SELECT d.id, d.title, -${BM25} AS bm25, snippet(documents_fts, 1, '', '', '…', 32) AS snippet,
-            d.created_at, d.updated_at, ${STATS_COLUMNS}
-     FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid
-     WHERE documents_fts MATCH ?1
-     ORDER BY ${BM25}, d.id
-     LIMIT ?2`,
-    match,
-    limit,
-  );
+  return rankByText<RankedDocument>(db, DOCUMENT_INDEX, match, limit);
 }
 
 /** The first `chars` characters of each document in `ids`, by id (co-visited documents in recall). */
 export function documentHeads(db: Db, ids: readonly string[], chars: number): Map<string, string> {
-  if (ids.length === 0) return new Map();
-  const rows = db.all<{ id: string; head: string }>(
-    "SELECT id, substr(content, 1, ?2) AS head FROM documents WHERE id IN (SELECT value FROM json_each(?1))",
-    JSON.stringify(ids),
-    chars,
-  );
-  return new Map(rows.map((r) => [r.id, r.head]));
+  return contentHeads(db, DOCUMENT_INDEX, ids, chars);
 }

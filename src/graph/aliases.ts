@@ -111,9 +111,8 @@ export function resolveAliases(db: Db, names: readonly string[]): Map<string, st
   return out;
 }
 
-/** Aliases whose normal form is `text`'s (search_nodes by an old name), with their entity's name; at most `limit`. */
-export function aliasesMatching(db: Db, text: string, limit = 5): { alias: string; entity: string }[] {
-  const key = normalName(text).key;
+/** Aliases whose normal form's key is `key` (search_nodes by an old name), with their entity's name; at most `limit`. */
+export function aliasesWithKey(db: Db, key: string, limit = 5): { alias: string; entity: string }[] {
   if (key === "") return [];
   return db.all<{ alias: string; entity: string }>(
     `SELECT a.alias, e.name AS entity FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.alias_key = ? ORDER BY a.alias LIMIT ${limit}`,

@@ -1,16 +1,17 @@
 /**
- * search_nodes by an old name: when the query, in normal form
- * (src/graph/names.ts), is the name of an entity merged into another, that
+ * search_nodes by an old name: when the query's name key (./query.ts) is the
+ * key of the name of an entity merged into another, that
  * entity is an entry of the answer, first, and `aliases` says it was reached
  * by alias (alias → entity). The answer otherwise keeps its shape.
  */
-import { aliasesMatching } from "../graph/aliases";
+import { aliasesWithKey } from "../graph/aliases";
 import { withObservations, type EntityRow } from "../graph/rows";
 import type { Db } from "../storage/sql";
 import type { ScoredEntity, SearchResult } from "./index";
+import type { ParsedQuery } from "./query";
 
-export function withAliasHits(db: Db, result: SearchResult, query: string): SearchResult & { aliases?: Record<string, string> } {
-  const hits = aliasesMatching(db, query);
+export function withAliasHits(db: Db, result: SearchResult, query: ParsedQuery): SearchResult & { aliases?: Record<string, string> } {
+  const hits = aliasesWithKey(db, query.nameKey);
   if (hits.length === 0) return result;
   const shown = new Set(result.entities.map((e) => e.name));
   const missing = [...new Set(hits.map((h) => h.entity))].filter((n) => !shown.has(n));

@@ -19,7 +19,8 @@ import type { Relation } from "../graph/types";
 import type { ModelOptions } from "../priority/model";
 import type { Db } from "../storage/sql";
 import { searchGraph, SEARCH_MAX_RELATIONS, type ScoredEntity, type SearchParams, type SearchResult } from "./index";
-import { CJK_RUN, tokenize, withoutCjk, WORD, wordParts, type QueryTerm } from "./tokenize";
+import type { ParsedQuery } from "./query";
+import { CJK_RUN, withoutCjk, WORD, wordParts, type QueryTerm } from "./tokenize";
 import { relationsAmong } from "./walk";
 
 const round = (x: number) => Number(x.toPrecision(4));
@@ -34,10 +35,10 @@ function wordsOf(text: string): { words: string[]; cjk: string } {
 const matches = (t: QueryTerm, w: { words: string[]; cjk: string }) =>
   t.cjk ? w.cjk.includes(t.key) : t.parts.every((p) => w.words.some((word) => word.startsWith(p)));
 
-export function searchGraphAt(db: Db, query: string, params: SearchParams, now: number, asOf: number, model: ModelOptions): SearchResult {
+export function searchGraphAt(db: Db, query: ParsedQuery, params: SearchParams, now: number, asOf: number, model: ModelOptions): SearchResult {
   const past = rewind(db, asOf, null);
   const current = searchGraph(db, query, params, now, model);
-  const terms = tokenize(query);
+  const { terms } = query;
   if (terms.length === 0) return current;
 
   const later = new Set(

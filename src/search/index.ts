@@ -1,5 +1,6 @@
 /**
- * search_nodes: the one function the tools call to search (`searchGraph`).
+ * search_nodes' answer for a parsed query (`searchGraph`); ./entry.ts runs
+ * it for the tool, with the alias and as-of branches around it.
  *
  * ## Pipeline
  * 1. rank the entities by how well they match the whole query (./rank.ts:
@@ -25,6 +26,7 @@ import type { Entity, Relation } from "../graph/types";
 import { chooseEntries, type TermScores } from "./entries";
 import type { SearchParams } from "./options";
 import { DEFAULT_MODEL, type ModelOptions } from "../priority/model";
+import type { ParsedQuery } from "./query";
 import { rankQuery, type RankOptions } from "./rank";
 import { connect, entityRows, relationsAmong } from "./walk";
 
@@ -53,7 +55,7 @@ const round = (x: number) => Number(x.toPrecision(4));
 /** `model` is the priority model whose damped value multiplies the score (./score.ts); `rank` passes expansion terms and a semantic list to ./rank.ts. */
 export function searchGraph(
   db: Db,
-  query: string,
+  query: ParsedQuery,
   params: SearchParams,
   now: number,
   model: ModelOptions = DEFAULT_MODEL,

@@ -13,8 +13,8 @@ import type { Db } from "../storage/sql";
 import { expandQuery, type WeightedTerm } from "./expand";
 import type { RankedId } from "./fuse";
 import type { RecallMode } from "./recall";
+import type { ParsedQuery } from "./query";
 import type { Neighbour } from "./semantic";
-import { tokenize } from "./tokenize";
 
 /** Items asked of the vectors per query in hybrid mode: the semantic list fused with the lexical one. */
 export const SEMANTIC_CANDIDATES = 50;
@@ -27,10 +27,8 @@ export const SEMANTIC_CANDIDATES = 50;
 const EXPANSION_SCALE = 0.5;
 
 /** The expansion terms for `query`: synonyms of its plain single words (compounds and CJK runs are matched as written). */
-export function expansionFor(query: string): WeightedTerm[] {
-  const words = tokenize(query)
-    .filter((t) => !t.cjk && t.parts.length === 1)
-    .map((t) => t.key);
+export function expansionFor(query: ParsedQuery): WeightedTerm[] {
+  const words = query.terms.filter((t) => !t.cjk && t.parts.length === 1).map((t) => t.key);
   return expandQuery(words)
     .filter((t) => t.weight < 1)
     .map((t) => ({ ...t, weight: t.weight * EXPANSION_SCALE }));

@@ -49,6 +49,7 @@ import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
 import { averageLengths, corpus, docsHolding, entityStats, estimateDf, expression, observationLengths, substringNames, termWindow } from "./match";
 import { connectionFactor, idfFactor, NAME_WEIGHT, priorityFactor, recencyFactor, SUBSTRING_WEIGHT } from "./score";
+import type { ParsedQuery } from "./query";
 import { quote, tokenize, type QueryTerm } from "./tokenize";
 
 /** Entities read per term by a hit in their name or type. */
@@ -136,8 +137,8 @@ interface Candidate {
 }
 
 /** The query's terms, then the expansion's that are new, each with its weight. */
-function rankTerms(query: string, expansion: readonly WeightedTerm[]): (Omit<RankTerm, "idf"> & { of?: number })[] {
-  const out: (Omit<RankTerm, "idf"> & { of?: number })[] = tokenize(query).map((term, index) => ({ term, weight: 1, index }));
+function rankTerms(query: ParsedQuery, expansion: readonly WeightedTerm[]): (Omit<RankTerm, "idf"> & { of?: number })[] {
+  const out: (Omit<RankTerm, "idf"> & { of?: number })[] = query.terms.map((term, index) => ({ term, weight: 1, index }));
   const literal = new Map(out.map((t, i) => [t.term.key, i]));
   const seen = new Set(out.map((t) => t.term.key));
   for (const e of expansion) {
@@ -175,22 +176,49 @@ function nearExpression(a: QueryTerm, b: QueryTerm): string | undefined {
 const saturate = (tf: number) => (tf * (BM25_K1 + 1)) / (BM25_K1 + tf);
 const norm = (len: number, avg: number) => 1 - BM25_B + (BM25_B * len) / avg;
 
-/** Ranks the context's entities for `query`: see the module comment. */
-export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
+/** Ranks the context's entities for `query`: see the module comment. Each phase is one function below, in order. */
+export function rankQuery(db: Db, query: ParsedQuery, opts: RankOptions): Ranking {
+  const state = findCandidates(db, query, opts.expansion ?? []);
+  const list = shortlist(state);
+  verifyMissedTerms(state, list);
+  const phrases = phraseBonuses(state, list);
+  const ranked = scoreShortlist(state, list, phrases, opts.now, opts.model ?? DEFAULT_MODEL);
+  const entities = opts.semantic && opts.semantic.length > 0 ? fuseSemantic(db, ranked, opts.semantic) : ranked;
+  return { terms: state.terms, entities };
+}
+
+/** What the phases share: the terms with their idf, and every entity the term windows saw. */
+interface RankState {
+  db: Db;
+  terms: RankTerm[];
+  /** Entity id → what the windows (and later the verification) saw of it. */
+  candidates: Map<number, Candidate>;
+  /** Positions of the terms whose window was full: older documents may hold them too. */
+  truncated: number[];
+}
+
+/** The candidates scored in full, best first by what the windows saw, and the owner of each of their documents. */
+interface Shortlist {
+  kept: { id: number; cand: Candidate }[];
+  /** Document → its entity: names as -id, observations as their id. */
+  owners: Map<number, number>;
+}
+
+/** Phase 1: each term's capped windows (./match.ts) give the candidates and the term's estimated idf. */
+function findCandidates(db: Db, query: ParsedQuery, expansion: readonly WeightedTerm[]): RankState {
   const c = corpus(db);
-  const base = rankTerms(query, opts.expansion ?? []);
-  const all = new Map<number, Candidate>();
+  const candidates = new Map<number, Candidate>();
   const truncated: number[] = [];
   const idfs: number[] = [];
-  const terms: RankTerm[] = base.map((t, i) => {
+  const terms: RankTerm[] = rankTerms(query, expansion).map((t, i) => {
     const w = termWindow(db, t.term, c, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
-    for (const id of w.names) candidate(all, id).label.set(i, 1);
-    for (const [doc, eid] of w.observations) holds(candidate(all, eid), doc, i);
+    for (const id of w.names) candidate(candidates, id).label.set(i, 1);
+    for (const [doc, eid] of w.observations) holds(candidate(candidates, eid), doc, i);
     if (w.names.length >= RANK_NAME_CANDIDATES || w.observations.length >= RANK_OBSERVATION_CANDIDATES) truncated.push(i);
     // A name or type holding the term only inside a longer word ("zoom" in "zoomIntegration").
     if (w.names.length === 0 && [...t.term.key].length >= 3) {
       for (const id of substringNames(db, quote(t.term.key), SUBSTRING_CANDIDATES)) {
-        const cand = candidate(all, id);
+        const cand = candidate(candidates, id);
         if (!cand.label.has(i)) cand.label.set(i, SUBSTRING_WEIGHT);
       }
     }
@@ -203,8 +231,11 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
     idfs.push(idf);
     return { term: t.term, weight: t.weight, index: t.index, idf, of: t.of };
   });
+  return { db, terms, candidates, truncated };
+}
 
-  // The best candidates by what the windows saw, to score in full.
+/** Phase 2: the best RANK_MAX_CANDIDATES candidates by what the windows saw, to score in full. */
+function shortlist({ terms, candidates }: RankState): Shortlist {
   const rough = (cand: Candidate) => {
     let s = 0;
     for (const [t, w] of cand.label) s += LABEL_WEIGHT * w * (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
@@ -213,19 +244,23 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
     for (const [t, n] of seen) s += Math.min(n, 2) * (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
     return s;
   };
-  const kept = [...all].map(([id, cand]) => ({ id, cand, rough: rough(cand) }));
+  const kept = [...candidates].map(([id, cand]) => ({ id, cand, rough: rough(cand) }));
   kept.sort((a, b) => b.rough - a.rough || b.id - a.id);
   kept.length = Math.min(kept.length, RANK_MAX_CANDIDATES);
-
-  // Every document of the kept candidates that the windows saw: names as -id, observations as their id.
-  const docOwner = new Map<number, number>();
+  // Every document of the kept candidates that the windows saw.
+  const owners = new Map<number, number>();
   for (const { id, cand } of kept) {
-    docOwner.set(-id, id);
-    for (const doc of cand.docs.keys()) docOwner.set(doc, id);
+    owners.set(-id, id);
+    for (const doc of cand.docs.keys()) owners.set(doc, id);
   }
-  const docs = [...docOwner.keys()];
-  // A common term's window missed older documents: ask the best candidates' documents directly, the most
-  // telling (highest idf) terms first, within a budget of rowid lookups.
+  return { kept, owners };
+}
+
+/**
+ * Phase 3: a common term's window missed older documents, so the best candidates' documents are asked
+ * directly, the most telling (highest idf) terms first, within a budget of rowid lookups.
+ */
+function verifyMissedTerms({ db, terms, candidates, truncated }: RankState, { kept, owners }: Shortlist): void {
   const verified = kept.slice(0, VERIFY_CANDIDATES);
   let lookups = VERIFY_LOOKUPS;
   for (const t of [...truncated].sort((x, y) => (terms[y] as RankTerm).idf - (terms[x] as RankTerm).idf)) {
@@ -239,16 +274,19 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
     const asked = ask.slice(0, Math.floor(lookups / cost));
     lookups -= asked.length * cost;
     for (const doc of docsHolding(db, expression(term), asked)) {
-      const cand = all.get(docOwner.get(doc) as number) as Candidate;
+      const cand = candidates.get(owners.get(doc) as number) as Candidate;
       if (doc < 0) cand.label.set(t, 1);
       else holds(cand, doc, t);
     }
     if (lookups <= 0) break;
   }
-  // Adjacent query terms close together in one document: asked only of documents known to hold both.
+}
+
+/** Phase 4: adjacent query terms close together in one document, asked only of documents known to hold both; entity id → its bonus. */
+function phraseBonuses({ db, terms }: RankState, { kept, owners }: Shortlist): Map<number, number> {
   const phrases = new Map<number, number>();
   const literal = terms.map((t, i) => ({ t, i })).filter(({ t }) => t.index >= 0);
-  lookups = PHRASE_LOOKUPS;
+  let lookups = PHRASE_LOOKUPS;
   let compoundLookups = COMPOUND_PHRASE_LOOKUPS;
   for (let k = 0; k + 1 < literal.length && lookups > 0; k++) {
     const { t: a, i: ai } = literal[k] as { t: RankTerm; i: number };
@@ -265,13 +303,17 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
     lookups -= asked.length;
     if (compound) compoundLookups -= asked.length;
     const bonus = (PHRASE_BONUS * (a.idf + b.idf)) / 2;
-    const owners = new Set([...docsHolding(db, near, asked)].map((doc) => docOwner.get(doc) as number));
-    for (const id of owners) phrases.set(id, (phrases.get(id) ?? 0) + bonus);
+    const found = new Set([...docsHolding(db, near, asked)].map((doc) => owners.get(doc) as number));
+    for (const id of found) phrases.set(id, (phrases.get(id) ?? 0) + bonus);
   }
+  return phrases;
+}
 
+/** Phase 5: each kept candidate's BM25F score (with its phrase bonus) times its connection, recency and damped priority; best first. */
+function scoreShortlist({ db, terms }: RankState, { kept, owners }: Shortlist, phrases: Map<number, number>, now: number, model: ModelOptions): RankedEntity[] {
   const lengths = observationLengths(
     db,
-    docs.filter((d) => d > 0),
+    [...owners.keys()].filter((d) => d > 0),
   );
   const avg = averageLengths(db);
   const stats = new Map(
@@ -280,38 +322,11 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
       kept.map((k) => k.id),
     ).map((s) => [s.id, s]),
   );
-  const model = opts.model ?? DEFAULT_MODEL;
-  let ranked: RankedEntity[] = [];
+  const ranked: RankedEntity[] = [];
   for (const { id, cand } of kept) {
     const s = stats.get(id);
     if (!s) continue;
-    // A synonym standing for a query word adds to that word's frequency (× its weight), saturated once with it,
-    // as Lucene's SynonymQuery does: a paraphrase never counts for more than the word itself would.
-    const tf = new Map<number, number>();
-    const add = (t: number, f: number) => {
-      const term = terms[t] as RankTerm;
-      const into = term.of ?? t;
-      tf.set(into, (tf.get(into) ?? 0) + (term.of === undefined ? f : f * term.weight));
-    };
-    for (const [t, w] of cand.label) add(t, (LABEL_WEIGHT * w) / norm(s.label_len, avg.label));
-    const docScore = new Map<number, number>();
-    for (const [doc, set] of cand.docs) {
-      const b = norm(lengths.get(doc) ?? avg.observation, avg.observation);
-      let ds = 0;
-      for (const t of set) {
-        add(t, 1 / b);
-        ds += (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
-      }
-      docScore.set(doc, ds);
-    }
-    const perTerm = new Map<number, number>();
-    let lexical = phrases.get(id) ?? 0;
-    for (const [t, f] of tf) {
-      const term = terms[t] as RankTerm;
-      const part = term.weight * term.idf * saturate(f);
-      perTerm.set(t, part);
-      lexical += part;
-    }
+    const { lexical, perTerm, passages } = lexicalScore(terms, cand, lengths, avg, phrases.get(id) ?? 0, s.label_len);
     if (lexical <= 0) continue;
     const p = priority(
       {
@@ -323,17 +338,55 @@ export function rankQuery(db: Db, query: string, opts: RankOptions): Ranking {
         clusterSize: s.cluster_size,
         baseRelevance: s.base_relevance,
       },
-      opts.now,
+      now,
       model,
     );
-    const passages = [...docScore].sort((x, y) => y[1] - x[1] || y[0] - x[0]).map(([doc]) => doc);
-    const factor = connectionFactor(s.degree) * recencyFactor(opts.now - s.updated) * Math.sqrt(priorityFactor(p));
+    const factor = connectionFactor(s.degree) * recencyFactor(now - s.updated) * Math.sqrt(priorityFactor(p));
     for (const [t, part] of perTerm) perTerm.set(t, part * factor);
     ranked.push({ id, score: lexical * factor, perTerm, passages });
   }
   ranked.sort((a, b) => b.score - a.score || a.id - b.id);
-  if (opts.semantic && opts.semantic.length > 0) ranked = fuseSemantic(db, ranked, opts.semantic);
-  return { terms, entities: ranked };
+  return ranked;
+}
+
+/** One candidate's BM25F sum over its fields plus `phrase`, each term's share of it, and its observations best first. */
+function lexicalScore(
+  terms: readonly RankTerm[],
+  cand: Candidate,
+  lengths: Map<number, number>,
+  avg: { observation: number; label: number },
+  phrase: number,
+  labelLength: number,
+): { lexical: number; perTerm: Map<number, number>; passages: number[] } {
+  // A synonym standing for a query word adds to that word's frequency (× its weight), saturated once with it,
+  // as Lucene's SynonymQuery does: a paraphrase never counts for more than the word itself would.
+  const tf = new Map<number, number>();
+  const add = (t: number, f: number) => {
+    const term = terms[t] as RankTerm;
+    const into = term.of ?? t;
+    tf.set(into, (tf.get(into) ?? 0) + (term.of === undefined ? f : f * term.weight));
+  };
+  for (const [t, w] of cand.label) add(t, (LABEL_WEIGHT * w) / norm(labelLength, avg.label));
+  const docScore = new Map<number, number>();
+  for (const [doc, set] of cand.docs) {
+    const b = norm(lengths.get(doc) ?? avg.observation, avg.observation);
+    let ds = 0;
+    for (const t of set) {
+      add(t, 1 / b);
+      ds += (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
+    }
+    docScore.set(doc, ds);
+  }
+  const perTerm = new Map<number, number>();
+  let lexical = phrase;
+  for (const [t, f] of tf) {
+    const term = terms[t] as RankTerm;
+    const part = term.weight * term.idf * saturate(f);
+    perTerm.set(t, part);
+    lexical += part;
+  }
+  const passages = [...docScore].sort((x, y) => y[1] - x[1] || y[0] - x[0]).map(([doc]) => doc);
+  return { lexical, perTerm, passages };
 }
 
 /** The lexical ranking fused with a semantic list by RRF; entities only the semantic list found join with no term scores. */

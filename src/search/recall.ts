@@ -35,6 +35,7 @@ import type { Db } from "../storage/sql";
 import { firstObservations, observationTexts } from "./match";
 import type { WeightedTerm } from "./expand";
 import { Packer, type RecallItem } from "./pack";
+import type { ParsedQuery } from "./query";
 import { rankQuery, type RankOptions } from "./rank";
 import { priorityFactor, recencyFactor } from "./score";
 import { bigrams, quote, tokenize, type QueryTerm } from "./tokenize";
@@ -119,7 +120,7 @@ function boost(r: StatsLike, now: number, model: ModelOptions): number {
   return recencyFactor(now - r.updated_at) * Math.sqrt(priorityFactor(p));
 }
 
-function entityMatches(db: Db, query: string, opts: RecallOptions, model: ModelOptions): RecallItem[] {
+function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: ModelOptions): RecallItem[] {
   const ranked = rankQuery(db, query, { now: opts.now, model, expansion: opts.expansion, semantic: opts.semantic }).entities.slice(0, ENTITY_MATCHES);
   const rows = new Map(
     entityRows(
@@ -209,7 +210,7 @@ function extras(db: Db, packed: readonly RecallItem[], kinds: ReadonlySet<ItemKi
 }
 
 /** recall: see the module comment. Throws DomainError("Invalid") for a budget out of range, no kinds or an unknown kind. */
-export function recall(db: Db, query: string, opts: RecallOptions): RecallResult {
+export function recall(db: Db, query: ParsedQuery, opts: RecallOptions): RecallResult {
   const { budgetTokens } = opts;
   if (!Number.isInteger(budgetTokens) || budgetTokens < RECALL_BUDGET.min || budgetTokens > RECALL_BUDGET.max) {
     throw new DomainError("Invalid", `budgetTokens must be a whole number from ${RECALL_BUDGET.min} to ${RECALL_BUDGET.max}, got ${budgetTokens}`);
@@ -218,11 +219,11 @@ export function recall(db: Db, query: string, opts: RecallOptions): RecallResult
   if (opts.kinds.length === 0 || unknown.length > 0) {
     throw new DomainError("Invalid", `kinds must name at least one of ${ITEM_KINDS.join(", ")}${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}`);
   }
-  if (query.trim() === "") throw new DomainError("Invalid", "query must not be empty");
+  if (query.raw.trim() === "") throw new DomainError("Invalid", "query must not be empty");
   const kinds = new Set(opts.kinds);
   const model = opts.model ?? DEFAULT_MODEL;
   const packer = new Packer(budgetTokens);
-  const terms = tokenize(query);
+  const { terms } = query;
   const empty = (note: string): RecallResult => ({ items: [], omitted: 0, budgetTokens, usedTokens: packer.usedTokens, mode: opts.mode ?? "lexical", note });
   if (terms.length === 0) return empty("The query has no searchable terms (stop words and punctuation are ignored).");
 
