@@ -118,20 +118,20 @@ export class MemoryContext extends DurableObject<Env> {
 
   /** The capacity the contexts API set (null: none); the first evaluation is due MEMORY_EVALUATION_MINUTES from now, none without a capacity. */
   setCapacity(limits: priority.CapacityLimits | null): Outcome<{ capacity: priority.CapacityLimits | null; nextEvaluation: number | null }> {
-    const out = this.runner.run(undefined, "read", ({ db, now }) => ({ value: priority.setCapacity(db, limits, now, this.config()) }));
+    const out = this.runner.run(undefined, "own", ({ db, now }) => ({ value: priority.setCapacity(db, limits, now, this.config()) }));
     if (out.ok && out.value.nextEvaluation !== null) this.upkeep.schedule(out.value.nextEvaluation);
     return out;
   }
   /** The Registry's read-only flag, pushed by the contexts API: a read-only context is never pruned. */
   setReadOnly(readOnly: boolean): Outcome<{ readOnly: boolean }> {
-    return this.runner.run(undefined, "read", ({ db }) => ({ value: applyReadOnly(db, readOnly) }));
+    return this.runner.run(undefined, "own", ({ db }) => ({ value: applyReadOnly(db, readOnly) }));
   }
   /** A registration fact pushed by the Registry: what this object admits from now on. */
   setRegistration(push: RegistrationPush): Outcome<RegistrationPush> {
-    return this.runner.run(undefined, "read", ({ db }) => ({ value: applyRegistration(db, push) }));
+    return this.runner.run(undefined, "own", ({ db }) => ({ value: applyRegistration(db, push) }));
   }
 
-  // ---- Stats: numbers for people and for memory_stats (./stats.ts); reading them is not an access
+  // ---- Stats: numbers for people and for memory_stats (./stats.ts); reading them is not an access, and a purged object refuses them
 
   memoryStats(meta: CallMeta): Outcome<priority.MemoryStats & { search: EmbeddingStatus }> {
     return this.runner.run(meta, "read", ({ db, now }) => ({ value: toolStats(db, now, this.config()) }));
@@ -153,7 +153,7 @@ export class MemoryContext extends DurableObject<Env> {
   }
   /** The graph's counts (tests check a purge's wipe with them). */
   stats(): Outcome<graph.GraphCounts> {
-    return this.runner.run(undefined, "read", ({ db }) => ({ value: graph.graphCounts(db) }));
+    return this.runner.run(undefined, "own", ({ db }) => ({ value: graph.graphCounts(db) }));
   }
 
   // ---- Items and priority (src/items, src/priority): listing, brief, completion, the mark, the archive; none is an access
@@ -314,7 +314,7 @@ export class MemoryContext extends DurableObject<Env> {
     return this.runner.run(meta, "search", ({ db, now }) => documents.search(db, query, limit, documents.options(this.config()), now));
   }
 
-  // ---- Export and import: the graph's pages, then the archive's, then history's; import lines in batches (./importing.ts)
+  // ---- Export and import: the graph's pages, then the archive's, then history's (refused once purged); import lines in batches (./importing.ts)
 
   exportPage(cursor: string | undefined, maxLines: number): Outcome<{ lines: string[]; next?: string }> {
     return this.runner.run(undefined, "read", ({ db }) => ({ value: graph.exportPage(db, cursor, maxLines) }));
