@@ -109,7 +109,7 @@ describe("a context's object checks its own registration", () => {
       stub.exportHistory(0, 10_000),
       stub.overview(),
       stub.entityStats(["kept"]),
-      stub.priorityOverview(),
+      stub.contextStats(["kept"]),
       stub.searchStatus(),
     ]);
     for (const read of reads) expect(read).toMatchObject({ ok: false, kind: "NotFound", message: expect.stringContaining("was purged") });

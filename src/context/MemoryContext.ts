@@ -37,7 +37,7 @@ import { applyReadOnly, applyRegistration, type RegistrationPush } from "./regis
 import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
 import { Runner, type Related } from "./runner";
 import { deploymentEmbedder, openDatabase, recreatePurged, useEmbedder } from "./startup";
-import { contextCounts, entityAccessStats, toolStats, type ContextCounts, type EntityAccessStats } from "./stats";
+import { contextCounts, contextStats, entityAccessStats, toolStats, type ContextCounts, type ContextStats, type EntityAccessStats } from "./stats";
 import { Upkeep } from "./upkeep";
 
 export type { CallMeta } from "../storage/meta";
@@ -139,9 +139,9 @@ export class MemoryContext extends DurableObject<Env> {
   searchStatus(): Outcome<EmbeddingStatus> {
     return this.runner.run(undefined, "read", ({ db, now }) => ({ value: embeddingStatus(db, now) }));
   }
-  /** Capacity, use, archive and last evaluation, without the scans (the contexts API's stats). */
-  priorityOverview(): Outcome<ReturnType<typeof priority.priorityOverview>> {
-    return this.runner.run(undefined, "read", ({ db }) => ({ value: priority.priorityOverview(db) }));
+  /** Everything the contexts API's stats route shows of the object, `names`' access statistics included, in one call. */
+  contextStats(names: string[]): Outcome<ContextStats> {
+    return this.runner.run(undefined, "read", ({ db, now }) => ({ value: contextStats(db, names, now, this.config()) }));
   }
   /** Counts across every domain (the web page's overview). */
   overview(): Outcome<ContextCounts> {

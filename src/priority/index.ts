@@ -12,6 +12,6 @@ export { completeItems, type Completion } from "./complete";
 export { EVALUATION_META, evaluateIfDue, evaluationOptions, setCapacity } from "./evaluate";
 export { markImportant, type MarkResult } from "./mark";
 export { listArchive, restoreArchived, type ArchiveListing, type RestoreReport, type RestoreSelection } from "./restore";
-export { priorityOverview, type MemoryStats } from "./stats";
+export type { MemoryStats } from "./stats";
 export { exportArchivePage } from "./transfer";
 export { modelOptions } from "./weights";
