@@ -71,7 +71,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Lifecycle: the embedder, the alarm, the purge, point-in-time recovery
-
   /** The embedder this context uses (null: lexical mode). Tests call it through runInDurableObject with one over a fake binding. */
   useEmbedder(embedder: Embedder | null): void {
     useEmbedder(this.db, this.transaction, this.upkeep, embedder, () => this.now());
@@ -115,7 +114,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Registration: facts the Registry and the contexts API push (./registration.ts)
-
   /** The capacity the contexts API set (null: none); the first evaluation is due MEMORY_EVALUATION_MINUTES from now, none without a capacity. */
   setCapacity(limits: priority.CapacityLimits | null): Outcome<{ capacity: priority.CapacityLimits | null; nextEvaluation: number | null }> {
     const out = this.runner.run(undefined, "own", ({ db, now }) => ({ value: priority.setCapacity(db, limits, now, this.config()) }));
@@ -132,7 +130,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Stats: numbers for people and for memory_stats (./stats.ts); reading them is not an access, and a purged object refuses them
-
   memoryStats(meta: CallMeta): Outcome<priority.MemoryStats & { search: EmbeddingStatus }> {
     return this.runner.run(meta, "read", ({ db, now }) => ({ value: toolStats(db, now, this.config()) }));
   }
@@ -143,7 +140,7 @@ export class MemoryContext extends DurableObject<Env> {
   contextStats(names: string[]): Outcome<ContextStats> {
     return this.runner.run(undefined, "read", ({ db, now }) => ({ value: contextStats(db, names, now, this.config()) }));
   }
-  /** Counts across every domain (the web page's overview). */
+  /** Counts across every domain (the memory-guide prompt's). */
   overview(): Outcome<ContextCounts> {
     return this.runner.run(undefined, "read", ({ db }) => ({ value: contextCounts(db) }));
   }
@@ -157,7 +154,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Items and priority (src/items, src/priority): listing, brief, completion, the mark, the archive; none is an access
-
   /** resources/list: one page of the items of `kinds`, after `after`. */
   listItems(kinds: ItemKind[], after: ItemPosition | undefined, limit: number, meta: CallMeta): Outcome<ItemListing> {
     return this.runner.run(meta, "read", ({ db }) => ({ value: listItems(db, kinds, after, limit) }));
@@ -185,7 +181,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Graph (src/graph): entities, observations, relations, merges
-
   createEntities(entities: graph.EntityInput[], meta: CallMeta): Outcome<graph.Entity[]> {
     return this.runner.run(meta, "write", (w) => ({ value: graph.createEntities(w, entities) }));
   }
@@ -226,7 +221,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Search (src/search)
-
   /**
    * What the ranking gets beyond the query's words (src/search/meaning.ts): synonyms unless SEARCH_EXPANSION is off,
    * and in hybrid mode the entities nearest in meaning. The model call is the only await, before the call's transaction.
@@ -278,7 +272,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Files (src/files/commands.ts): each command reports what it did to items
-
   viewFile(path: string, viewRange: number[] | undefined, meta: CallMeta): Outcome<files.ViewValue & Related> {
     return this.runner.run(meta, "read", ({ db }) => files.view(db, path, viewRange));
   }
@@ -299,7 +292,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Documents (src/documents/commands.ts): each call reports what it did to items
-
   readDocument(id: string, meta: CallMeta): Outcome<{ id: string; content: string } & Related> {
     return this.runner.run(meta, "read", ({ db, now }) => documents.read(db, id, documents.options(this.config()), now));
   }
@@ -315,7 +307,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Export and import: the graph's pages, then the archive's, then history's (refused once purged); import lines in batches (./importing.ts)
-
   exportPage(cursor: string | undefined, maxLines: number): Outcome<{ lines: string[]; next?: string }> {
     return this.runner.run(undefined, "read", ({ db }) => ({ value: graph.exportPage(db, cursor, maxLines) }));
   }
@@ -332,7 +323,6 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- History (src/history)
-
   /** memory_history: changes newest first, filtered. */
   history(query: HistoryQuery, meta: CallMeta): Outcome<{ changes: ChangeInfo[]; more: boolean }> {
     return this.runner.run(meta, "read", ({ db }) => ({ value: listChanges(db, query) }));
