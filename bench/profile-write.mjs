@@ -88,11 +88,11 @@ await withKeptDb(opts.db, async (copy, load) => {
       try {
         const value = fn();
         const t0 = performance.now();
-        const walBefore = fs.existsSync(copy + "-wal") ? fs.statSync(copy + "-wal").size : 0;
+        const walBefore = fs.existsSync(`${copy}-wal`) ? fs.statSync(`${copy}-wal`).size : 0;
         sqlite.exec("RELEASE tx");
         if (counting) {
           commitMs += performance.now() - t0;
-          walPages += ((fs.existsSync(copy + "-wal") ? fs.statSync(copy + "-wal").size : 0) - walBefore) / 4120;
+          walPages += ((fs.existsSync(`${copy}-wal`) ? fs.statSync(`${copy}-wal`).size : 0) - walBefore) / 4120;
         }
         return value;
       } catch (error) {

@@ -98,6 +98,27 @@ describe("a context's object checks its own registration", () => {
     expect((await write()).ok).toBe(true);
   });
 
+  it("refuses the contexts API's reads of a purged object as it refuses a tool's, and serves them again when registered", async () => {
+    const name = freshContext("gate");
+    const stub = stubOf(name);
+    expect((await stub.createEntities([{ name: "kept", entityType: "t", observations: ["secret"] }], as("alice"))).ok).toBe(true);
+    await stub.purge(name);
+    const reads = await Promise.all([
+      stub.exportPage(undefined, 10),
+      stub.exportArchive(0, 10, 10_000),
+      stub.exportHistory(0, 10_000),
+      stub.overview(),
+      stub.entityStats(["kept"]),
+      stub.contextStats(["kept"]),
+      stub.searchStatus(),
+    ]);
+    for (const read of reads) expect(read).toMatchObject({ ok: false, kind: "NotFound", message: expect.stringContaining("was purged") });
+
+    await stub.setRegistration({ name, status: "registered", readOnly: false });
+    expect(await stub.overview()).toMatchObject({ ok: true, value: { entities: 0 } });
+    expect(await stub.exportPage(undefined, 10)).toMatchObject({ ok: true, value: { lines: [] } });
+  });
+
   it("is told by the Registry: a removal refuses the next write through a warm cache, and add_context opens it again", async () => {
     const name = freshContext("told");
     await createContext(name);

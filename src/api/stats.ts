@@ -27,25 +27,14 @@ export async function stats(c: Context<AppEnv>) {
   }
   const opened = await openContext(c.env, c.get("caller"), name, "read");
   if (!opened.ok) return failed(c, opened);
-  const stub = c.env.MEMORY.getByName(name);
-  const counts = await stub.overview();
-  if (!counts.ok) return failed(c, counts);
-  const priority = await stub.priorityOverview();
-  if (!priority.ok) return failed(c, priority);
-  const search = await stub.searchStatus();
-  if (!search.ok) return failed(c, search);
+  const read = await c.env.MEMORY.getByName(name).contextStats(entities);
+  if (!read.ok) return failed(c, read);
   const { description, readOnly, capacity, role } = opened.value;
-  const body: Record<string, unknown> = {
-    context: { name, description, readOnly, capacity, role },
-    counts: counts.value,
-    priority: priority.value,
-    search: search.value,
-  };
-  if (entities.length > 0) {
-    const found = await stub.entityStats(entities);
-    if (!found.ok) return failed(c, found);
-    const known = new Set(found.value.map((e) => e.name));
-    body.entities = found.value;
+  const { counts, priority, search, entities: found } = read.value;
+  const body: Record<string, unknown> = { context: { name, description, readOnly, capacity, role }, counts, priority, search };
+  if (found) {
+    const known = new Set(found.map((e) => e.name));
+    body.entities = found;
     const missing = [...new Set(entities)].filter((e) => !known.has(e));
     if (missing.length > 0) body.notFound = missing;
   }

@@ -11,10 +11,9 @@ import { mergeEntities as mergeGraph, mergeInverse, type MergeResult } from "../
 import type { RecordingScope } from "../history";
 import { itemKey } from "../items";
 
-export { openByAlias } from "../graph/aliases";
 export type { MergeResult };
 
-/** The merge's own inverse kinds (aliases, statistics, co-visitation), joined in MemoryContext's INVERSES. */
+/** The merge's own inverse kinds (aliases, statistics, co-visitation), joined in INVERSES (./inverses.ts). */
 export const mergeInverses = { ...aliasInverse, ...mergeInverse, ...covisitInverse };
 
 export function mergeEntities(w: RecordingScope, target: string, sources: readonly string[]): MergeResult & { change: number } {

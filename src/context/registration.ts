@@ -27,14 +27,21 @@ type Stored = { name: string; status: "removed" | "purged" };
 
 const LIST = "list_contexts shows the contexts you can use; add_context creates one.";
 
-/** Records a pushed fact: a registration clears a removal or purge and sets the read-only flag. */
-export function applyRegistration(db: Db, push: RegistrationPush): void {
+/** Records a pushed fact, and returns it: a registration clears a removal or purge and sets the read-only flag. */
+export function applyRegistration(db: Db, push: RegistrationPush): RegistrationPush {
   if (push.status === "registered") {
     writeState(db, "registration", null);
     writeState(db, "read_only", push.readOnly ? true : null);
   } else {
     writeState(db, "registration", { name: push.name, status: push.status } satisfies Stored);
   }
+  return push;
+}
+
+/** Records the read-only flag the contexts API pushes, and returns it: a read-only context refuses writes and is never pruned. */
+export function applyReadOnly(db: Db, readOnly: boolean): { readOnly: boolean } {
+  writeState(db, "read_only", readOnly ? true : null);
+  return { readOnly };
 }
 
 /** Throws the refusal for a call of `kind` this object must not serve; reads pass unless it was purged. */

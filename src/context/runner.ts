@@ -15,12 +15,18 @@
  *   hits (`effects.accesses`) join them, to be written after the reply.
  *   read_graph runs as one too: a listing with no hits, it leaves earlier
  *   hits pending rather than wait for their commit.
+ * - `own`: a read's transaction for what is not a caller's call: the facts
+ *   pushed to the object (its registration, the read-only flag, the
+ *   capacity), which may write them, and the graph counts tests check a
+ *   purge with. It is never refused: a pushed registration is how a purged
+ *   object learns to admit calls again.
  *
  * ## Admission
  * Before `fn`, inside the same transaction, the object checks what it was
  * told of its registration (./registration.ts): a write into a read-only,
- * removed or purged context, and a caller's read of a purged one, are
- * refused here, whatever the Worker's caches believed.
+ * removed or purged context, and any read of a purged one (a tool's, or an
+ * API route's, which has no caller), are refused here, whatever the Worker's
+ * caches believed.
  *
  * ## Effects
  * `fn` returns `{ value, effects }`: what the call did to items. A read or a
@@ -55,7 +61,7 @@ import type { PendingAccesses } from "./pending";
 import { admit } from "./registration";
 import type { Upkeep } from "./upkeep";
 
-export type CallKind = "read" | "write" | "search";
+export type CallKind = "read" | "write" | "search" | "own";
 
 /** What a read or a search sees: the database and the call's time. */
 export interface ReadScope {
@@ -106,6 +112,7 @@ export class Runner {
   /** A call that reports no effects (a search's hits are not reported to the hook but kept pending): its value alone. */
   run<T>(meta: CallMeta | undefined, kind: "read", fn: (s: ReadScope) => Ran<T>): Outcome<T>;
   run<T>(meta: CallMeta, kind: "search", fn: (s: ReadScope) => Ran<T>): Outcome<T>;
+  run<T>(meta: undefined, kind: "own", fn: (s: ReadScope) => Ran<T>): Outcome<T>;
   run<T>(meta: CallMeta, kind: "write", fn: (w: RecordingScope) => Ran<T>): Outcome<T>;
   run(meta: CallMeta | undefined, kind: CallKind, fn: ReadCall | WriteCall): Outcome<unknown> {
     try {
@@ -130,9 +137,8 @@ export class Runner {
     };
     let out: Outcome<unknown>;
     if (readsOnly(kind, fn)) {
-      // A caller's read is admitted like a write; the object's own calls (no caller) are not.
       const checked = (scope: ReadScope) => {
-        if (meta) admit(scope.db, "read");
+        if (kind !== "own") admit(scope.db, "read");
         return fn(scope);
       };
       if (kind === "search") return this.search(called(meta), access(), checked);

@@ -2,16 +2,23 @@
  * Read-only numbers about one context for people looking at it (the web
  * page's overview and an entity's access statistics): counts across every
  * domain and the access and priority columns the access hook keeps on
- * entities, with the priority they give now (src/priority/model.ts).
+ * entities, with the priority they give now (src/priority/model.ts); the
+ * stats route's numbers in one read; and memory_stats, priority's numbers
+ * joined with the search mode.
  *
  * A store module: the only SQL here is plain counting and lookup. Reading
  * these numbers is not an access: nothing here writes, so looking at an
  * entity's statistics never changes them.
  */
+import { evaluationOptions } from "../priority/evaluate";
 import { ACCESS_WEIGHTS, DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import { priorityInputOf } from "../priority/columns";
 import { clustersPending } from "../priority/queue";
+import { memoryStats, priorityOverview, type MemoryStats, type PriorityOverview } from "../priority/stats";
+import { modelOptions } from "../priority/weights";
 import { compacting, indexShape, SEARCH_INDEXES } from "../search/compact";
+import { embeddingStatus, type EmbeddingStatus } from "../search/semantic";
+import type { Settings } from "../settings";
 import { chunksFor, placeholders, type Db } from "../storage/sql";
 
 export interface ContextCounts {
@@ -134,4 +141,25 @@ export function entityAccessStats(db: Db, names: readonly string[], now: number,
     }
   }
   return [...new Set(names)].flatMap((n) => found.get(n) ?? []);
+}
+
+/** memory_stats: priority's numbers (src/priority/stats.ts) and the search mode and embedding lag (src/search/semantic/queue.ts). */
+export function toolStats(db: Db, now: number, s: Settings): MemoryStats & { search: EmbeddingStatus } {
+  return { ...memoryStats(db, now, evaluationOptions(s)), search: embeddingStatus(db, now) };
+}
+
+/** What the contexts API's stats route shows of the object, read in one call. */
+export interface ContextStats {
+  counts: ContextCounts;
+  /** Capacity, use, archive and last evaluation, without memory_stats' scans. */
+  priority: PriorityOverview;
+  search: EmbeddingStatus;
+  /** Each entity asked for that exists (entityAccessStats); absent when none was asked for. */
+  entities?: EntityAccessStats[];
+}
+
+export function contextStats(db: Db, names: readonly string[], now: number, s: Settings): ContextStats {
+  const out: ContextStats = { counts: contextCounts(db), priority: priorityOverview(db), search: embeddingStatus(db, now) };
+  if (names.length > 0) out.entities = entityAccessStats(db, names, now, modelOptions(s));
+  return out;
 }

@@ -81,14 +81,14 @@ export function view(db: Db, rawPath: string, viewRange?: readonly number[]): Fi
   return { value: { path: displayPath(path, true), type: "directory", files: total, ...tree }, effects: NONE };
 }
 
-export type EntryType = "file" | "directory";
+type EntryType = "file" | "directory";
+export type CreateValue = { path: string; created: boolean; lines: number; bytes: number };
+export type StrReplaceValue = { path: string; line: number; lines: number };
+export type InsertValue = { path: string; insert_line: number; linesInserted: number; lines: number };
+export type RemoveValue = { path: string; type: EntryType; filesDeleted: number };
+export type RenameValue = { old_path: string; new_path: string; type: EntryType; filesMoved: number };
 
-export function create(
-  w: WriteScope,
-  rawPath: string,
-  content: string,
-  overwrite: boolean,
-): FileResult<{ path: string; created: boolean; lines: number; bytes: number }> {
+export function create(w: WriteScope, rawPath: string, content: string, overwrite: boolean): FileResult<CreateValue> {
   const path = normalisePath(rawPath, "path", "create");
   if (path === "") throw fail("Invalid", "path must name a file, not the memory root (e.g. notes/todo.md).");
   requireSize(path, content);
@@ -107,7 +107,7 @@ export function create(
   };
 }
 
-export function strReplace(w: WriteScope, rawPath: string, oldStr: string, newStr: string): FileResult<{ path: string; line: number; lines: number }> {
+export function strReplace(w: WriteScope, rawPath: string, oldStr: string, newStr: string): FileResult<StrReplaceValue> {
   const path = normalisePath(rawPath);
   const content = requireFileContent(w.db, path);
   const hits = occurrences(content, oldStr);
@@ -133,12 +133,7 @@ export function strReplace(w: WriteScope, rawPath: string, oldStr: string, newSt
   };
 }
 
-export function insert(
-  w: WriteScope,
-  rawPath: string,
-  after: number,
-  text: string,
-): FileResult<{ path: string; insert_line: number; linesInserted: number; lines: number }> {
+export function insert(w: WriteScope, rawPath: string, after: number, text: string): FileResult<InsertValue> {
   const path = normalisePath(rawPath);
   const content = requireFileContent(w.db, path);
   const total = lineCount(content);
@@ -155,7 +150,7 @@ export function insert(
   };
 }
 
-export function remove(w: WriteScope, rawPath: string): FileResult<{ path: string; type: EntryType; filesDeleted: number }> {
+export function remove(w: WriteScope, rawPath: string): FileResult<RemoveValue> {
   const path = normalisePath(rawPath);
   if (path === "") throw fail("Invalid", "Refusing to delete the memory root; delete the files or directories inside it.");
   if (deleteFile(w, path)) {
@@ -170,7 +165,7 @@ export function remove(w: WriteScope, rawPath: string): FileResult<{ path: strin
   };
 }
 
-export function rename(w: WriteScope, rawOld: string, rawNew: string): FileResult<{ old_path: string; new_path: string; type: EntryType; filesMoved: number }> {
+export function rename(w: WriteScope, rawOld: string, rawNew: string): FileResult<RenameValue> {
   const from = normalisePath(rawOld, "old_path");
   const to = normalisePath(rawNew, "new_path", "create");
   if (from === "" || to === "") throw fail("Invalid", "The memory root cannot be renamed, and nothing can be renamed to it.");

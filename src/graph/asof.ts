@@ -11,8 +11,9 @@
 import { DomainError } from "../errors";
 import { LIMITS } from "../limits";
 import type { Db } from "../storage/sql";
-import { decodeCursor, encodeCursor, type ReadGraphOptions } from "./read";
+import { decodeCursor, encodeCursor, readGraph, type ReadGraphOptions } from "./read";
 import { loadEntities, loadRelations, relKey, rewind, type PastEntity, type PastRelation } from "./rewind";
+import { idsByName } from "./rows";
 import type { Entity, GraphPage, Relation } from "./types";
 
 /** A superseded observation as open_nodes shows it. */
@@ -47,6 +48,12 @@ export function parseAsOf(value: string | number, now: number): number {
   if (t > now) throw new DomainError("Invalid", `asOf: ${iso(t)} is in the future (now is ${iso(now)}); omit asOf for what holds now.`);
   return t;
 }
+
+/** Which of `names` are entities now: an as-of read may return one deleted since, which must not regain statistics or associations. */
+export const existing = (db: Db, names: readonly string[]): string[] => {
+  const ids = idsByName(db, names);
+  return names.filter((n) => ids.has(n));
+};
 
 const byId = <T extends { id: number }>(a: T, b: T) => a.id - b.id;
 
@@ -107,6 +114,11 @@ export function openNodesAt(
     notFound: at.notFound,
     relationsTruncated: at.relations.length > maxRelations,
   };
+}
+
+/** read_graph: of the graph now, or as it stood at `asOf` when given. */
+export function readGraphAsOf(db: Db, opts: ReadGraphOptions, asOf: string | number | undefined, now: number): GraphPage {
+  return asOf === undefined ? readGraph(db, opts) : readGraphAt(db, opts, parseAsOf(asOf, now));
 }
 
 /**

@@ -21,7 +21,7 @@
 import { DomainError, listNames } from "../errors";
 import type { Db } from "../storage/sql";
 import type { WriteScope } from "../history";
-import { classifyEntity } from "../items";
+import { classifyEntity, itemKey } from "../items";
 import { refuseAliases, resolveAliases } from "./aliases";
 import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
 import {
@@ -97,12 +97,16 @@ export function addObservations(w: WriteScope, items: readonly ObservationAdd[])
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
-export function deleteEntities(w: WriteScope, names: readonly string[]): DeleteReport & { deleted: string[]; notFound: string[] } {
+export type EntitiesDeleted = DeleteReport & { deleted: string[]; notFound: string[] };
+
+/** Deletes the named entities with their observations and relations; each deleted entity is gone as an item too. */
+export function deleteEntities(w: WriteScope, names: readonly string[]): EntitiesDeleted {
   const ids = idsByName(w.db, names);
   const notFound = [...new Set(names)].filter((n) => !ids.has(n));
   let relations = 0;
   for (const id of ids.values()) relations += deleteEntityRow(w, id);
   const deleted = [...ids.keys()];
+  w.items.removed(deleted.map(itemKey.entity));
   let message = `Deleted ${plural(deleted.length, "entity", "entities")} and ${plural(relations, "relation")}.`;
   if (notFound.length > 0) message += ` Not found (nothing to delete): ${listNames(notFound)}.`;
   return { success: true, message, deleted, notFound };
@@ -144,7 +148,7 @@ export interface ObservationUpdate {
  * Replaces a current observation with a newer one; the old one is kept as
  * superseded (it held until now). One recorded change, so undo restores it.
  */
-export function updateObservation(w: WriteScope, u: ObservationUpdate): { entityName: string; old: string; new: string; supersededAt: string } {
+export function updateObservation(w: WriteScope, u: ObservationUpdate): ObservationUpdate & { supersededAt: string } {
   const id = requireEntities(w.db, [u.entityName], "update_observation").get(u.entityName) as number;
   const what = `update_observation on ${JSON.stringify(u.entityName)}`;
   if (u.old === u.new) throw new DomainError("Invalid", `${what}: new is the same as old; nothing was changed.`);
@@ -207,8 +211,10 @@ export function openNodes(db: Db, names: readonly string[]): KnowledgeGraph & { 
   };
 }
 
+export type GraphCounts = { entities: number; relations: number; observations: number };
+
 /** Counts for stats and for deciding whether read_graph must page. */
-export function graphCounts(db: Db): { entities: number; relations: number; observations: number } {
+export function graphCounts(db: Db): GraphCounts {
   const row = db.one<{ e: number; r: number; o: number }>(
     `SELECT (SELECT COUNT(*) FROM entities) AS e, (SELECT COUNT(*) FROM relations) AS r,
             (SELECT COUNT(*) FROM observations) AS o`,

@@ -36,3 +36,12 @@ export interface ItemEffects {
   /** Items that now live under another key. */
   moved: Move[];
 }
+
+/** A domain call's value and what it did to items. */
+export interface WithEffects<T> {
+  value: T;
+  effects: ItemEffects;
+}
+
+/** Effects of a call that accessed `items` in one way and removed or moved none. */
+export const accessed = (items: readonly string[], kind: AccessKind): ItemEffects => ({ accesses: items.map((item) => ({ item, kind })), removed: [], moved: [] });

@@ -2,7 +2,7 @@
  * Memory items: their kinds, keys and tables (./keys.ts), the statistics on
  * their rows (./stats.ts) and what a call did to them (./effects.ts).
  */
-export type { Access, AccessKind, ItemEffects, ItemSink, Move } from "./effects";
+export { accessed, type Access, type AccessKind, type ItemEffects, type ItemSink, type Move, type WithEffects } from "./effects";
 export { ITEM_KINDS, ITEM_TABLES, byKind, isItemKind, itemKey, itemRef, parseKey, type ItemKind, type ItemRef, type ParsedKey } from "./keys";
 export { CATEGORIES, isCategory, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type Category, type ItemStats, type StatsRow } from "./stats";
 export { listItems, type ItemListing, type ItemPosition } from "./list";

@@ -33,11 +33,24 @@
  * "memory_evaluation"; the result is kept as priority_state
  * "last_evaluation" for memory_stats.
  */
+import { DomainError } from "../errors";
 import type { Db } from "../storage/sql";
 import type { RecordingScope } from "../history";
 import type { Settings } from "../settings";
 import type { ItemRef } from "../items";
-import { excess, hasLimits, limitUse, readCapacity, usage, type CapacityLimits, type LimitName, type LimitUse, type Usage } from "./capacity";
+import {
+  checkLimits,
+  excess,
+  hasLimits,
+  limitUse,
+  readCapacity,
+  usage,
+  writeCapacity,
+  type CapacityLimits,
+  type LimitName,
+  type LimitUse,
+  type Usage,
+} from "./capacity";
 import { priority, TIERS, type ModelOptions, type Tier } from "./model";
 import { modelOptions } from "./weights";
 import { pruneItem } from "./archive";
@@ -200,10 +213,22 @@ export const nextEvaluation = (db: Db): number | null => readState<number>(db, "
  * Sets when the next evaluation is due: `at`, or none when the context has
  * no capacity. Returns the time to set the alarm for, if any.
  */
-export function planEvaluation(db: Db, at: number): number | null {
+function planEvaluation(db: Db, at: number): number | null {
   const next = hasLimits(readCapacity(db)) ? at : null;
   writeState(db, "next_evaluation", next);
   return next;
+}
+
+/**
+ * Sets the capacity the contexts API gave (null: none), checked first, and plans the first evaluation
+ * MEMORY_EVALUATION_MINUTES from `now` (none without a capacity).
+ */
+export function setCapacity(db: Db, limits: CapacityLimits | null, now: number, s: Settings): { capacity: CapacityLimits | null; nextEvaluation: number | null } {
+  const checked = limits === null ? null : checkLimits(limits);
+  if (checked && !checked.ok) throw new DomainError("Invalid", checked.message);
+  writeCapacity(db, checked ? checked.limits : null);
+  const capacity = checked && Object.keys(checked.limits).length > 0 ? checked.limits : null;
+  return { capacity, nextEvaluation: planEvaluation(db, now + evaluationOptions(s).intervalMs) };
 }
 
 /**

@@ -20,8 +20,10 @@
 import { DomainError, listNames } from "../errors";
 import type { Db } from "../storage/sql";
 import type { InverseKind, InverseKinds, Phrase, WriteScope } from "../history";
+import { ROOT_ID } from "../documents/links";
+import { ensureRoot } from "../documents/rows";
 import { canonicalKey } from "../files/path";
-import { ITEM_TABLES, byKind, itemRef, type ItemRef } from "../items";
+import { ITEM_TABLES, byKind, itemKey, itemRef, type ItemRef } from "../items";
 import { DEFAULT_MODEL, tierFor, type ModelOptions } from "./model";
 
 export type MarkOp = { kind: "mark"; item: string; prior: { important: boolean; tier: string } };
@@ -84,8 +86,13 @@ function canonical(key: string): ItemRef | undefined {
   }
 }
 
-/** mark_important: validates every key, then marks (or unmarks) them as one recorded change. */
-export function markImportant(w: WriteScope, items: readonly string[], important: boolean, model: ModelOptions = DEFAULT_MODEL): MarkResult {
+/**
+ * mark_important: validates every key, then marks (or unmarks) them as one recorded change. The root
+ * document can be marked before its lazy creation (src/documents/store.ts): it exists from the start.
+ */
+export function markImportant(w: WriteScope, items: readonly string[], important: boolean, rootTemplate: string): MarkResult {
+  if (items.includes(itemKey.doc(ROOT_ID))) ensureRoot(w.db, rootTemplate, w.now);
+  const model = w.model ?? DEFAULT_MODEL;
   const malformed = [...new Set(items.filter((k) => canonical(k) === undefined))];
   const refs = [...new Map(items.flatMap((k) => canonical(k) ?? []).map((r) => [r.key, r])).values()];
   const rows = markRows(w.db, refs);
@@ -124,5 +131,5 @@ const mark: InverseKind<MarkOp> = {
   },
 };
 
-/** Registered in MemoryContext's INVERSES. */
+/** Registered in INVERSES (src/context/inverses.ts). */
 export const priorityInverses: InverseKinds<MarkOp> = { mark };

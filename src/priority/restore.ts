@@ -39,7 +39,7 @@ import { isDirectory, readFile, writeFile } from "../files/store";
 import { idsByName } from "../graph/rows";
 import { addAliasesUnlessTaken } from "../graph/aliases";
 import { insertEntity, insertObservation, insertSuperseded } from "../graph/writes";
-import type { WriteScope } from "../history";
+import type { RecordingScope, WriteScope } from "../history";
 import type { ArchiveEntry } from "./archive";
 import { LIMITS } from "../limits";
 import { archivedLink, deleteArchive, getArchive, link, relink, writeStats, type ArchivedRelation, type DocPayload, type ItemStats, type Payload } from "./archive";
@@ -182,8 +182,11 @@ function bring(w: WriteScope, p: Payload, skipped: RestoreReport["aliasesSkipped
 // Relations rows last: the entities of this call are back by then.
 const ORDER: Record<Payload["kind"], number> = { entity: 0, file: 1, doc: 2, relations: 3 };
 
-/** Restores what `sel` names; conflicts and missing rows are reported, not thrown. */
-export function restoreArchived(w: WriteScope, sel: RestoreSelection): RestoreReport {
+/**
+ * Restores what `sel` names as one recorded change (`change`: its number, when something came back);
+ * conflicts and missing rows are reported, not thrown.
+ */
+export function restoreArchived(w: RecordingScope, sel: RestoreSelection): RestoreReport & { change?: number } {
   const { ids, notFound } = select(w.db, sel);
   const report: RestoreReport = { restored: [], notFound, conflicts: [], reparented: [], relationsRestored: [], relationsDeferred: [], aliasesSkipped: [] };
   const entries = ids.flatMap((id) => getArchive(w.db, id) ?? []);
@@ -219,7 +222,8 @@ export function restoreArchived(w: WriteScope, sel: RestoreSelection): RestoreRe
     if (id !== undefined && !asked.has(id)) retryKept(w, id, relations);
   }
   reconnect(w, pending, relations);
-  return report;
+  // Something was written exactly when an item or a kept relation came back (deferrals go with a restored entity).
+  return report.restored.length > 0 || report.relationsRestored.length > 0 ? { ...report, change: w.rec.seq() } : report;
 }
 
 export interface ArchiveListing {

@@ -38,8 +38,11 @@ export interface MemoryStats {
   top: TopItem[];
 }
 
+/** What memory_stats shows without its scans. */
+export type PriorityOverview = Omit<MemoryStats, "top" | "byCategory" | "byKind" | "byTier" | "total">;
+
 /** Counts, capacity and the archive: cheap, for the contexts API's stats too. */
-export function priorityOverview(db: Db): Omit<MemoryStats, "top" | "byCategory" | "byKind" | "byTier" | "total"> {
+export function priorityOverview(db: Db): PriorityOverview {
   const capacity = readCapacity(db);
   const a = db.one<{ n: number; bytes: number | null }>("SELECT COUNT(*) AS n, SUM(bytes) AS bytes FROM archive");
   const newest = db

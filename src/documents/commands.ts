@@ -1,0 +1,44 @@
+/**
+ * The documents tools as a MemoryContext call runs them (./store.ts does the
+ * work): each returns its value and what it did to items (`effects`), for
+ * the access hook (src/context/access.ts). Reading a document views it; an
+ * update writes it and its new children and removes the subtrees it
+ * unlinked; each search hit counts as a search. The tree lists every
+ * document without showing any, so it is not an access.
+ */
+import type { WriteScope } from "../history";
+import { accessed, itemKey, type WithEffects } from "../items";
+import type { Db } from "../storage/sql";
+import type { DocumentHit } from "./search";
+import { documentTree, readDocument, searchDocuments, updateDocument, type DocumentOptions, type TreeNode, type UpdateResult } from "./store";
+
+export type { DocumentHit, TreeNode, UpdateResult };
+
+/** The options the deployment's settings give (ROOT_TEMPLATE, DOCUMENT_MAX_DEPTH). */
+export const options = (s: { ROOT_TEMPLATE: string; DOCUMENT_MAX_DEPTH: number }): DocumentOptions => ({
+  rootTemplate: s.ROOT_TEMPLATE,
+  maxDepth: s.DOCUMENT_MAX_DEPTH,
+});
+
+export const read = (db: Db, id: string, opts: DocumentOptions, now: number): WithEffects<{ id: string; content: string }> => ({
+  value: readDocument(db, id, opts, now),
+  effects: accessed([itemKey.doc(id)], "view"),
+});
+
+export function update(w: WriteScope, id: string, content: string, opts: DocumentOptions): WithEffects<UpdateResult> {
+  const result = updateDocument(w, id, content, opts);
+  return { value: result, effects: { ...accessed([id, ...result.created].map(itemKey.doc), "write"), removed: result.removed.map(itemKey.doc) } };
+}
+
+export const tree = (db: Db, opts: DocumentOptions, now: number): { value: { root: TreeNode; count: number } } => ({ value: documentTree(db, opts, now) });
+
+export function search(db: Db, query: string, limit: number, opts: DocumentOptions, now: number): WithEffects<DocumentHit[]> {
+  const hits = searchDocuments(db, query, limit, opts, now);
+  return {
+    value: hits,
+    effects: accessed(
+      hits.map((h) => itemKey.doc(h.id)),
+      "search",
+    ),
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * The knowledge graph as a MemoryContext call uses it: the writes
+ * (./store.ts), open_nodes (./open.ts), read_graph and the export's pages
+ * (./read.ts), as-of reads (./asof.ts) and duplicate candidates
+ * (./duplicates.ts). Inside the graph, and for the other domains, modules
+ * import the file that holds what they need.
+ */
+export { existing, parseAsOf, readGraphAsOf } from "./asof";
+export { findDuplicates, type DuplicateOptions, type DuplicateReport } from "./duplicates";
+export { openNodes, type OpenedNodes, type OpenOptions } from "./open";
+export { exportPage, type ReadGraphOptions } from "./read";
+export {
+  addObservations,
+  createEntities,
+  createRelations,
+  deleteEntities,
+  deleteObservations,
+  deleteRelations,
+  graphCounts,
+  updateObservation,
+  type EntitiesDeleted,
+  type GraphCounts,
+  type ObservationUpdate,
+} from "./store";
+export type { DeleteReport, Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "./types";
