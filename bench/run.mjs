@@ -8,6 +8,7 @@
  *   npm run bench -- --sizes 1000,10000         # chosen sizes
  *   npm run bench -- --no-official              # engram only
  *   npm run bench -- --render bench/out/x.json  # re-print a results file
+ *   npm run bench -- --depth 20000              # also the depth bench (bench/engine/depth.bench.ts)
  *
  * Prints Markdown tables and writes bench/out/bench-<time>.json. Everything
  * runs on loopback; wrangler and the official server are stopped at the end,
@@ -44,6 +45,7 @@ const { values: opts } = parseArgs({
     "keep-state": { type: "string" },
     "no-engine": { type: "boolean", default: false },
     "no-load-warmup": { type: "boolean", default: false },
+    depth: { type: "string" },
     help: { type: "boolean", default: false },
   },
 });
@@ -51,12 +53,14 @@ const { values: opts } = parseArgs({
 if (opts.help) {
   console.log(`npm run bench -- [--sizes 1000,10000,100000] [--queries 200] [--floor-warmup 300] [--seed 1] [--batch 1000] [--no-official]
   [--load-budget 600] [--query-budget 180] [--slow-search 10] [--timeout 300] [--render file.json]
-  [--keep-state dir] [--no-engine] [--no-load-warmup]
+  [--keep-state dir] [--no-engine] [--no-load-warmup] [--depth 5000,20000]
 --floor-warmup runs the floors (GET /health, its POST, ping, the trivial call) this many untimed rounds before each
 size's timed calls, so they measure a warmed-up server; searches and open_nodes get 3 warm-up calls either way.
 --no-load-warmup skips engram's first load (the smallest size's entities and relations into a context of its own,
 reported in a note, not as a row), which otherwise lets every size's load run in a process past its JIT warm-up.
 --no-engine skips the search timed inside the object (npm run bench:engine, run for the same sizes after the rest).
+--depth also runs the depth bench (npm run bench:depth) at these sizes in the engine phase: agreement@10 with an
+exhaustive scorer and recall@10 of best matches planted at every age, on a context of very common words.
 --keep-state keeps wrangler's state (each size's SQLite file) in dir instead of deleting it, for profiling.
 Budgets are seconds per server and size. A load past --load-budget stops (engram then skips that size's queries;
 the official server gets the rest of the graph written into its memory.jsonl, so its queries still compare, and
@@ -81,6 +85,9 @@ const nonNegative = (name) => {
 };
 const sizes = opts.sizes.split(",").map((s) => Number(s.trim()));
 if (sizes.some((s) => !Number.isSafeInteger(s) || s < 1)) throw new Error(`--sizes must be positive integers, got "${opts.sizes}"`);
+if (opts.depth !== undefined && !/^[1-9]\d*(,[1-9]\d*)*$/.test(opts.depth))
+  throw new Error(`--depth must be positive integers separated by commas, got "${opts.depth}"`);
+if (opts.depth !== undefined && opts["no-engine"]) throw new Error("--depth runs in the engine phase, which --no-engine skips");
 sizes.sort((a, b) => a - b);
 const config = {
   sizes,
@@ -297,7 +304,13 @@ if (!opts["no-engine"]) {
       encoding: "utf8",
       maxBuffer: 64 * 2 ** 20,
       timeout: 3_600_000,
-      env: { ...process.env, ENGINE_SIZES: sizes.join(","), ENGINE_QUERIES: String(config.queries), ENGINE_SEED: String(config.seed) },
+      env: {
+        ...process.env,
+        ENGINE_SIZES: sizes.join(","),
+        ENGINE_QUERIES: String(config.queries),
+        ENGINE_SEED: String(config.seed),
+        ...(opts.depth ? { ENGINE_DEPTH: opts.depth } : {}),
+      },
     },
   );
   const found = (run.stdout ?? "").split("\n").flatMap((line) => {
@@ -314,6 +327,19 @@ if (!opts["no-engine"]) {
     if (row) row.engram.inObject = r;
     log(`engram: search inside the object at ${r.size}: p50 ${ms(r.inObject.p50)} ms, p99 ${ms(r.inObject.p99)} ms`);
   }
+  // The depth bench's tables, as it printed them, from its first line to its DEPTH_RESULT.
+  // vitest colours its output: the escapes go.
+  const out = (run.stdout ?? "").replace(/\x1b\[[0-9;]*m/g, "");
+  results.depth = [];
+  for (const m of out.matchAll(/^([\d,]+ entities \(seed[^\n]*\n[\s\S]*?)^DEPTH_RESULT (.*)$/gm)) {
+    try {
+      results.depth.push({ ...JSON.parse(m[2]), tables: m[1].trimEnd() });
+    } catch {
+      results.notes.push("Depth: a garbled DEPTH_RESULT line was left out.");
+    }
+  }
+  if (opts.depth && results.depth.length < opts.depth.split(",").length)
+    results.notes.push(`Depth: measured at ${results.depth.length} of the sizes ${opts.depth}.`);
   if (found.length < sizes.length) {
     results.notes.push(
       `Search inside the object: measured at ${found.length} of ${sizes.length} sizes (vitest exit ${run.status}${run.error ? `, ${run.error.message}` : ""}).`,
@@ -324,4 +350,5 @@ if (!opts["no-engine"]) {
 
 const file = path.join(outDir, `bench-${results.startedAt.replace(/[:.]/g, "-")}.json`);
 fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-console.log(`\n${renderTables(results)}\n\nResults: ${path.relative(root, file)}`);
+const depth = (results.depth ?? []).map((d) => `\n\nDepth at ${d.size.toLocaleString("en-US")} entities (npm run bench:depth):\n\n${d.tables}`).join("");
+console.log(`\n${renderTables(results)}${depth}\n\nResults: ${path.relative(root, file)}`);
