@@ -41,6 +41,7 @@ import { modelOptions } from "../../src/priority/weights";
 import { searchGraph, searchParams } from "../../src/search";
 import { compactionStep } from "../../src/search/compact";
 import { expansionFor } from "../../src/search/meaning";
+import { parseQuery } from "../../src/search/query";
 import { recall } from "../../src/search/recall";
 import { settings } from "../../src/settings";
 import { Db } from "../../src/storage/sql";
@@ -99,15 +100,15 @@ it.each(SIZES)("depth: the best match at any age, at %i entities", { timeout: 3_
       );
     const methods = {
       search: (q: string) =>
-        searchGraph(db, q, everything, now, model, { expansion: expansionFor(q) })
+        searchGraph(db, parseQuery(q), everything, now, model, { expansion: expansionFor(parseQuery(q)) })
           .entities.filter((e) => e.role === "entry")
           .map((e) => e.name),
       searchDefaults: (q: string) =>
-        searchGraph(db, q, defaults, now, model, { expansion: expansionFor(q) })
+        searchGraph(db, parseQuery(q), defaults, now, model, { expansion: expansionFor(parseQuery(q)) })
           .entities.filter((e) => e.role === "entry")
           .map((e) => e.name),
       recall: (q: string) =>
-        recall(db, q, { budgetTokens: RECALL_TOKENS.max, kinds: ["entity"], now, model, expansion: expansionFor(q) })
+        recall(db, parseQuery(q), { budgetTokens: RECALL_TOKENS.max, kinds: ["entity"], now, model, expansion: expansionFor(parseQuery(q)) })
           .items.filter((i) => i.kind === "entity" && i.via === undefined)
           .map((i) => i.name),
     };
@@ -118,7 +119,7 @@ it.each(SIZES)("depth: the best match at any age, at %i entities", { timeout: 3_
     for (const [set, queries] of Object.entries(sets)) {
       const q0 = { queries: queries.length, expanded: 0, agree: { search: 0, searchDefaults: 0, recall: 0 }, misses: [] as string[] };
       for (const q of queries) {
-        const expansion = expansionFor(q);
+        const expansion = expansionFor(parseQuery(q));
         if (expansion.length > 0) q0.expanded++;
         await tick();
         const r0 = Date.now();
@@ -146,8 +147,9 @@ it.each(SIZES)("depth: the best match at any age, at %i entities", { timeout: 3_
 
     // Latency as the tools run: their default settings and budget, synonyms looked up inside the timed run.
     const timed = {
-      search: (q: string) => searchGraph(db, q, defaults, now, model, { expansion: expansionFor(q) }),
-      recall: (q: string) => recall(db, q, { budgetTokens: RECALL_TOKENS.default, kinds: [...ITEM_KINDS], now, model, expansion: expansionFor(q) }),
+      search: (q: string) => searchGraph(db, parseQuery(q), defaults, now, model, { expansion: expansionFor(parseQuery(q)) }),
+      recall: (q: string) =>
+        recall(db, parseQuery(q), { budgetTokens: RECALL_TOKENS.default, kinds: [...ITEM_KINDS], now, model, expansion: expansionFor(parseQuery(q)) }),
     };
     const common = [...sets.needles, ...sets.pairs];
     const times: Record<string, number[]> = { searchCommon: [], recallCommon: [], searchMix: [], recallMix: [] };

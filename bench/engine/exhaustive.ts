@@ -30,7 +30,8 @@
  */
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../../src/priority/model";
 import { averageLengths, corpus, entityStats, expression } from "../../src/search/match";
-import { BM25_B, BM25_K1, LABEL_WEIGHT, PHRASE_BONUS, PHRASE_DISTANCE, type WeightedTerm } from "../../src/search/rank";
+import { BM25_B, BM25_K1, LABEL_WEIGHT, PHRASE_BONUS, PHRASE_DISTANCE } from "../../src/search/rank";
+import type { WeightedTerm } from "../../src/search/expand";
 import { connectionFactor, idfFactor, priorityFactor, recencyFactor, SUBSTRING_WEIGHT } from "../../src/search/score";
 import { quote, tokenize, type QueryTerm } from "../../src/search/tokenize";
 import type { Db } from "../../src/storage/sql";

@@ -5,7 +5,7 @@
  * (./duplicates.ts). Inside the graph, and for the other domains, modules
  * import the file that holds what they need.
  */
-export { existing, parseAsOf, readGraphAsOf } from "./asof";
+export { readGraphAsOf } from "./asof";
 export { findDuplicates, type DuplicateOptions, type DuplicateReport } from "./duplicates";
 export { openNodes, type OpenedNodes, type OpenOptions } from "./open";
 export { exportPage, type ReadGraphOptions } from "./read";

@@ -46,6 +46,7 @@
  */
 import type { Db } from "../storage/sql";
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
+import type { WeightedTerm } from "./expand";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
 import { averageLengths, corpus, docsHolding, entityStats, estimateDf, expression, observationLengths, substringNames, termWindow } from "./match";
 import { connectionFactor, idfFactor, NAME_WEIGHT, priorityFactor, recencyFactor, SUBSTRING_WEIGHT } from "./score";
@@ -74,25 +75,14 @@ export const COMPOUND_PHRASE_LOOKUPS = 4;
 /** Trigram-index entities read per term whose name or type holds it only as a substring. */
 const SUBSTRING_CANDIDATES = 20;
 /** BM25 saturation and length normalisation: Anserini's defaults, which measured best of k1 1.2 / b 0.75, 0.5, 0.3 and k1 0.9 / b 0.4 on npm run bench:recall (docs/search.md). */
-const BM25_K1 = 0.9;
+export const BM25_K1 = 0.9;
 /** Weight of the name-and-type document against one observation. */
-const LABEL_WEIGHT = NAME_WEIGHT;
-const BM25_B = 0.4;
+export const LABEL_WEIGHT = NAME_WEIGHT;
+export const BM25_B = 0.4;
 /** Adjacent query terms found this close (in words) in one document earn the phrase bonus. */
-const PHRASE_DISTANCE = 3;
+export const PHRASE_DISTANCE = 3;
 /** The phrase bonus, as a share of the pair's mean idf. */
-const PHRASE_BONUS = 1;
-
-/**
- * An extra query term (an expansion's synonym), matched like the query's own and scored × weight;
- * with `of` (the query word it stands for), its idf is at most that word's, so a synonym never outweighs
- * the word it replaces ("someone" for "person" in a context where everyone is a person).
- */
-interface WeightedTerm {
-  term: string;
-  weight: number;
-  of?: string;
-}
+export const PHRASE_BONUS = 1;
 
 export interface RankOptions {
   now: number;
