@@ -22,7 +22,7 @@
  * ## Helpers
  * Upkeep (the alarm: history retention, co-visitation cleanup, the
  * priority evaluation of src/priority/evaluate.ts) lives in ./upkeep.ts and
- * point-in-time recovery in ./restore.ts; the RPC methods here delegate to
+ * point-in-time recovery in ./pitr.ts; the RPC methods here delegate to
  * them.
  */
 import { DurableObject } from "cloudflare:workers";
@@ -82,7 +82,7 @@ import { Db } from "../storage/sql";
 import type { RelatedItem } from "./access";
 import { PendingAccesses, realTimers, type Scheduler } from "./pending";
 import { importBatch, type ImportBatchResult, type ImportLine } from "./importing";
-import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
+import { preparePitr, type PitrPlan, type PitrTarget } from "./pitr";
 import { applyRegistration, type RegistrationPush } from "./registration";
 import { Runner } from "./runner";
 import { contextCounts, entityAccessStats, type ContextCounts, type EntityAccessStats } from "./stats";
@@ -461,11 +461,11 @@ export class MemoryContext extends DurableObject<Env> {
     return this.runner.run(undefined, "read", ({ db }) => ({ value: exportChanges(db, after, maxChars) }));
   }
 
-  /** Point-in-time recovery, step one: the next start restores the whole database to `target` (./restore.ts). */
-  prepareRestore(target: RestoreTarget): Promise<RestorePlan> {
+  /** Point-in-time recovery, step one: the next start restores the whole database to `target` (./pitr.ts). */
+  preparePitr(target: PitrTarget): Promise<PitrPlan> {
     // The bookmark (and the undo bookmark) must hold every earlier search's access statistics.
     this.pending.flush();
-    return prepareRestore(this.ctx.storage, target);
+    return preparePitr(this.ctx.storage, target);
   }
 
   /** Point-in-time recovery, step two: resets the object so it starts again from the bookmark. The call itself fails. */
