@@ -63,7 +63,7 @@ import { expansionFor, SEMANTIC_CANDIDATES, searchMode, semanticEntities } from 
 import { recall, type RecallResult } from "../search/recall";
 import { flushSearchIndex } from "../search/indexer";
 import { withAliasHits } from "../search/aliases";
-import { applyMergePolicy } from "../search/merge";
+import { applySegmentPolicy } from "../search/segments";
 import {
   configureEmbedding,
   embeddingQueued,
@@ -136,9 +136,9 @@ export class MemoryContext extends DurableObject<Env> {
     void ctx.blockConcurrencyWhile(async () => {
       migrate(this.db, (fn) => ctx.storage.transactionSync(fn));
       // Index and count whatever a migration left to do (search catches up with existing rows);
-      // writes leave FTS5 merging to the alarm (src/search/merge.ts).
+      // writes leave FTS5 merging to the alarm (src/search/segments.ts).
       ctx.storage.transactionSync(() => {
-        applyMergePolicy(this.db);
+        applySegmentPolicy(this.db);
         flushSearchIndex(this.db);
       });
       await this.upkeep.load();
@@ -485,7 +485,7 @@ export class MemoryContext extends DurableObject<Env> {
       await this.ctx.storage.deleteAll();
       migrate(this.db, (fn) => this.ctx.storage.transactionSync(fn));
       this.ctx.storage.transactionSync(() => {
-        applyMergePolicy(this.db);
+        applySegmentPolicy(this.db);
         applyRegistration(this.db, { name, status: "purged" });
       });
       await this.upkeep.load();
