@@ -51,7 +51,7 @@ import { checkLimits, writeCapacity, type CapacityLimits } from "../priority/cap
 import { EVALUATION_META, evaluateIfDue, evaluationOptions, planEvaluation } from "../priority/evaluate";
 import { markImportant, priorityInverses, type MarkResult } from "../priority/mark";
 import { listArchive, restoreArchived, type ArchiveListing, type RestoreReport, type RestoreSelection } from "../priority/restore";
-import { writeState } from "../priority/state";
+import { writeReadOnly } from "../storage/registration";
 import { memoryStats, priorityOverview, type MemoryStats } from "../priority/stats";
 import { exportArchivePage } from "../priority/transfer";
 import { modelOptions } from "../priority/weights";
@@ -205,7 +205,7 @@ export class MemoryContext extends DurableObject<Env> {
   /** The Registry's read-only flag, pushed by the contexts API: a read-only context is never pruned. */
   setReadOnly(readOnly: boolean): Outcome<{ readOnly: boolean }> {
     return this.runner.run(undefined, "read", ({ db }) => {
-      writeState(db, "read_only", readOnly ? true : null);
+      writeReadOnly(db, readOnly);
       return { value: { readOnly } };
     });
   }

@@ -33,6 +33,7 @@
  * "memory_evaluation"; the result is kept as priority_state
  * "last_evaluation" for memory_stats.
  */
+import { isReadOnly } from "../storage/registration";
 import type { Db } from "../storage/sql";
 import type { RecordingScope } from "../history";
 import type { Settings } from "../settings";
@@ -118,7 +119,7 @@ export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation
   if (nearTiers.length > 0 && promoteClustered(db, nearTiers, opts.model) > 0) before = limitUse(capacity, usage(db));
   const near = before.filter((u) => u.near);
   // A read-only context is kept exactly as it is: counted and reported, never pruned.
-  const readOnly = near.length > 0 && readState<boolean>(db, "read_only") === true;
+  const readOnly = near.length > 0 && isReadOnly(db);
   if (near.length === 0 || readOnly) {
     const result: Evaluation = {
       at: now,
