@@ -42,7 +42,7 @@
  *   which waits while counts are queued (it counts items by tier), at most
  *   EVALUATION_HOLD_MAX_MS.
  */
-import { covisitMaintenance } from "../covisit";
+import { maintainCovisit } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
 import { compacting, compactionStep } from "../search/compact";
 import { blocksStale, catchUp, embeddingQueued, type Embedder, indexBehind, indexStep } from "../search/semantic";
@@ -178,7 +178,7 @@ export class Upkeep {
     const next = this.storage.transactionSync(() => {
       const { more } = trimHistory(this.db, retention, now);
       const trimAt = more ? now : nextTrimAt(this.db, retention, now);
-      const covisitAt = covisitMaintenance(this.db, now, s);
+      const covisitAt = maintainCovisit(this.db, now, s);
       const times = [trimAt, covisitAt].filter((t): t is number => t !== null);
       return times.length > 0 ? Math.min(...times) : null;
     });

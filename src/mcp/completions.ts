@@ -9,7 +9,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/server";
 import type { ItemKind } from "../items";
-import { guarded, invalid, servedKinds, unwrapped, type GuideScope } from "./guide";
+import { runGuarded, invalid, servedKinds, unwrapped, type GuideScope } from "./guide";
 import { TEMPLATES } from "./resources";
 
 const NOTHING = { completion: { values: [], total: 0, hasMore: false } };
@@ -27,7 +27,7 @@ export function registerCompletions(server: McpServer, scope: GuideScope): void 
 
   server.server.registerCapabilities({ completions: {} });
   server.server.setRequestHandler("completion/complete", (request) =>
-    guarded("completion/complete", async () => {
+    runGuarded("completion/complete", async () => {
       const { ref, argument } = request.params;
       const target = ref.type === "ref/prompt" ? `prompt:${ref.name}` : `resource:${ref.uri}`;
       const args = targets.get(target);

@@ -51,7 +51,7 @@ export function unwrapped<T>(o: Outcome<T>, uri?: string): T {
 }
 
 /** Runs a prompt, resource or completion handler; an unexpected error becomes an internal error with a reference. */
-export async function guarded<T>(label: string, fn: () => Promise<T>): Promise<T> {
+export async function runGuarded<T>(label: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {

@@ -16,7 +16,7 @@
 import type { GetPromptResult, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { estimateTokens } from "../priority/brief";
-import { guarded, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
+import { runGuarded, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
 import { memoryGuide } from "./guidance";
 import { readBrief } from "./resources";
 import { cutQuery } from "./schemas";
@@ -133,7 +133,7 @@ export function registerPrompts(server: McpServer, scope: GuideScope): void {
         description: `What memory knows about a topic, best first, with handles to open more (within ${PROMPT_TOKENS.recall} tokens)`,
         argsSchema: z.object({ topic: required("topic") }),
       },
-      ({ topic }) => guarded("prompt:recall", () => recall(scope, topic)),
+      ({ topic }) => runGuarded("prompt:recall", () => recall(scope, topic)),
     );
     server.registerPrompt(
       "remember",
@@ -142,17 +142,17 @@ export function registerPrompts(server: McpServer, scope: GuideScope): void {
         description: "How to store a summary as entities, relations and observations, with the existing entities to reuse",
         argsSchema: z.object({ summary: required("summary") }),
       },
-      ({ summary }) => guarded("prompt:remember", () => remember(scope, summary)),
+      ({ summary }) => runGuarded("prompt:remember", () => remember(scope, summary)),
     );
   }
   server.registerPrompt("memory-guide", { title: "Memory guide", description: "How to use this memory well, with examples" }, () =>
-    guarded("prompt:memory-guide", () => guide(scope)),
+    runGuarded("prompt:memory-guide", () => guide(scope)),
   );
   if (servedKinds(scope.toolsets).length > 0) {
     server.registerPrompt(
       "brief",
       { title: "Memory brief", description: `The context's briefing: marked important, most used, most recent (within ${PROMPT_TOKENS.brief} tokens)` },
-      () => guarded("prompt:brief", async () => message((await readBrief(scope, "prompt:brief", PROMPT_TOKENS.brief)).text)),
+      () => runGuarded("prompt:brief", async () => message((await readBrief(scope, "prompt:brief", PROMPT_TOKENS.brief)).text)),
     );
   }
 }

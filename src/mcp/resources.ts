@@ -15,7 +15,7 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
 import { itemKey, itemRef, type ItemKind } from "../items";
 import { BRIEF_TOKENS } from "../priority/brief";
-import { decodeName, guarded, invalid, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
+import { decodeName, runGuarded, invalid, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
 
 export const RESOURCES_PAGE = 100;
 export const BRIEF_URI = "memory://brief";
@@ -89,7 +89,7 @@ export function registerResources(server: McpServer, scope: GuideScope): void {
     },
   ];
   server.registerResource("brief", BRIEF_URI, { title: fixed[0]?.title, description: fixed[0]?.description, mimeType: "text/markdown" }, (uri) =>
-    guarded("resource:brief", async () => text(uri.href, "text/markdown", (await readBrief(scope, "resource:brief")).text)),
+    runGuarded("resource:brief", async () => text(uri.href, "text/markdown", (await readBrief(scope, "resource:brief")).text)),
   );
   if (scope.toolsets.has("graph")) {
     const graph = {
@@ -101,7 +101,7 @@ export function registerResources(server: McpServer, scope: GuideScope): void {
     };
     fixed.push(graph);
     server.registerResource(graph.name, graph.uri, { title: graph.title, description: graph.description, mimeType: graph.mimeType }, (uri) =>
-      guarded("resource:knowledge-graph", async () => {
+      runGuarded("resource:knowledge-graph", async () => {
         const c = await scope.open("resource:knowledge-graph");
         return text(uri.href, "application/json", JSON.stringify(unwrapped(await c.stub.readGraph({}, c.meta))));
       }),
@@ -110,12 +110,12 @@ export function registerResources(server: McpServer, scope: GuideScope): void {
   for (const kind of kinds) {
     const t = TEMPLATES[kind];
     server.registerResource(t.name, new ResourceTemplate(t.uriTemplate, { list: undefined }), { title: t.title, description: t.description }, (uri, variables) =>
-      guarded(`resource:${kind}`, () => readItem(scope, kind, uri.href, variables[t.variable])),
+      runGuarded(`resource:${kind}`, () => readItem(scope, kind, uri.href, variables[t.variable])),
     );
   }
 
   server.server.setRequestHandler("resources/list", (request) =>
-    guarded("resources/list", async () => {
+    runGuarded("resources/list", async () => {
       const cursor = request.params?.cursor;
       const after = cursor ? itemRef(cursor) : undefined;
       if (cursor && (!after || !kinds.includes(after.kind))) throw invalid(`Invalid cursor ${JSON.stringify(cursor)}: pass the nextCursor of the previous page.`);

@@ -90,7 +90,7 @@ export interface Evaluation {
 const describeLimits = (limits: readonly LimitUse[]) => limits.map((u) => `${u.limit} ${u.used}/${u.max} (${u.percent}%)`).join(", ");
 
 /** Refreshes the candidates' cluster sizes and tiers; returns those still below the threshold, lowest first. */
-function refreshed(db: Db, items: readonly ScoredItem[], now: number, opts: EvaluationOptions): ScoredItem[] {
+function refreshCandidates(db: Db, items: readonly ScoredItem[], now: number, opts: EvaluationOptions): ScoredItem[] {
   // Writes the fresh cluster sizes and tiers back, as any refresh does.
   const sizes = refreshClusters(
     db,
@@ -143,7 +143,7 @@ export function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation
   const why = `${describeLimits(near)} at or over 90%`;
   const prunedItems: string[] = [];
   const tooLarge: string[] = [];
-  const fresh = refreshed(db, candidates, now, opts);
+  const fresh = refreshCandidates(db, candidates, now, opts);
   // A refreshed candidate may have moved to long term, out of a near tier's count: what must go is counted again.
   if (fresh.length !== candidates.length || fresh.some((c, i) => c.tier !== candidates[i]?.tier)) {
     needs = new Map(
