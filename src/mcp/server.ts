@@ -219,10 +219,10 @@ interface Attempt {
 }
 
 /**
- * The context resolver for one call. `need` comes from the tool's
- * annotations (readOnlyHint false means it writes); `notes` collects what the
- * reply must tell the user, such as a fallback from a removed active context;
- * `client` names the client for co-visitation sessions.
+ * The context resolver for one call. `need` is the tool's declared
+ * `access`; `notes` collects what the reply must tell the user, such as a
+ * fallback from a removed active context; `client` names the client for
+ * co-visitation sessions.
  */
 function resolver(scope: RequestScope, tool: string, need: Need, notes: string[], attempt: Attempt, client?: string): ToolContext["context"] {
   return async (argument) => {
@@ -321,7 +321,6 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
   const tools = surface.kind === "all" ? compiled : surface.kind === "tool" ? [compiledByName.get(surface.name) as Compiled] : [];
   for (const { def, input, listedInput, output, listedOutput } of tools) {
     if (!scope.toolsets.has(def.toolset)) continue;
-    const need: Need = def.annotations.readOnlyHint ? "read" : "write";
     server.registerTool(
       def.name,
       {
@@ -343,7 +342,7 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
           } else {
             const parsed = await input.safeParseAsync(args);
             result = parsed.success
-              ? await def.run(parsed.data as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, attempt, extra))
+              ? await def.run(parsed.data as Parameters<ToolDef["run"]>[0], toolContext(def.name, def.access, notes, attempt, extra))
               : failure(fail("Invalid", `arguments for ${def.name}: ${issues(parsed.error)}`));
           }
           // The SDK checks a listed output schema itself; the unlisted ones are checked here, as strictly.

@@ -17,6 +17,7 @@ export default defineTool({
   },
   output: { results: z.array(z.object({ entityName: z.string(), addedObservations: z.array(z.string()) })) },
   annotations: ADDITIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ observations, context }, ctx) =>
     callContext(

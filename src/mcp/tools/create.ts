@@ -21,6 +21,7 @@ export default defineTool({
     bytes: z.number(),
   },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ path, file_text, overwrite, context }, ctx) =>
     callContext(
       ctx,

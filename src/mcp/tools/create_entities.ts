@@ -10,6 +10,7 @@ export default defineTool({
   input: { entities: batch(EntitySchema) },
   output: { entities: z.array(EntityOut) },
   annotations: ADDITIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ entities, context }, ctx) =>
     callContext(

@@ -10,6 +10,7 @@ export default defineTool({
   input: { relations: batch(NewRelationSchema) },
   output: { relations: z.array(RelationOut) },
   annotations: ADDITIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ relations, context }, ctx) =>
     callContext(

@@ -15,6 +15,7 @@ export default defineTool({
     filesDeleted: z.number(),
   },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ path, context }, ctx) =>
     callContext(
       ctx,

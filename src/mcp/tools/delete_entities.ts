@@ -9,6 +9,7 @@ export default defineTool({
   input: { entityNames: batch(entityName) },
   output: DeleteOut,
   annotations: DESTRUCTIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ entityNames, context }, ctx) =>
     callContext(

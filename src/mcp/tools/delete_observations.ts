@@ -17,6 +17,7 @@ export default defineTool({
   },
   output: DeleteOut,
   annotations: DESTRUCTIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ deletions, context }, ctx) =>
     callContext(

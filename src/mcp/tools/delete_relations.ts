@@ -9,6 +9,7 @@ export default defineTool({
   input: { relations: batch(RelationSchema) },
   output: DeleteOut,
   annotations: DESTRUCTIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ relations, context }, ctx) =>
     callContext(

@@ -17,6 +17,7 @@ export default defineTool({
     pairs: z.array(z.object({ a: z.string(), b: z.string(), score: z.number(), reasons: z.array(z.string()) })),
   },
   annotations: READ,
+  access: "read",
   run: ({ entityType, limit, minScore, context }, ctx) =>
     callContext(
       ctx,

@@ -11,6 +11,7 @@ export default defineTool({
   input: { titles: z.boolean().optional() },
   output: { yaml: z.string(), documents: z.number().int() },
   annotations: READ,
+  access: "read",
   run: ({ titles, context }, ctx) =>
     callDocuments(
       ctx,

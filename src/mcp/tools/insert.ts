@@ -20,6 +20,7 @@ export default defineTool({
     lines: z.number(),
   },
   annotations: ADDITIVE,
+  access: "write",
   run: ({ path, insert_line, insert_text, context }, ctx) =>
     callContext(
       ctx,

@@ -26,6 +26,7 @@ export default defineTool({
     unchanged: z.array(z.string()),
   },
   annotations: SETS,
+  access: "write",
   run: ({ items, important, context }, ctx) =>
     callContext(
       ctx,

@@ -49,6 +49,7 @@ export default defineTool({
   },
   output: { changes: z.array(ChangeOut), more: z.boolean() },
   annotations: READ,
+  access: "read",
   run: ({ item, caller, since, before, limit, context }, ctx) =>
     callContext(
       ctx,

@@ -76,6 +76,7 @@ export default defineTool({
     search: z.object({ mode: z.enum(["lexical", "hybrid"]), embedded: z.number(), queued: z.number(), oldestQueuedMs: z.number() }),
   },
   annotations: READ,
+  access: "read",
   run: ({ context }, ctx) =>
     callContext(
       ctx,

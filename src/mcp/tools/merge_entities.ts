@@ -18,6 +18,7 @@ export default defineTool({
     change: z.number(),
   },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ target, sources, context }, ctx) =>
     callContext(
       ctx,

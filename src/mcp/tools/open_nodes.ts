@@ -18,6 +18,7 @@ export default defineTool({
     related: RelatedOut.optional(),
   },
   annotations: READ,
+  access: "read",
   listOutputSchema: true,
   run: ({ names, asOf, includeSuperseded, context }, ctx) =>
     callContext(

@@ -12,6 +12,7 @@ export default defineTool({
   input: { id: documentId },
   output: { id: z.string(), content: z.string(), related: RelatedOut },
   annotations: READ,
+  access: "read",
   run: ({ id, context }, ctx) =>
     callDocuments(
       ctx,

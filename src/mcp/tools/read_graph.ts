@@ -21,6 +21,7 @@ export default defineTool({
     note: z.string().optional(),
   },
   annotations: READ,
+  access: "read",
   listOutputSchema: true,
   run: ({ limit, cursor, mode, asOf, context }, ctx) =>
     callContext(

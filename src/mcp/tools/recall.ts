@@ -41,6 +41,7 @@ export default defineTool({
     note: z.string().optional(),
   },
   annotations: READ,
+  access: "read",
   run: ({ query, budgetTokens, kinds, context }, ctx) =>
     callContext(
       ctx,

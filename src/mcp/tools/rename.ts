@@ -19,6 +19,7 @@ export default defineTool({
     filesMoved: z.number(),
   },
   annotations: ADDITIVE,
+  access: "write",
   run: ({ old_path, new_path, context }, ctx) =>
     callContext(
       ctx,

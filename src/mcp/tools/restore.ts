@@ -38,6 +38,7 @@ export default defineTool({
     next: z.number().optional(),
   },
   annotations: SETS,
+  access: "write",
   run: async ({ items, ids, before, kind, context }, ctx) => {
     const selecting = (items?.length ?? 0) + (ids?.length ?? 0) > 0;
     if (selecting && (before !== undefined || kind !== undefined)) {

@@ -18,6 +18,7 @@ export default defineTool({
   },
   output: { results: z.array(z.object({ id: z.string(), title: z.string(), snippet: z.string() })) },
   annotations: READ,
+  access: "read",
   run: ({ query, limit, context }, ctx) =>
     callDocuments(
       ctx,

@@ -33,6 +33,7 @@ export default defineTool({
     aliases: z.record(z.string(), z.string()).optional(),
   },
   annotations: READ,
+  access: "read",
   listOutputSchema: true,
   run: ({ query, context, asOf, ...options }, ctx) =>
     callContext(

@@ -19,6 +19,7 @@ export default defineTool({
     lines: z.number(),
   },
   annotations: DESTRUCTIVE_REPEATABLE,
+  access: "write",
   run: ({ path, old_str, new_str, context }, ctx) =>
     callContext(
       ctx,

@@ -15,6 +15,7 @@ export default defineTool({
     undone: z.array(z.object({ seq: z.number(), caller: z.string(), tool: z.string(), summary: z.string() })),
   },
   annotations: DESTRUCTIVE_REPEATABLE,
+  access: "write",
   run: async ({ change, count, context }, ctx) => {
     if (change !== undefined && count !== undefined) {
       return failure({ ok: false, kind: "Invalid", message: "give either change or count, not both." });

@@ -18,6 +18,7 @@ export default defineTool({
     removed: z.array(z.string()),
   },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ id, content, context }, ctx) =>
     callDocuments(
       ctx,

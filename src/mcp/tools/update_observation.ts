@@ -10,6 +10,7 @@ export default defineTool({
   input: { entityName, old: observationText, new: observationText },
   output: { entityName: z.string(), old: z.string(), new: z.string(), supersededAt: z.string() },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ entityName, old, new: next, context }, ctx) =>
     callContext(
       ctx,

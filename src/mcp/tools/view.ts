@@ -23,6 +23,7 @@ export default defineTool({
     related: RelatedOut,
   },
   annotations: READ,
+  access: "read",
   run: ({ path, view_range, context }, ctx) =>
     callContext(
       ctx,
