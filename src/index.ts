@@ -69,11 +69,26 @@ app.get("/health", (c) => c.json({ ok: true }));
 const METHODS = { mcp: "GET, POST, DELETE, OPTIONS", api: "GET, POST, PATCH, DELETE, OPTIONS" };
 
 /**
+ * Origin verdicts of requests already admitted. A /mcp request is admitted in
+ * front of the OAuth provider, which hands the same Request on to the app,
+ * so the guard takes the verdict from here instead of judging it again.
+ */
+const admitted = new WeakMap<Request, OriginVerdict>();
+
+/**
  * What every guarded request meets before its credentials are looked at: the
  * answer refusing it (wrong Host, refused Origin, bad settings) or answering
- * its preflight, else the verdict on its Origin.
+ * its preflight, else the verdict on its Origin. Runs once per request.
  */
 function admit(request: Request, env: Env): { response: Response } | { origin: OriginVerdict } {
+  const known = admitted.get(request);
+  if (known) return { origin: known };
+  const verdict = judge(request, env);
+  if ("origin" in verdict) admitted.set(request, verdict.origin);
+  return verdict;
+}
+
+function judge(request: Request, env: Env): { response: Response } | { origin: OriginVerdict } {
   // DNS rebinding first: in open local mode no other answer (not even "set ADMIN_TOKEN") may come before it.
   const refused = hostRefusal(request, env);
   if (refused) return { response: refused };
