@@ -256,10 +256,14 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
   };
 }
 
-/** Appends the resolver's notes to a result, after the context line. */
+/** Adds the resolver's notes to a result, before its context line, which stays last. */
 function withNotes(result: CallToolResult, notes: readonly string[]): CallToolResult {
   if (notes.length === 0) return result;
-  return { ...result, content: [...result.content, ...notes.map((text) => ({ type: "text" as const, text }))] };
+  const line = result.content.findLastIndex((c) => c.type === "text" && CONTEXT_LINE.test(c.text));
+  const at = line < 0 ? result.content.length : line;
+  const content = [...result.content];
+  content.splice(at, 0, ...notes.map((text) => ({ type: "text" as const, text })));
+  return { ...result, content };
 }
 
 const CONTEXT_LINE = /^\[context: [^\]]*\]$/;
@@ -285,7 +289,8 @@ async function intendedContext(scope: RequestScope, args: unknown): Promise<stri
  * Every result names its context, a refusal too: a tool's own answers carry
  * the line (`reply`, `failure` given a context); one that does not (bad
  * arguments, a context that could not be opened, an internal error) gets the
- * context the call aimed at. It goes before the resolver's notes.
+ * context the call aimed at. It is the result's last line; the resolver's
+ * notes go before it (`withNotes`).
  */
 async function withContextLine(result: CallToolResult, attempt: Attempt, scope: RequestScope, args: unknown): Promise<CallToolResult> {
   if (result.content.some((c) => c.type === "text" && CONTEXT_LINE.test(c.text))) return result;
