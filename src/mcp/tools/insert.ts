@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { filePath, fileText } from "../schemas";
+import { filePath, fileText, intIn } from "../schemas";
 import { plural } from "../format";
 import { ADDITIVE, callContext, defineTool, reply } from "../tool";
 
@@ -10,7 +10,7 @@ export default defineTool({
   description: "Insert insert_text into a memory file after line insert_line (0: at the top).",
   input: {
     path: filePath("path"),
-    insert_line: z.number().int().min(0, "insert_line must be 0 (top) or a line number"),
+    insert_line: intIn("insert_line", 0),
     insert_text: fileText("insert_text").min(1, "insert_text must not be empty"),
   },
   output: {

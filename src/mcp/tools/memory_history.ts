@@ -2,6 +2,7 @@ import { z } from "zod";
 import { LIMITS } from "../../limits";
 import type { ChangeInfo } from "../../history";
 import { callContext, defineTool, READ, reply } from "../tool";
+import { intIn } from "../schemas";
 
 const ChangeOut = z.object({
   seq: z.number(),
@@ -44,8 +45,8 @@ export default defineTool({
       .refine((s) => !Number.isNaN(Date.parse(s)), "since must be an ISO 8601 time such as 2026-11-22T10:00:00Z")
       .optional()
       .describe("ISO 8601 time"),
-    before: z.number().int().min(1).optional().describe("Older than this #seq"),
-    limit: z.number().int().min(1).max(200).optional(),
+    before: intIn("before", 1).optional().describe("Older than this #seq"),
+    limit: intIn("limit", 1, 200).optional(),
   },
   output: { changes: z.array(ChangeOut), more: z.boolean() },
   annotations: READ,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fail } from "../../errors";
 import { LIMITS } from "../../limits";
 import { callContext, defineTool, failure, reply, SETS } from "../tool";
+import { intIn } from "../schemas";
 
 const MAX_SELECTED = 100;
 const LIST_PAGE = 20;
@@ -22,8 +23,8 @@ export default defineTool({
     "Bring back pruned items (key or archive id) with their relations; one missing its other end waits (relationsDeferred). No items or ids: lists the archive.",
   input: {
     items: z.array(itemKey).max(MAX_SELECTED).optional().describe("Newest archived copy of each"),
-    ids: z.array(z.number().int().min(1)).max(MAX_SELECTED).optional(),
-    before: z.number().int().min(1).optional().describe("Listing: older than this id"),
+    ids: z.array(intIn("ids", 1)).max(MAX_SELECTED).optional(),
+    before: intIn("before", 1).optional().describe("Listing: older than this id"),
     kind: z.enum(["entity", "file", "doc"]).optional().describe("Listing: only this kind"),
   },
   output: {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { callContext, defineTool, DESTRUCTIVE_REPEATABLE, failure, reply } from "../tool";
+import { intIn } from "../schemas";
 
 export default defineTool({
   name: "undo",
@@ -7,8 +8,8 @@ export default defineTool({
   title: "Undo",
   description: "Undo your last change (or last count, or #change and later changes to its items); refused if others changed them since.",
   input: {
-    change: z.number().int().min(1).optional().describe("#seq from memory_history"),
-    count: z.number().int().min(1).max(50).optional(),
+    change: intIn("change", 1).optional().describe("#seq from memory_history"),
+    count: intIn("count", 1, 50).optional(),
   },
   output: {
     change: z.number(),
