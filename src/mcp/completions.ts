@@ -34,8 +34,8 @@ export function registerCompletions(server: McpServer, scope: GuideScope): void 
       if (!args) throw invalid(ref.type === "ref/prompt" ? `Prompt ${ref.name} not found` : `Resource template ${ref.uri} not found`);
       const kind = args.get(argument.name);
       if (!kind) return NOTHING;
-      const c = await scope.open("completion/complete");
-      return { completion: unwrapped(await c.stub.completeItems(kind, argument.value, c.meta)) };
+      const opened = await scope.open("completion/complete");
+      return { completion: unwrapped(await opened.stub.completeItems(kind, argument.value, opened.meta)) };
     }),
   );
 }

@@ -26,7 +26,7 @@ export interface GuideScope {
 }
 
 /** The notes as lines to put before a text, or nothing. */
-export const noteLines = (c: OpenedContext) => (c.notes.length ? `${c.notes.join("\n")}\n` : "");
+export const noteLines = (opened: OpenedContext) => (opened.notes.length ? `${opened.notes.join("\n")}\n` : "");
 
 /** The item kinds a connection's toolsets serve. */
 export function servedKinds(toolsets: ReadonlySet<Toolset>): ItemKind[] {

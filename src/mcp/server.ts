@@ -178,7 +178,7 @@ const compiled: Compiled[] = TOOLS.map((def) => {
   const output = z.object(def.output);
   return { def, input, listedInput: listedInput(listed), output, ...(def.listOutputSchema ? { listedOutput: listedOutput(output) } : {}) };
 });
-const compiledByName = new Map(compiled.map((c) => [c.def.name, c]));
+const compiledByName = new Map(compiled.map((entry) => [entry.def.name, entry]));
 
 /**
  * What one request can reach, so the server built for it registers no more:
@@ -366,9 +366,9 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
       ...(scope.pinned !== undefined ? { pinned: scope.pinned } : {}),
       open: async (label) => {
         const notes: string[] = [];
-        const c = await toolContext(label, "read", notes).context(undefined);
-        if ("ok" in c) throw invalid(c);
-        return { ...c, notes };
+        const resolved = await toolContext(label, "read", notes).context(undefined);
+        if ("ok" in resolved) throw invalid(resolved);
+        return { ...resolved, notes };
       },
     };
     registerResources(server, guide);

@@ -153,15 +153,15 @@ export const TIMING_HEADER = "Engram-Timing";
 export async function callContext<T>(
   ctx: ToolContext,
   argument: string | undefined,
-  call: (c: ResolvedContext) => Promise<Outcome<T>>,
-  answer: (value: T, c: ResolvedContext) => CallToolResult,
+  call: (resolved: ResolvedContext) => Promise<Outcome<T>>,
+  answer: (value: T, resolved: ResolvedContext) => CallToolResult,
   fail: (f: Failure, context: string) => CallToolResult = failure,
 ): Promise<CallToolResult> {
-  const c = await ctx.context(argument);
-  if ("ok" in c) return failure(c);
+  const resolved = await ctx.context(argument);
+  if ("ok" in resolved) return failure(resolved);
   const started = performance.now();
-  const outcome = await call(c);
+  const outcome = await call(resolved);
   const rpcMs = performance.now() - started;
-  const result = outcome.ok ? answer(outcome.value, c) : fail(outcome, c.name);
+  const result = outcome.ok ? answer(outcome.value, resolved) : fail(outcome, resolved.name);
   return ctx.timing ? { ...result, _meta: { ...result._meta, [RPC_MS_META]: rpcMs } } : result;
 }

@@ -23,7 +23,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.addObservations(observations, c.meta),
-      (results, c) => reply(c.name, { results }),
+      (resolved) => resolved.stub.addObservations(observations, resolved.meta),
+      (results, resolved) => reply(resolved.name, { results }),
     ),
 });

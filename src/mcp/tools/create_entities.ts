@@ -16,7 +16,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.createEntities(entities, c.meta),
-      (created, c) => reply(c.name, { entities: created }),
+      (resolved) => resolved.stub.createEntities(entities, resolved.meta),
+      (created, resolved) => reply(resolved.name, { entities: created }),
     ),
 });

@@ -16,7 +16,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.createRelations(relations, c.meta),
-      (created, c) => reply(c.name, { relations: created }),
+      (resolved) => resolved.stub.createRelations(relations, resolved.meta),
+      (created, resolved) => reply(resolved.name, { relations: created }),
     ),
 });

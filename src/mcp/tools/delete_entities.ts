@@ -15,7 +15,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.deleteEntities(entityNames, c.meta),
-      (r, c) => reply(c.name, { success: r.success, message: r.message }, r.message),
+      (resolved) => resolved.stub.deleteEntities(entityNames, resolved.meta),
+      (r, resolved) => reply(resolved.name, { success: r.success, message: r.message }, r.message),
     ),
 });

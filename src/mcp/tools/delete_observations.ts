@@ -23,7 +23,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.deleteObservations(deletions, c.meta),
-      (r, c) => reply(c.name, { ...r }, r.message),
+      (resolved) => resolved.stub.deleteObservations(deletions, resolved.meta),
+      (r, resolved) => reply(resolved.name, { ...r }, r.message),
     ),
 });

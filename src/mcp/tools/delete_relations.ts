@@ -15,7 +15,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.deleteRelations(relations, c.meta),
-      (r, c) => reply(c.name, { ...r }, r.message),
+      (resolved) => resolved.stub.deleteRelations(relations, resolved.meta),
+      (r, resolved) => reply(resolved.name, { ...r }, r.message),
     ),
 });

@@ -22,11 +22,11 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) =>
-        c.stub.findDuplicates(
+      (resolved) =>
+        resolved.stub.findDuplicates(
           { ...(entityType !== undefined && { entityType }), ...(limit !== undefined && { limit }), ...(minScore !== undefined && { minScore }) },
-          c.meta,
+          resolved.meta,
         ),
-      (r, c) => reply(c.name, { pairs: r.pairs }),
+      (r, resolved) => reply(resolved.name, { pairs: r.pairs }),
     ),
 });

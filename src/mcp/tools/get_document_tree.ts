@@ -16,10 +16,10 @@ export default defineTool({
     callDocuments(
       ctx,
       context,
-      (c) => c.stub.documentTree(c.meta),
-      ({ root, count }, c) => {
+      (resolved) => resolved.stub.documentTree(resolved.meta),
+      ({ root, count }, resolved) => {
         const yaml = renderTree(root, titles ?? false);
-        return reply(c.name, { yaml, documents: count }, yaml);
+        return reply(resolved.name, { yaml, documents: count }, yaml);
       },
     ),
 });

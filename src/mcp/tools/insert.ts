@@ -25,10 +25,10 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.insertText(path, insert_line, insert_text, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.insertText(path, insert_line, insert_text, resolved.meta),
+      (r, resolved) => {
         const out = { path: r.path, insert_line: r.insert_line, linesInserted: r.linesInserted, lines: r.lines };
-        return reply(c.name, out, `Inserted ${plural(r.linesInserted, "line")} after line ${r.insert_line} of ${r.path} (now ${plural(r.lines, "line")}).`);
+        return reply(resolved.name, out, `Inserted ${plural(r.linesInserted, "line")} after line ${r.insert_line} of ${r.path} (now ${plural(r.lines, "line")}).`);
       },
     ),
 });

@@ -81,10 +81,10 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.memoryStats(c.meta),
-      (s, c) => {
+      (resolved) => resolved.stub.memoryStats(resolved.meta),
+      (s, resolved) => {
         const out = shape(s);
-        return reply(c.name, out, text(out, details(s)));
+        return reply(resolved.name, out, text(out, details(s)));
       },
     ),
 });

@@ -17,7 +17,7 @@ export default defineTool({
     callDocuments(
       ctx,
       context,
-      (c) => c.stub.readDocument(id ?? ROOT_ID, c.meta),
-      (doc, c) => replyWithRelated(c.name, { ...doc }, doc.content, doc.related),
+      (resolved) => resolved.stub.readDocument(id ?? ROOT_ID, resolved.meta),
+      (doc, resolved) => replyWithRelated(resolved.name, { ...doc }, doc.content, doc.related),
     ),
 });

@@ -27,7 +27,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.readGraph({ limit, cursor, mode }, c.meta, asOf),
-      (page, c) => reply(c.name, { ...page }),
+      (resolved) => resolved.stub.readGraph({ limit, cursor, mode }, resolved.meta, asOf),
+      (page, resolved) => reply(resolved.name, { ...page }),
     ),
 });

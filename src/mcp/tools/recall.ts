@@ -41,7 +41,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.recall(cutQuery(query), { budgetTokens: budgetTokens ?? RECALL_BUDGET.default, kinds: kinds ?? [...ITEM_KINDS] }, c.meta),
-      (result, c) => reply(c.name, { ...result }),
+      (resolved) => resolved.stub.recall(cutQuery(query), { budgetTokens: budgetTokens ?? RECALL_BUDGET.default, kinds: kinds ?? [...ITEM_KINDS] }, resolved.meta),
+      (result, resolved) => reply(resolved.name, { ...result }),
     ),
 });

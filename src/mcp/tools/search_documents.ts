@@ -23,7 +23,7 @@ export default defineTool({
     callDocuments(
       ctx,
       context,
-      (c) => c.stub.searchDocuments(cutQuery(query), limit ?? DEFAULT_LIMIT, c.meta),
-      (results, c) => reply(c.name, { results }),
+      (resolved) => resolved.stub.searchDocuments(cutQuery(query), limit ?? DEFAULT_LIMIT, resolved.meta),
+      (results, resolved) => reply(resolved.name, { results }),
     ),
 });

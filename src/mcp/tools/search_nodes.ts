@@ -33,7 +33,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.searchNodes(cutQuery(query), options, c.meta, asOf),
-      (result, c) => reply(c.name, { ...result }),
+      (resolved) => resolved.stub.searchNodes(cutQuery(query), options, resolved.meta, asOf),
+      (result, resolved) => reply(resolved.name, { ...result }),
     ),
 });

@@ -24,10 +24,10 @@ export default defineTool({
     return callContext(
       ctx,
       context,
-      (c) => c.stub.undo(change !== undefined ? { change } : { count: count ?? 1 }, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.undo(change !== undefined ? { change } : { count: count ?? 1 }, resolved.meta),
+      (r, resolved) => {
         const what = r.undone.map((u) => `#${u.seq} (${u.tool}: ${u.summary})`).join(", ");
-        return reply(c.name, { ...r }, `Undid ${what} as change #${r.change}. To take this back: undo{change: ${r.change}}.`);
+        return reply(resolved.name, { ...r }, `Undid ${what} as change #${r.change}. To take this back: undo{change: ${r.change}}.`);
       },
     );
   },

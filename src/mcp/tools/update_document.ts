@@ -23,12 +23,12 @@ export default defineTool({
     callDocuments(
       ctx,
       context,
-      (c) => c.stub.updateDocument(id ?? ROOT_ID, content, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.updateDocument(id ?? ROOT_ID, content, resolved.meta),
+      (r, resolved) => {
         const lines = ["Succeeded"];
         if (r.created.length > 0) lines.push(`Created: ${names(r.created)}`);
         if (r.removed.length > 0) lines.push(`Removed: ${names(r.removed)}`);
-        return reply(c.name, { created: r.created, removed: r.removed }, lines.join("\n"));
+        return reply(resolved.name, { created: r.created, removed: r.removed }, lines.join("\n"));
       },
     ),
 });

@@ -15,7 +15,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.updateObservation({ entityName, old, new: next }, c.meta),
-      (r, c) => reply(c.name, { ...r }),
+      (resolved) => resolved.stub.updateObservation({ entityName, old, new: next }, resolved.meta),
+      (r, resolved) => reply(resolved.name, { ...r }),
     ),
 });

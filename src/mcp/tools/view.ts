@@ -28,7 +28,7 @@ export default defineTool({
     callContext(
       ctx,
       context,
-      (c) => c.stub.viewFile(path, view_range, c.meta),
-      (r, c) => replyWithRelated(c.name, { ...r }, r.text, r.related),
+      (resolved) => resolved.stub.viewFile(path, view_range, resolved.meta),
+      (r, resolved) => replyWithRelated(resolved.name, { ...r }, r.text, r.related),
     ),
 });
