@@ -20,7 +20,7 @@ import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app";
 import { authenticate, hostRefusal, openLocalMode, vouch } from "./auth";
-import { callerOfProps, canonicalMetadataRequest, explained, invalidTokenResponse, isMcpPath, isOAuthPath, oauthProvider } from "./auth/oauth";
+import { callerOfProps, canonicalMetadataRequest, explainUnauthorized, invalidTokenResponse, isMcpPath, isOAuthPath, oauthProvider } from "./auth/oauth";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
 import { corsHeaders, forbiddenOrigin, type OriginVerdict, originVerdict, preflight, withCors } from "./auth/origin";
@@ -69,11 +69,26 @@ app.get("/health", (c) => c.json({ ok: true }));
 const METHODS = { mcp: "GET, POST, DELETE, OPTIONS", api: "GET, POST, PATCH, DELETE, OPTIONS" };
 
 /**
+ * Origin verdicts of requests already admitted. A /mcp request is admitted in
+ * front of the OAuth provider, which hands the same Request on to the app,
+ * so the guard takes the verdict from here instead of judging it again.
+ */
+const admitted = new WeakMap<Request, OriginVerdict>();
+
+/**
  * What every guarded request meets before its credentials are looked at: the
  * answer refusing it (wrong Host, refused Origin, bad settings) or answering
- * its preflight, else the verdict on its Origin.
+ * its preflight, else the verdict on its Origin. Runs once per request.
  */
-function admission(request: Request, env: Env): { response: Response } | { origin: OriginVerdict } {
+function admit(request: Request, env: Env): { response: Response } | { origin: OriginVerdict } {
+  const known = admitted.get(request);
+  if (known) return { origin: known };
+  const verdict = judge(request, env);
+  if ("origin" in verdict) admitted.set(request, verdict.origin);
+  return verdict;
+}
+
+function judge(request: Request, env: Env): { response: Response } | { origin: OriginVerdict } {
   // DNS rebinding first: in open local mode no other answer (not even "set ADMIN_TOKEN") may come before it.
   const refused = hostRefusal(request, env);
   if (refused) return { response: refused };
@@ -96,7 +111,7 @@ function admission(request: Request, env: Env): { response: Response } | { origi
 const guard = createMiddleware<AppEnv>(async (c, next) => {
   // "/mcp" and "/mcp/*" both match /mcp: the first pass decided (and the body limit has since replaced the request).
   if (c.get("caller")) return next();
-  const admitted = admission(c.req.raw, c.env);
+  const admitted = admit(c.req.raw, c.env);
   if ("response" in admitted) return admitted.response;
   const { origin } = admitted;
   const auth = await authenticate(c.req.raw, c.env);
@@ -189,7 +204,7 @@ export default {
     const mcp = isMcpPath(url.pathname);
     if (!mcp && !isOAuthPath(url.pathname)) return app.fetch(request, env, ctx);
     if (mcp) {
-      const admitted = admission(request, env);
+      const admitted = admit(request, env);
       if ("response" in admitted) return admitted.response;
       // Open local mode needs no credential, so a request without one never meets the provider.
       if (openLocalMode(env) && !request.headers.has("Authorization")) return app.fetch(request, env, ctx);
@@ -201,7 +216,7 @@ export default {
     if (!provider) return app.fetch(request, env, ctx);
     try {
       const response = await provider.fetch(canonicalMetadataRequest(request, url), env, ctx);
-      return mcp ? await explained(response) : response;
+      return mcp ? await explainUnauthorized(response) : response;
     } catch (error) {
       // The app answers its own failures; this is the provider's (a KV outage, a bug): logged, never shown.
       console.error(JSON.stringify({ event: "unhandled", path: url.pathname, ...describeThrown(error) }));

@@ -1,12 +1,12 @@
 /**
  * Every tool result names the memory context it acted on, or the one it
- * aimed at when it was refused: `[context: <name>]`, after the answer and
- * before any note.
+ * aimed at when it was refused: `[context: <name>]`, the result's last
+ * line, after the answer and any note.
  */
 import { describe, expect, it } from "vitest";
 import { CLIENTS, freshContext, json, type TestClient, type ToolResult } from "./helpers/clients";
 import { registered } from "./helpers/context";
-import { connectAs, createContext, mint } from "./helpers/teams";
+import { ADMIN, connectAs, createContext, mint } from "./helpers/teams";
 
 const lineOf = (r: ToolResult) => r.content.filter((c) => /^\[context: /.test(c.text ?? "")).map((c) => c.text);
 
@@ -56,6 +56,22 @@ describe.each(CLIENTS)("the context line on every result (%s client)", (_label, 
     expect(contextsTool.isError).toBe(true);
     expect(lineOf(contextsTool)).toEqual([`[context: ${current}]`]);
     await c.close();
+  });
+
+  it("comes last, after the note that the removed active context fell back to the default", async () => {
+    const ctx = freshContext("line");
+    await createContext(ctx);
+    const client = await connectAs(connect, (await mint([{ context: "*", role: "write" }])).token);
+    await client.call("set_active_context", { name: ctx });
+    const admin = await connectAs(connect, ADMIN);
+    expect((await admin.call("remove_context", { name: ctx })).isError).toBeFalsy();
+    const r = await client.call("read_graph");
+    expect(r.isError).toBeFalsy();
+    const texts = r.content.map((c) => c.text ?? "");
+    expect(texts.at(-2)).toContain(`your active context "${ctx}" was removed, so this call used "default"`);
+    expect(texts.at(-1)).toBe("[context: default]");
+    expect(lineOf(r)).toEqual(["[context: default]"]);
+    for (const c of [client, admin]) await c.close();
   });
 
   it("names the context a caller may not open", async () => {

@@ -7,7 +7,7 @@ import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test"
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { Db } from "../src/storage/sql";
-import { covisit, covisitMaintenance, MAX_ASSOCIATIONS_PER_ITEM, PAIR_WINDOW, SESSION_MAX_ITEMS } from "../src/covisit";
+import { covisit, maintainCovisit, MAX_ASSOCIATIONS_PER_ITEM, PAIR_WINDOW, SESSION_MAX_ITEMS } from "../src/covisit";
 import { DAY_MS } from "../src/history";
 import { settings, SettingsError } from "../src/settings";
 import { freshContext } from "./helpers/clients";
@@ -50,8 +50,8 @@ describe("co-visitation storage", () => {
       for (let k = 0; k < 2000; k++) db.run("INSERT INTO entities (name, entity_type, created_at, updated_at) VALUES (?, 't', 0, 0)", `e${k}`);
       /** Runs maintenance until it has nothing left to do at `now`. */
       const maintain = (at: number) => {
-        let next = covisitMaintenance(db, at, IDLE);
-        while (next === at) next = covisitMaintenance(db, at, IDLE);
+        let next = maintainCovisit(db, at, IDLE);
+        while (next === at) next = maintainCovisit(db, at, IDLE);
         return next;
       };
       let maxSessionsAlive = 0;
@@ -117,7 +117,7 @@ describe("co-visitation storage", () => {
       for (let k = 1; k <= MAX_ASSOCIATIONS_PER_ITEM + extra; k++) {
         db.run("INSERT INTO covisit_pairs (item, other, count, updated_at) VALUES ('file:hub.md', ?, ?, 0)", `file:n${k}.md`, k);
       }
-      expect(covisitMaintenance(db, 0, IDLE)).toBeNull();
+      expect(maintainCovisit(db, 0, IDLE)).toBeNull();
       const kept = db.all<{ count: number }>("SELECT count FROM covisit_pairs WHERE item = 'file:hub.md' ORDER BY count");
       expect(kept).toHaveLength(MAX_ASSOCIATIONS_PER_ITEM);
       expect(kept[0]?.count).toBe(extra + 1);

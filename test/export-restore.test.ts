@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseAt } from "../src/api/restore";
+import { parseAt } from "../src/api/pitr";
 import { connectV2, freshContext, workerFetch } from "./helpers/clients";
 import { exportText, stubOf } from "./helpers/context";
 

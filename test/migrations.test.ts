@@ -78,4 +78,40 @@ describe("migrations", () => {
       expect(db.one<{ n: number }>("SELECT COUNT(*) AS n FROM changes")?.n).toBe(2);
     });
   });
+
+  it("moves a context's registration and read-only flag out of priority_state and keeps refusing what they refuse", async () => {
+    await runInDurableObject(stub(), (instance: MemoryContext, state) => {
+      const db = new Db(state.storage.sql);
+      const tx = <T>(fn: () => T) => state.storage.transactionSync(fn);
+      wipe(db);
+      migrate(db, tx, MIGRATIONS, 19);
+      // As version 19 kept them: JSON values under two priority_state keys, beside the evaluation's own state.
+      db.run(
+        `INSERT INTO priority_state (key, value) VALUES
+           ('registration', '{"name":"gone","status":"removed"}'), ('read_only', 'true'), ('capacity', '{"total":5}')`,
+      );
+      migrate(db, tx);
+      expect(db.all("SELECT name, status, read_only FROM registration")).toEqual([{ name: "gone", status: "removed", read_only: 1 }]);
+      expect(db.all("SELECT key, value FROM priority_state")).toEqual([{ key: "capacity", value: '{"total":5}' }]);
+      const write = instance.createEntities([{ name: "A", entityType: "t", observations: [] }], { caller: "local", callerId: "local", tool: "create_entities" });
+      expect(!write.ok && write.message).toBe('Context "gone" was removed. list_contexts shows the contexts you can use; add_context creates one.');
+    });
+  });
+
+  it("moves a read-only flag alone, and adds no registration row where priority_state held neither", async () => {
+    await runInDurableObject(stub(), (_instance: MemoryContext, state) => {
+      const db = new Db(state.storage.sql);
+      const tx = <T>(fn: () => T) => state.storage.transactionSync(fn);
+      wipe(db);
+      migrate(db, tx, MIGRATIONS, 19);
+      db.run("INSERT INTO priority_state (key, value) VALUES ('read_only', 'true')");
+      migrate(db, tx);
+      expect(db.all("SELECT name, status, read_only FROM registration")).toEqual([{ name: null, status: null, read_only: 1 }]);
+
+      wipe(db);
+      migrate(db, tx, MIGRATIONS, 19);
+      migrate(db, tx);
+      expect(db.all("SELECT * FROM registration")).toEqual([]);
+    });
+  });
 });

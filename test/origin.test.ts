@@ -223,6 +223,20 @@ describe("CORS on answers", () => {
     expect(listed(denied.headers.get("Access-Control-Expose-Headers"))).toContain("www-authenticate");
   });
 
+  it("judges an authenticated /mcp request once, in front of the OAuth provider, and answers with that verdict's CORS headers", async () => {
+    // The guard behind the provider reuses the verdict: an accepted origin still gets its headers on the MCP answer.
+    const ok = await initialize("/mcp", { ...bearer(ADMIN), Origin: "http://localhost" });
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("Access-Control-Allow-Origin")).toBe("http://localhost");
+    expect(listed(ok.headers.get("Access-Control-Expose-Headers"))).toContain("mcp-session-id");
+    // A foreign Origin or Host is refused before the valid token reaches the provider.
+    const foreign = await initialize("/mcp", { ...bearer(ADMIN), Origin: "http://localhost:3000" });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get("Access-Control-Allow-Origin")).toBeNull();
+    const rebound = await initialize("/mcp", { ...bearer(ADMIN), Host: "evil.example.com" }, open, SERVER);
+    expect(rebound.status).toBe(403);
+  });
+
   it("refuses a foreign origin on /api before the token is looked at", async () => {
     const res = await secured("http://localhost/api/tokens", { headers: { ...bearer(ADMIN), Origin: "http://localhost:3000" } });
     expect(res.status).toBe(403);

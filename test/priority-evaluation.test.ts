@@ -71,7 +71,7 @@ describe("capacity evaluation (the alarm)", () => {
     await seed(stub, t0, { A: {}, B: {} });
     // Read-only from the Registry's side only (as add_context would leave it), then a capacity.
     expect((await adminApi(`/contexts/${name}`, "PATCH", { readOnly: true })).status).toBe(200);
-    await sql(stub, "DELETE FROM priority_state WHERE key = 'read_only'");
+    await sql(stub, "UPDATE registration SET read_only = 0");
     expect((await adminApi(`/contexts/${name}`, "PATCH", { capacity: { total: 2 } })).status).toBe(200);
     expect(await runAlarmAt(stub, t0 + 400 * DAY_MS)).toBe(true);
     expect(await entityNames(stub)).toEqual(["A", "B"]);

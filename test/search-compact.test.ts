@@ -65,7 +65,7 @@ const results = (stub: Stub, now: number) =>
 
 /**
  * Loads 1,600 entities in seven calls (6,400 search documents) at `t`, then
- * runs the merge slices the writes asked for (src/search/merge.ts): the
+ * runs the merge slices the writes asked for (src/search/segments.ts): the
  * first four calls' segments merge into one, the last three's stay, so each
  * index holds segments of different levels, as after any bulk load.
  */
@@ -132,7 +132,7 @@ describe("search index compaction", () => {
     const stub = stubOf(freshContext("compact"));
     const t = Date.now();
     await setClock(stub, t);
-    // Three writes: fewer segments than make a level due for a merge slice (MERGE_LEVEL_SEGMENTS).
+    // Three writes: fewer segments than make a level due for a merge slice (SEGMENTS_PER_LEVEL).
     for (let from = 0; from < 30; from += 10) unwrap(await stub.createEntities(batch(from, 10), as("a")));
     expect((await shape(stub)).segments).toEqual([3, 3]);
     await setClock(stub, t + 2 * COMPACT_QUIET_MS);

@@ -1,5 +1,5 @@
 /**
- * FTS5 merging off the write path (src/search/merge.ts): a write never
+ * FTS5 merging off the write path (src/search/segments.ts): a write never
  * merges segments; the alarm does, one bounded slice per run, re-arming at
  * once while slices find work. The clock is a day ahead of real time, so the
  * alarms the writes set wait for runDurableObjectAlarm instead of firing by
@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../src/context/MemoryContext";
 import { searchGraph, searchParams } from "../src/search";
 import { indexShape, SEARCH_INDEXES } from "../src/search/compact";
-import { applyMergePolicy, MERGE_LEVEL_SEGMENTS, MERGE_SLICE_PAGES, mergeSlice } from "../src/search/merge";
+import { applySegmentPolicy, SEGMENTS_PER_LEVEL, SEGMENT_SLICE_PAGES, mergeSegments } from "../src/search/segments";
 import { parseQuery } from "../src/search/query";
 import { settings } from "../src/settings";
 import { Db } from "../src/storage/sql";
@@ -70,10 +70,10 @@ describe("FTS5 merging off the write path", () => {
     const stub = stubOf(freshContext("merge"));
     const t = Date.now() + DAY;
     await setClock(stub, t);
-    for (let w = 1; w <= MERGE_LEVEL_SEGMENTS; w++) unwrap(await stub.createEntities(entities(w * 100, 40), as("a")));
+    for (let w = 1; w <= SEGMENTS_PER_LEVEL; w++) unwrap(await stub.createEntities(entities(w * 100, 40), as("a")));
     const found = await results(stub, t);
     expect(found.some((r) => r.entities.length > 0)).toBe(true);
-    expect(await segments(stub)).toEqual([MERGE_LEVEL_SEGMENTS, MERGE_LEVEL_SEGMENTS]);
+    expect(await segments(stub)).toEqual([SEGMENTS_PER_LEVEL, SEGMENTS_PER_LEVEL]);
 
     expect(await alarmAt(stub)).toBe(t);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
@@ -87,10 +87,10 @@ describe("FTS5 merging off the write path", () => {
     const stub = stubOf(freshContext("merge"));
     const t = Date.now() + DAY;
     await setClock(stub, t);
-    for (let w = 1; w <= MERGE_LEVEL_SEGMENTS; w++) unwrap(await stub.createEntities(entities(w * 10_000, 1500), as("a")));
+    for (let w = 1; w <= SEGMENTS_PER_LEVEL; w++) unwrap(await stub.createEntities(entities(w * 10_000, 1500), as("a")));
     const found = await results(stub, t);
     // Large enough that one slice cannot merge it (the index's pages, those that start a term at least).
-    expect(await leafPages(stub)).toBeGreaterThan(MERGE_SLICE_PAGES / 2);
+    expect(await leafPages(stub)).toBeGreaterThan(SEGMENT_SLICE_PAGES / 2);
     let runs = 0;
     while ((await alarmAt(stub)) === t) {
       await runDurableObjectAlarm(stub);
@@ -106,14 +106,14 @@ describe("FTS5 merging off the write path", () => {
     const stub = stubOf(freshContext("merge"));
     const t = Date.now() + DAY;
     await setClock(stub, t);
-    for (let w = 1; w <= MERGE_LEVEL_SEGMENTS; w++) unwrap(await stub.createEntities(entities(w * 1000, 300), as("a")));
+    for (let w = 1; w <= SEGMENTS_PER_LEVEL; w++) unwrap(await stub.createEntities(entities(w * 1000, 300), as("a")));
     const found = await results(stub, t);
     const slices = await runInDurableObject(stub, (_i, state) => {
       const db = new Db(state.storage.sql);
       const shapes: number[][] = [];
       let n = 0;
       // Two pages per slice: each does a little of the merge and says more may remain.
-      while (state.storage.transactionSync(() => mergeSlice(db, 2))) {
+      while (state.storage.transactionSync(() => mergeSegments(db, 2))) {
         n++;
         shapes.push(SEARCH_INDEXES.map((index) => indexShape(db, index).segments));
         if (n > 500) throw new Error("the merge did not finish in 500 two-page slices");
@@ -122,7 +122,7 @@ describe("FTS5 merging off the write path", () => {
     });
     expect(slices.n).toBeGreaterThan(2);
     // Part-way, the word index still holds its four input segments (and the output being built).
-    expect(slices.first?.[0]).toBeGreaterThanOrEqual(MERGE_LEVEL_SEGMENTS);
+    expect(slices.first?.[0]).toBeGreaterThanOrEqual(SEGMENTS_PER_LEVEL);
     expect(slices.last).toEqual([1, 1]);
     expect(await results(stub, t)).toEqual(found);
   });
@@ -135,13 +135,13 @@ describe("FTS5 merging off the write path", () => {
       const atStart = config();
       // As a context created before the policy existed holds it: FTS5's default automerge.
       state.storage.transactionSync(() => db.run("INSERT INTO search_words (search_words, rank) VALUES ('automerge', 4)"));
-      const first = state.storage.transactionSync(() => applyMergePolicy(db));
-      const again = state.storage.transactionSync(() => applyMergePolicy(db));
+      const first = state.storage.transactionSync(() => applySegmentPolicy(db));
+      const again = state.storage.transactionSync(() => applySegmentPolicy(db));
       return { atStart, first, again, after: config() };
     });
     const policy = [
       { k: "automerge", v: 0 },
-      { k: "usermerge", v: MERGE_LEVEL_SEGMENTS },
+      { k: "usermerge", v: SEGMENTS_PER_LEVEL },
     ];
     expect(out.atStart).toEqual(policy);
     expect(out).toMatchObject({ first: 1, again: 0, after: policy });

@@ -1,7 +1,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { reciprocalRankFusion, RRF_K } from "../src/search/fuse";
-import { corpus, expression, termWindow } from "../src/search/match";
+import { expression, readCorpus, termWindow } from "../src/search/match";
 import { parseQuery } from "../src/search/query";
 import { COMPOUND_PHRASE_LOOKUPS, rankQuery } from "../src/search/rank";
 import { tokenize } from "../src/search/tokenize";
@@ -230,17 +230,17 @@ describe("a compound's window", () => {
       const db = new Db(state.storage.sql);
       const term = tokenize("github-sqlite-wal")[0];
       if (!term) throw new Error("no term");
-      const c = corpus(db);
+      const corpus = readCorpus(db);
       const id = (name: string) => db.one<{ id: number }>("SELECT id FROM entities WHERE name = ?", name)?.id;
       const owners = (w: { observations: [number, number][] }) => w.observations.map(([, eid]) => eid);
       // A span covering the context: the window is the whole expression's (compound or words apart, anywhere).
-      const whole = termWindow(db, term, c, 20, 100);
+      const whole = termWindow(db, term, corpus, 20, 100);
       expect(owners(whole).sort()).toEqual([id("old-apart"), id("old-compound"), id("new-apart")].sort());
       expect(whole.names).toEqual([id("githubSqliteWal")]);
       const full = db.all<{ doc: number }>("SELECT rowid AS doc FROM search_words WHERE search_words MATCH ? AND rowid > 0 ORDER BY rowid DESC", expression(term));
       expect(whole.observations.map(([doc]) => doc)).toEqual(full.map((r) => r.doc));
       // A span of the newest 3 documents of each kind: the words apart only there, the compound everywhere.
-      const short = termWindow(db, term, c, 20, 100, 3);
+      const short = termWindow(db, term, corpus, 20, 100, 3);
       expect(owners(short).sort()).toEqual([id("old-compound"), id("new-apart")].sort());
       expect(short.names).toEqual([id("githubSqliteWal")]);
     });

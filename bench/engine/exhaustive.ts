@@ -29,7 +29,7 @@
  * bench reference, and a measure of what exhaustive scoring costs.
  */
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../../src/priority/model";
-import { averageLengths, corpus, entityStats, expression } from "../../src/search/match";
+import { averageLengths, entityStats, expression, readCorpus } from "../../src/search/match";
 import { BM25_B, BM25_K1, LABEL_WEIGHT, PHRASE_BONUS, PHRASE_DISTANCE } from "../../src/search/rank";
 import type { WeightedTerm } from "../../src/search/expand";
 import { connectionFactor, idfFactor, priorityFactor, recencyFactor, SUBSTRING_WEIGHT } from "../../src/search/score";
@@ -84,7 +84,7 @@ export function exhaustiveRanking(db: Db, query: string, opts: { now: number; mo
       terms.push({ term, weight: Math.min(1, e.weight), index: -1, of: e.of === undefined ? undefined : literal.get(e.of), idf: 0 });
     }
   }
-  const c = corpus(db);
+  const corpus = readCorpus(db);
   /** entity → term → label weight; observation → terms it holds. */
   const labels = new Map<number, Map<number, number>>();
   const held = new Map<number, number[]>();
@@ -109,7 +109,7 @@ export function exhaustiveRanking(db: Db, query: string, opts: { now: number; mo
       if (list) list.push(i);
       else held.set(d, [i]);
     }
-    const own = idfFactor(names.length + docs.length, c.documents);
+    const own = idfFactor(names.length + docs.length, corpus.documents);
     t.idf = t.of === undefined ? own : Math.min(own, (terms[t.of] as Term).idf);
   });
 

@@ -65,7 +65,7 @@ async function pushReadOnly(env: Env, name: string, readOnly: boolean) {
 }
 
 /** The Registry's row for `name`, registered or removed (undefined: never registered). */
-async function known(env: Env, name: string) {
+async function findContextRow(env: Env, name: string) {
   const listed = await registryOf(env).listContexts(true);
   return listed.ok ? { ok: true as const, value: listed.value.find((x) => x.name === name) } : listed;
 }
@@ -87,7 +87,7 @@ contexts.post("/", requireAdmin, async (c) => {
   const body = await readBody(c, CreateContext);
   if (!body.ok) return body.response;
   const { name: n, description: d, readOnly, capacity: cap } = body.value;
-  const row = await known(c.env, n);
+  const row = await findContextRow(c.env, n);
   if (!row.ok) return failed(c, row);
   if (row.value && row.value.removedAt === null) return failed(c, fail("Conflict", `Context ${JSON.stringify(n)} already exists.`));
   // A revived context keeps its capacity unless a new one is given (as the Registry does).
@@ -112,7 +112,7 @@ contexts.patch("/:name", requireAdmin, async (c) => {
   const { description: d, readOnly, capacity: cap } = body.value;
   const patch = { ...(d !== undefined ? { description: d } : {}), ...(readOnly !== undefined ? { readOnly } : {}), ...(cap !== undefined ? { capacity: cap } : {}) };
   if (cap !== undefined || readOnly !== undefined) {
-    const row = await known(c.env, target);
+    const row = await findContextRow(c.env, target);
     if (!row.ok) return failed(c, row);
     // An unregistered name is the Registry's NotFound below; its object is left alone.
     if (row.value && row.value.removedAt === null) {

@@ -4,7 +4,7 @@
  *   GET  /api/contexts/:name/export    memory.jsonl of the context, streamed page by page (read grant;
  *                                      ?history=1 appends the change history)
  *   POST /api/contexts/:name/import    memory.jsonl body (application/x-ndjson); report of counts and rejected lines (write grant)
- *   POST /api/contexts/:name/restore   point-in-time recovery, administrators only (restore.ts)
+ *   POST /api/contexts/:name/restore   point-in-time recovery, administrators only (pitr.ts)
  *   GET  /api/contexts/:name/stats     counts, size, settings, entities' access statistics (read grant; stats.ts)
  *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
  *   GET  /api/admin/registry-calls      calls the Registry served, administrators only (admin.ts)
@@ -26,7 +26,7 @@ import { contexts } from "./contexts";
 import { JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
 import { oauth } from "./oauth";
-import { restore } from "./restore";
+import { recoverToPoint } from "./pitr";
 import { stats } from "./stats";
 import { tokens } from "./tokens";
 
@@ -109,7 +109,7 @@ api.get("/contexts/:name/export", requireContext("read"), (c) => {
   });
 });
 
-api.post("/contexts/:name/restore", requireAdmin, requireContext("write"), restore);
+api.post("/contexts/:name/restore", requireAdmin, requireContext("write"), recoverToPoint);
 
 api.get("/contexts/:name/stats", stats);
 

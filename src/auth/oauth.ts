@@ -235,7 +235,7 @@ export function canonicalMetadataRequest(request: Request, url: URL): Request {
  * (`error` and a `message` to act on) beside OAuth's `error_description`;
  * the challenge header stays as it is.
  */
-export async function explained(response: Response): Promise<Response> {
+export async function explainUnauthorized(response: Response): Promise<Response> {
   if (response.status !== 401) return response;
   let sent: { error?: unknown; error_description?: unknown } = {};
   try {

@@ -29,7 +29,7 @@ import { INVERSES } from "./inverses";
 import { mergeEntities, type MergeResult } from "./merge";
 import { PendingAccesses, realTimers, type Scheduler } from "./pending";
 import { applyReadOnly, applyRegistration, type RegistrationPush } from "./registration";
-import { prepareRestore, type RestorePlan, type RestoreTarget } from "./restore";
+import { preparePitr, type PitrPlan, type PitrTarget } from "./pitr";
 import { Runner, type Related } from "./runner";
 import { deploymentEmbedder, openDatabase, recreatePurged, useEmbedder } from "./startup";
 import { contextCounts, contextStats, entityAccessStats, toolStats, type ContextCounts, type ContextStats, type EntityAccessStats } from "./stats";
@@ -97,11 +97,11 @@ export class MemoryContext extends DurableObject<Env> {
       this.useEmbedder(this.upkeep.embedder);
     });
   }
-  /** Point-in-time recovery, step one: the next start restores the whole database to `target` (./restore.ts). */
-  prepareRestore(target: RestoreTarget): Promise<RestorePlan> {
+  /** Point-in-time recovery, step one: the next start restores the whole database to `target` (./pitr.ts). */
+  preparePitr(target: PitrTarget): Promise<PitrPlan> {
     // The bookmark (and the undo bookmark) must hold every earlier search's access statistics.
     this.pending.flush();
-    return prepareRestore(this.ctx.storage, target);
+    return preparePitr(this.ctx.storage, target);
   }
   /** Point-in-time recovery, step two: resets the object so it starts again from the bookmark. The call itself fails. */
   restart(): void {

@@ -5,7 +5,7 @@
  * The Registry stays the source of truth. It pushes each change here in the
  * operation that makes it (src/registry/Registry.ts): a removal before it is
  * recorded, a registration after; the contexts API pushes the read-only flag
- * (`read_only`, src/priority/state.ts) the same way. A purge marks the wiped
+ * the same way. The facts are kept in src/storage/registration.ts. A purge marks the wiped
  * object purged itself. The runner (./runner.ts) asks `admit` inside every
  * call's transaction:
  *
@@ -17,42 +17,36 @@
  * context pushes here first.
  */
 import { DomainError } from "../errors";
-import { readState, writeState } from "../priority/state";
+import { readRegistration, writeReadOnly, writeRegistered, writeUnregistered } from "../storage/registration";
 import type { Db } from "../storage/sql";
 
 /** A registration fact as the Registry pushes it. */
 export type RegistrationPush = { name: string; status: "registered"; readOnly: boolean } | { name: string; status: "removed" | "purged" };
 
-type Stored = { name: string; status: "removed" | "purged" };
-
 const LIST = "list_contexts shows the contexts you can use; add_context creates one.";
 
 /** Records a pushed fact, and returns it: a registration clears a removal or purge and sets the read-only flag. */
 export function applyRegistration(db: Db, push: RegistrationPush): RegistrationPush {
-  if (push.status === "registered") {
-    writeState(db, "registration", null);
-    writeState(db, "read_only", push.readOnly ? true : null);
-  } else {
-    writeState(db, "registration", { name: push.name, status: push.status } satisfies Stored);
-  }
+  if (push.status === "registered") writeRegistered(db, push.readOnly);
+  else writeUnregistered(db, push.name, push.status);
   return push;
 }
 
 /** Records the read-only flag the contexts API pushes, and returns it: a read-only context refuses writes and is never pruned. */
 export function applyReadOnly(db: Db, readOnly: boolean): { readOnly: boolean } {
-  writeState(db, "read_only", readOnly ? true : null);
+  writeReadOnly(db, readOnly);
   return { readOnly };
 }
 
 /** Throws the refusal for a call of `kind` this object must not serve; reads pass unless it was purged. */
 export function admit(db: Db, kind: "read" | "write"): void {
-  const stored = readState<Stored>(db, "registration");
+  const stored = readRegistration(db);
   if (stored?.status === "purged") {
     throw new DomainError("NotFound", `Context ${JSON.stringify(stored.name)} does not exist (it was purged). ${LIST}`);
   }
   if (kind === "read") return;
   if (stored?.status === "removed") throw new DomainError("NotFound", `Context ${JSON.stringify(stored.name)} was removed. ${LIST}`);
-  if (readState<boolean>(db, "read_only") === true) {
+  if (stored?.read_only === 1) {
     throw new DomainError("Forbidden", "This context is read-only, and this call writes. Reads work.");
   }
 }

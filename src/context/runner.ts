@@ -95,7 +95,7 @@ type WriteCall = (w: RecordingScope) => Ran<unknown>;
 const readsOnly = (kind: CallKind, _fn: ReadCall | WriteCall): _fn is ReadCall => kind !== "write";
 
 /** The caller of a call that records or reports something (the overloads leave it out only for plain reads). */
-function called(meta: CallMeta | undefined): CallMeta {
+function requireMeta(meta: CallMeta | undefined): CallMeta {
   if (!meta) throw new Error("a call that writes, searches or reports effects needs its caller");
   return meta;
 }
@@ -133,7 +133,7 @@ export class Runner {
       if (!effects) return value;
       if (typeof value !== "object" || value === null) throw new Error("a call that reports effects must return an object");
       accessed = effects.accesses.length > 0;
-      return { ...value, related: reportEffects(scope.db, effects, scope.now, called(meta), access()) };
+      return { ...value, related: reportEffects(scope.db, effects, scope.now, requireMeta(meta), access()) };
     };
     let out: Outcome<unknown>;
     if (readsOnly(kind, fn)) {
@@ -141,10 +141,10 @@ export class Runner {
         if (kind !== "own") admit(scope.db, "read");
         return fn(scope);
       };
-      if (kind === "search") return this.search(called(meta), access(), checked);
+      if (kind === "search") return this.search(requireMeta(meta), access(), checked);
       out = this.read((scope) => report(checked(scope), scope), true);
     } else {
-      out = this.write(called(meta), (w) => {
+      out = this.write(requireMeta(meta), (w) => {
         admit(w.db, "write");
         return report(fn(w), w);
       });

@@ -3,7 +3,7 @@
  * again once a purge has wiped it:
  *
  * - the schema: every pending migration, in order (src/storage/migrations.ts);
- * - FTS5 merging left to the alarm (src/search/merge.ts); at start the search
+ * - FTS5 merging left to the alarm (src/search/segments.ts); at start the search
  *   indexes also catch up with whatever a migration left to index;
  * - the embedder (null: lexical mode). A change of model drops the other
  *   model's vectors and queues every item (src/search/semantic/queue.ts);
@@ -11,7 +11,7 @@
  *   steps.
  */
 import { flushSearchIndex } from "../search/indexer";
-import { applyMergePolicy } from "../search/merge";
+import { applySegmentPolicy } from "../search/segments";
 import { configureEmbedding, embeddingQueued, indexBehind, WorkersAiEmbedder, type Embedder } from "../search/semantic";
 import type { Settings } from "../settings";
 import { migrate } from "../storage/migrations";
@@ -21,11 +21,11 @@ import type { Upkeep } from "./upkeep";
 
 type Transaction = <T>(fn: () => T) => T;
 
-/** At start: the pending migrations, then the merge policy and whatever they left to index. */
+/** At start: the pending migrations, then the segment policy and whatever they left to index. */
 export function openDatabase(db: Db, transaction: Transaction): void {
   migrate(db, transaction);
   transaction(() => {
-    applyMergePolicy(db);
+    applySegmentPolicy(db);
     flushSearchIndex(db);
   });
 }
@@ -34,7 +34,7 @@ export function openDatabase(db: Db, transaction: Transaction): void {
 export function recreatePurged(db: Db, transaction: Transaction, name: string): void {
   migrate(db, transaction);
   transaction(() => {
-    applyMergePolicy(db);
+    applySegmentPolicy(db);
     applyRegistration(db, { name, status: "purged" });
   });
 }

@@ -27,8 +27,8 @@
  *   EMBED_RETRY_MS. The write itself never waits for the model. Each run
  *   then does one bounded step of the vectors' IVF index (training, assigning,
  *   splitting, rebuilding blocks), the next run at once while work remains.
- * - FTS5 merging (src/search/merge.ts) never runs inside a write: once
- *   MERGE_LEVEL_SEGMENTS writes have added segments, the alarm is asked for at
+ * - FTS5 merging (src/search/segments.ts) never runs inside a write: once
+ *   SEGMENTS_PER_LEVEL writes have added segments, the alarm is asked for at
  *   once, and each run does one bounded slice (its own transaction, first,
  *   so the rest of upkeep sees merged indexes), then asks for the next run at
  *   once while a slice may have been cut short by its budget. Writes in
@@ -42,11 +42,11 @@
  *   which waits while counts are queued (it counts items by tier), at most
  *   EVALUATION_HOLD_MAX_MS.
  */
-import { covisitMaintenance } from "../covisit";
+import { maintainCovisit } from "../covisit";
 import { nextTrimAt, trimHistory } from "../history";
 import { compacting, compactionStep } from "../search/compact";
 import { blocksStale, catchUp, embeddingQueued, type Embedder, indexBehind, indexStep } from "../search/semantic";
-import { MERGE_LEVEL_SEGMENTS, mergeSlice } from "../search/merge";
+import { SEGMENTS_PER_LEVEL, mergeSegments } from "../search/segments";
 import { CLUSTER_MAX_LAG_MS, CLUSTER_QUIET_MS, ClusterDrain, clustersQueuedSince } from "../priority/queue";
 import { modelOptions } from "../priority/weights";
 import type { Settings } from "../settings";
@@ -116,7 +116,7 @@ export class Upkeep {
     this.lastIndexWrite = now;
     this.indexedSinceCheck += documents;
     if (this.indexedSinceCheck >= COMPACT_CHECK_AFTER) this.schedule(now + COMPACT_QUIET_MS);
-    if (++this.writesSinceMerge >= MERGE_LEVEL_SEGMENTS) {
+    if (++this.writesSinceMerge >= SEGMENTS_PER_LEVEL) {
       this.mergeWanted = true;
       this.schedule(now);
     }
@@ -173,12 +173,12 @@ export class Upkeep {
       console.error(JSON.stringify({ event: "maintenance_skipped", error: String(error) }));
       return;
     }
-    const mergeAt = this.merge(now);
+    const mergeAt = this.runSegmentSlice(now);
     const retention = { maxChanges: s.HISTORY_MAX_CHANGES, maxDays: s.HISTORY_MAX_DAYS };
     const next = this.storage.transactionSync(() => {
       const { more } = trimHistory(this.db, retention, now);
       const trimAt = more ? now : nextTrimAt(this.db, retention, now);
-      const covisitAt = covisitMaintenance(this.db, now, s);
+      const covisitAt = maintainCovisit(this.db, now, s);
       const times = [trimAt, covisitAt].filter((t): t is number => t !== null);
       return times.length > 0 ? Math.min(...times) : null;
     });
@@ -206,11 +206,11 @@ export class Upkeep {
   }
 
   /** One merge slice if writes asked for one; returns when the next is due (now, while work may remain), if any. */
-  private merge(now: number): number | null {
+  private runSegmentSlice(now: number): number | null {
     if (!this.mergeWanted) return null;
     this.writesSinceMerge = 0;
     try {
-      this.mergeWanted = this.storage.transactionSync(() => mergeSlice(this.db));
+      this.mergeWanted = this.storage.transactionSync(() => mergeSegments(this.db));
     } catch (error) {
       // Logged, not retried in a loop: the next writes ask again (FTS5's crisis merge bounds the segments meanwhile).
       console.error(JSON.stringify({ event: "merge_failed", error: String(error) }));

@@ -15,7 +15,7 @@ import { forgetItems, pairWithSession, renameItems } from "./pairs";
 import { relatedTo, type RelatedItem } from "./recommend";
 import { currentSession, SESSION_MAX_ITEMS, sessionKey, touchItem, trimSession, type SessionIdentity } from "./session";
 
-export { covisitMaintenance, MAX_ASSOCIATIONS_PER_ITEM } from "./maintenance";
+export { maintainCovisit, MAX_ASSOCIATIONS_PER_ITEM } from "./maintenance";
 export { itemLabel, type RelatedItem } from "./recommend";
 export { SESSION_MAX_ITEMS, type SessionIdentity } from "./session";
 export { PAIR_WINDOW } from "./pairs";

@@ -45,7 +45,7 @@ function pruneAssociations(db: Db): boolean {
  * moment the oldest remaining session goes idle), `now` when a batch was
  * full, or null when there is nothing left to watch.
  */
-export function covisitMaintenance(db: Db, now: number, settings: CovisitSettings): number | null {
+export function maintainCovisit(db: Db, now: number, settings: CovisitSettings): number | null {
   const gap = idleMs(settings);
   const idle = db.all<{ id: number }>("SELECT id FROM covisit_sessions WHERE last_seen_at < ? ORDER BY last_seen_at LIMIT ?", now - gap, SESSIONS_PER_RUN);
   dropSessions(

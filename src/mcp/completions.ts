@@ -9,7 +9,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/server";
 import type { ItemKind } from "../items";
-import { guarded, invalid, servedKinds, unwrapped, type GuideScope } from "./guide";
+import { runGuarded, invalid, servedKinds, unwrapped, type GuideScope } from "./guide";
 import { TEMPLATES } from "./resources";
 
 const NOTHING = { completion: { values: [], total: 0, hasMore: false } };
@@ -27,15 +27,15 @@ export function registerCompletions(server: McpServer, scope: GuideScope): void 
 
   server.server.registerCapabilities({ completions: {} });
   server.server.setRequestHandler("completion/complete", (request) =>
-    guarded("completion/complete", async () => {
+    runGuarded("completion/complete", async () => {
       const { ref, argument } = request.params;
       const target = ref.type === "ref/prompt" ? `prompt:${ref.name}` : `resource:${ref.uri}`;
       const args = targets.get(target);
       if (!args) throw invalid(ref.type === "ref/prompt" ? `Prompt ${ref.name} not found` : `Resource template ${ref.uri} not found`);
       const kind = args.get(argument.name);
       if (!kind) return NOTHING;
-      const c = await scope.open("completion/complete");
-      return { completion: unwrapped(await c.stub.completeItems(kind, argument.value, c.meta)) };
+      const opened = await scope.open("completion/complete");
+      return { completion: unwrapped(await opened.stub.completeItems(kind, argument.value, opened.meta)) };
     }),
   );
 }

@@ -24,11 +24,11 @@ export const ContextOut = z.object({
 });
 export type ContextOut = z.infer<typeof ContextOut>;
 
-export const contextOut = (c: ContextInfo, ctx: ToolContext): ContextOut => ({
-  name: c.name,
-  description: c.description,
-  readOnly: c.readOnly,
-  role: roleFor(ctx.caller.grants, c.name) ?? "read",
+export const contextOut = (info: ContextInfo, ctx: ToolContext): ContextOut => ({
+  name: info.name,
+  description: info.description,
+  readOnly: info.readOnly,
+  role: roleFor(ctx.caller.grants, info.name) ?? "read",
 });
 
 /** Where this connection's calls go when they name no context, and why. */

@@ -33,6 +33,6 @@ function documentFailure(f: Failure, context: string): CallToolResult {
 export const callDocuments = <T>(
   ctx: ToolContext,
   argument: string | undefined,
-  call: (c: ResolvedContext) => Promise<Outcome<T>>,
-  answer: (value: T, c: ResolvedContext) => CallToolResult,
+  call: (resolved: ResolvedContext) => Promise<Outcome<T>>,
+  answer: (value: T, resolved: ResolvedContext) => CallToolResult,
 ): Promise<CallToolResult> => callContext(ctx, argument, call, answer, documentFailure);

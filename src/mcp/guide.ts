@@ -26,7 +26,7 @@ export interface GuideScope {
 }
 
 /** The notes as lines to put before a text, or nothing. */
-export const noteLines = (c: OpenedContext) => (c.notes.length ? `${c.notes.join("\n")}\n` : "");
+export const noteLines = (opened: OpenedContext) => (opened.notes.length ? `${opened.notes.join("\n")}\n` : "");
 
 /** The item kinds a connection's toolsets serve. */
 export function servedKinds(toolsets: ReadonlySet<Toolset>): ItemKind[] {
@@ -51,7 +51,7 @@ export function unwrapped<T>(o: Outcome<T>, uri?: string): T {
 }
 
 /** Runs a prompt, resource or completion handler; an unexpected error becomes an internal error with a reference. */
-export async function guarded<T>(label: string, fn: () => Promise<T>): Promise<T> {
+export async function runGuarded<T>(label: string, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {

@@ -65,7 +65,7 @@ const onerror = (error: Error) => {
 };
 
 /** Serves one request, then logs what the SDK reported by the answer's status (see "What is logged" above). */
-async function reported(serve: () => Promise<Response>): Promise<Response> {
+async function serveAndReport(serve: () => Promise<Response>): Promise<Response> {
   const held: Reports = { errors: [], settled: false };
   const response = await reports.run(held, serve);
   held.settled = true;
@@ -122,6 +122,6 @@ export async function serveMcpHttp(request: Request, scope: RequestScope, client
   const timed: RequestScope = request.headers.get(TIMING_HEADER) === "1" ? { ...scope, timing: true } : scope;
   const extra: Extra = { scope: timed, surface: surfaceOf(parsedBody, scope.toolsets) };
   const authInfo: AuthInfo = { token: "", clientId, scopes: [], extra: extra as unknown as Record<string, unknown> };
-  if (await isLegacyRequest(request, parsedBody)) return reported(() => serveLegacy(request, authInfo, parsedBody));
-  return reported(() => modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }));
+  if (await isLegacyRequest(request, parsedBody)) return serveAndReport(() => serveLegacy(request, authInfo, parsedBody));
+  return serveAndReport(() => modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }));
 }

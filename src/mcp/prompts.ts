@@ -16,7 +16,7 @@
 import type { GetPromptResult, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { BRIEF_TOKENS, estimateTokens } from "../priority/brief";
-import { guarded, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
+import { runGuarded, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
 import { memoryGuide } from "./guidance";
 import { readBrief } from "./resources";
 import { cutQuery } from "./schemas";
@@ -61,9 +61,9 @@ const required = (name: string) =>
     .describe(name);
 
 async function recall(scope: GuideScope, topic: string): Promise<GetPromptResult> {
-  const c = await scope.open("prompt:recall");
+  const opened = await scope.open("prompt:recall");
   const found = unwrapped(
-    await c.stub.searchNodes(cutQuery(topic), { limit: RECALL_ENTITIES, topPerToken: TOP_PER_WORD, minRelativeScore: MIN_RELATIVE_SCORE }, c.meta),
+    await opened.stub.searchNodes(cutQuery(topic), { limit: RECALL_ENTITIES, topPerToken: TOP_PER_WORD, minRelativeScore: MIN_RELATIVE_SCORE }, opened.meta),
   );
   const lines = found.entities.map((e) =>
     clip(
@@ -73,11 +73,11 @@ async function recall(scope: GuideScope, topic: string): Promise<GetPromptResult
   );
   for (const r of found.relations) lines.push(`- ${r.from} ${r.relationType} ${r.to}`);
   if (scope.toolsets.has("documents")) {
-    for (const d of unwrapped(await c.stub.searchDocuments(cutQuery(topic), RECALL_DOCUMENTS, c.meta))) {
+    for (const d of unwrapped(await opened.stub.searchDocuments(cutQuery(topic), RECALL_DOCUMENTS, opened.meta))) {
       lines.push(`- document ${d.id} "${d.title}" (${resourceUri.doc(d.id)}): ${clip(d.snippet, OBSERVATION_CHARS)}`);
     }
   }
-  const head = `${noteLines(c)}What memory (context "${c.name}") holds about ${JSON.stringify(topic)}, best first:`;
+  const head = `${noteLines(opened)}What memory (context "${opened.name}") holds about ${JSON.stringify(topic)}, best first:`;
   const tail =
     lines.length === 0
       ? "Nothing yet. If you learn something worth keeping, store it (the remember prompt says how)."
@@ -86,17 +86,17 @@ async function recall(scope: GuideScope, topic: string): Promise<GetPromptResult
 }
 
 async function remember(scope: GuideScope, summary: string): Promise<GetPromptResult> {
-  const c = await scope.open("prompt:remember");
+  const opened = await scope.open("prompt:remember");
   const found = unwrapped(
-    await c.stub.searchNodes(
+    await opened.stub.searchNodes(
       cutQuery(summary),
       { limit: REMEMBER_ENTITIES, topPerToken: TOP_PER_WORD, minRelativeScore: MIN_RELATIVE_SCORE, maxPathLength: 0 },
-      c.meta,
+      opened.meta,
     ),
   );
   const lines = found.entities.map((e) => `- ${JSON.stringify(e.name)} (${e.entityType})`);
   const head = [
-    `${noteLines(c)}Store this in memory (context "${c.name}"):`,
+    `${noteLines(opened)}Store this in memory (context "${opened.name}"):`,
     summary,
     "",
     "How: split it into facts. One fact per observation, a short sentence (add_observations).",
@@ -110,15 +110,15 @@ async function remember(scope: GuideScope, summary: string): Promise<GetPromptRe
 }
 
 async function guide(scope: GuideScope): Promise<GetPromptResult> {
-  const c = await scope.open("prompt:memory-guide");
-  const counts = unwrapped(await c.stub.overview());
+  const opened = await scope.open("prompt:memory-guide");
+  const counts = unwrapped(await opened.stub.overview());
   const kinds = servedKinds(scope.toolsets);
   const held = [
     kinds.includes("entity") ? `${counts.entities} entities, ${counts.relations} relations, ${counts.observations} observations` : "",
     kinds.includes("file") ? `${counts.files} files` : "",
     kinds.includes("doc") ? `${counts.documents} documents` : "",
   ].filter(Boolean);
-  const context = `${noteLines(c)}Your memory context "${c.name}"${held.length ? ` holds ${held.join(", ")}` : ""}.`;
+  const context = `${noteLines(opened)}Your memory context "${opened.name}"${held.length ? ` holds ${held.join(", ")}` : ""}.`;
   return message(`${memoryGuide(scope.toolsets, scope.pinned)}\n\n${context}`);
 }
 
@@ -133,7 +133,7 @@ export function registerPrompts(server: McpServer, scope: GuideScope): void {
         description: `What memory knows about a topic, best first, with handles to open more (within ${PROMPT_TOKENS.recall} tokens)`,
         argsSchema: z.object({ topic: required("topic") }),
       },
-      ({ topic }) => guarded("prompt:recall", () => recall(scope, topic)),
+      ({ topic }) => runGuarded("prompt:recall", () => recall(scope, topic)),
     );
     server.registerPrompt(
       "remember",
@@ -142,17 +142,17 @@ export function registerPrompts(server: McpServer, scope: GuideScope): void {
         description: "How to store a summary as entities, relations and observations, with the existing entities to reuse",
         argsSchema: z.object({ summary: required("summary") }),
       },
-      ({ summary }) => guarded("prompt:remember", () => remember(scope, summary)),
+      ({ summary }) => runGuarded("prompt:remember", () => remember(scope, summary)),
     );
   }
   server.registerPrompt("memory-guide", { title: "Memory guide", description: "How to use this memory well, with examples" }, () =>
-    guarded("prompt:memory-guide", () => guide(scope)),
+    runGuarded("prompt:memory-guide", () => guide(scope)),
   );
   if (servedKinds(scope.toolsets).length > 0) {
     server.registerPrompt(
       "brief",
       { title: "Memory brief", description: `The context's briefing: marked important, most used, most recent (within ${PROMPT_TOKENS.brief} tokens)` },
-      () => guarded("prompt:brief", async () => message((await readBrief(scope, "prompt:brief", PROMPT_TOKENS.brief)).text)),
+      () => runGuarded("prompt:brief", async () => message((await readBrief(scope, "prompt:brief", PROMPT_TOKENS.brief)).text)),
     );
   }
 }

@@ -15,7 +15,7 @@
 import { ResourceNotFoundError, ResourceTemplate, type McpServer } from "@modelcontextprotocol/server";
 import { itemKey, itemRef, type ItemKind } from "../items";
 import { BRIEF_TOKENS } from "../priority/brief";
-import { decodeName, guarded, invalid, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
+import { decodeName, runGuarded, invalid, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
 
 const RESOURCES_PAGE = 100;
 const BRIEF_URI = "memory://brief";
@@ -49,27 +49,27 @@ const text = (uri: string, mimeType: string, body: string) => ({ contents: [{ ur
 
 /** The brief's text for memory://brief and the brief prompt. */
 export async function readBrief(scope: GuideScope, label: string, maxTokens = BRIEF_TOKENS) {
-  const c = await scope.open(label);
-  const header = `${noteLines(c)}# Memory brief of context "${c.name}" (marked important, then most used, then most recent)`;
-  return unwrapped(await c.stub.brief({ maxTokens, kinds: servedKinds(scope.toolsets), header }, c.meta));
+  const opened = await scope.open(label);
+  const header = `${noteLines(opened)}# Memory brief of context "${opened.name}" (marked important, then most used, then most recent)`;
+  return unwrapped(await opened.stub.brief({ maxTokens, kinds: servedKinds(scope.toolsets), header }, opened.meta));
 }
 
 async function readItem(scope: GuideScope, kind: ItemKind, uri: string, raw: string | string[] | undefined) {
   const name = decodeName(raw);
   if (name === undefined || name === "") throw new ResourceNotFoundError(uri);
-  const c = await scope.open(`resource:${kind}`);
+  const opened = await scope.open(`resource:${kind}`);
   if (kind === "entity") {
-    const found = unwrapped(await c.stub.openNodes([name], c.meta), uri);
+    const found = unwrapped(await opened.stub.openNodes([name], opened.meta), uri);
     if (found.entities.length === 0) throw new ResourceNotFoundError(uri, `Resource not found: ${uri} (no entity named ${JSON.stringify(name)})`);
     const { notFound: _, ...graph } = found;
     return text(uri, "application/json", JSON.stringify(graph));
   }
   if (kind === "file") {
-    const view = unwrapped(await c.stub.viewFile(name, undefined, c.meta), uri);
+    const view = unwrapped(await opened.stub.viewFile(name, undefined, opened.meta), uri);
     if (view.type !== "file") throw new ResourceNotFoundError(uri, `Resource not found: ${uri} is a directory; read a file under it`);
     return text(uri, "text/plain", view.text);
   }
-  const doc = unwrapped(await c.stub.readDocument(name, c.meta), uri);
+  const doc = unwrapped(await opened.stub.readDocument(name, opened.meta), uri);
   return text(uri, "text/markdown", doc.content);
 }
 
@@ -89,7 +89,7 @@ export function registerResources(server: McpServer, scope: GuideScope): void {
     },
   ];
   server.registerResource("brief", BRIEF_URI, { title: fixed[0]?.title, description: fixed[0]?.description, mimeType: "text/markdown" }, (uri) =>
-    guarded("resource:brief", async () => text(uri.href, "text/markdown", (await readBrief(scope, "resource:brief")).text)),
+    runGuarded("resource:brief", async () => text(uri.href, "text/markdown", (await readBrief(scope, "resource:brief")).text)),
   );
   if (scope.toolsets.has("graph")) {
     const graph = {
@@ -101,27 +101,27 @@ export function registerResources(server: McpServer, scope: GuideScope): void {
     };
     fixed.push(graph);
     server.registerResource(graph.name, graph.uri, { title: graph.title, description: graph.description, mimeType: graph.mimeType }, (uri) =>
-      guarded("resource:knowledge-graph", async () => {
-        const c = await scope.open("resource:knowledge-graph");
-        return text(uri.href, "application/json", JSON.stringify(unwrapped(await c.stub.readGraph({}, c.meta))));
+      runGuarded("resource:knowledge-graph", async () => {
+        const opened = await scope.open("resource:knowledge-graph");
+        return text(uri.href, "application/json", JSON.stringify(unwrapped(await opened.stub.readGraph({}, opened.meta))));
       }),
     );
   }
   for (const kind of kinds) {
     const t = TEMPLATES[kind];
     server.registerResource(t.name, new ResourceTemplate(t.uriTemplate, { list: undefined }), { title: t.title, description: t.description }, (uri, variables) =>
-      guarded(`resource:${kind}`, () => readItem(scope, kind, uri.href, variables[t.variable])),
+      runGuarded(`resource:${kind}`, () => readItem(scope, kind, uri.href, variables[t.variable])),
     );
   }
 
   server.server.setRequestHandler("resources/list", (request) =>
-    guarded("resources/list", async () => {
+    runGuarded("resources/list", async () => {
       const cursor = request.params?.cursor;
       const after = cursor ? itemRef(cursor) : undefined;
       if (cursor && (!after || !kinds.includes(after.kind))) throw invalid(`Invalid cursor ${JSON.stringify(cursor)}: pass the nextCursor of the previous page.`);
-      const c = await scope.open("resources/list");
+      const opened = await scope.open("resources/list");
       const first = after === undefined ? fixed : [];
-      const page = unwrapped(await c.stub.listItems(kinds, after, RESOURCES_PAGE - first.length, c.meta));
+      const page = unwrapped(await opened.stub.listItems(kinds, after, RESOURCES_PAGE - first.length, opened.meta));
       const items = page.items.map((i) => ({ uri: resourceUri[i.kind](i.name), name: itemKey[i.kind](i.name), title: TEMPLATES[i.kind].title }));
       return { resources: [...first, ...items], ...(page.next ? { nextCursor: itemKey[page.next.kind](page.next.name) } : {}) };
     }),

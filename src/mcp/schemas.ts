@@ -47,6 +47,17 @@ export const observationText = z
   .refine((s) => utf8Within(s, LIMITS.observationBytes), `observation must be at most ${LIMITS.observationBytes} bytes`)
   .refine((s) => !CONTROL_EXCEPT_WHITESPACE.test(s), "observation must not contain control characters other than tab and line breaks");
 
+const inRange = (number: z.ZodNumber, what: string, min: number, max?: number) => {
+  const atLeast = number.min(min, `${what} must be at least ${min}`);
+  return max === undefined ? atLeast : atLeast.max(max, `${what} must be at most ${max}`);
+};
+
+/** A whole-number argument from `min` to `max` (no upper bound when left out); a refusal names the argument and the bound. */
+export const intIn = (what: string, min: number, max?: number) => inRange(z.number().int(`${what} must be a whole number`), what, min, max);
+
+/** A numeric argument from `min` to `max`, fractions allowed; refused the same way as `intIn`. */
+export const numberIn = (what: string, min: number, max: number) => inRange(z.number(), what, min, max);
+
 export const batch = <T extends z.ZodType>(item: T) => z.array(item).max(LIMITS.batchItems, `at most ${LIMITS.batchItems} items per call`);
 
 /** A priority category (src/priority/model.ts); anything else is an error naming the allowed ones. */

@@ -179,7 +179,7 @@ const compiled: Compiled[] = TOOLS.map((def) => {
   const output = z.object(def.output);
   return { def, input, listedInput: listedInput(listed), output, ...(def.listOutputSchema ? { listedOutput: listedOutput(output) } : {}) };
 });
-const compiledByName = new Map(compiled.map((c) => [c.def.name, c]));
+const compiledByName = new Map(compiled.map((entry) => [entry.def.name, entry]));
 
 /**
  * What one request can reach, so the server built for it registers no more:
@@ -220,10 +220,10 @@ interface Attempt {
 }
 
 /**
- * The context resolver for one call. `need` comes from the tool's
- * annotations (readOnlyHint false means it writes); `notes` collects what the
- * reply must tell the user, such as a fallback from a removed active context;
- * `client` names the client for co-visitation sessions.
+ * The context resolver for one call. `need` is the tool's declared
+ * `access`; `notes` collects what the reply must tell the user, such as a
+ * fallback from a removed active context; `client` names the client for
+ * co-visitation sessions.
  */
 function resolver(scope: RequestScope, tool: string, need: Need, notes: string[], attempt: Attempt, client?: string): ToolContext["context"] {
   return async (argument) => {
@@ -257,10 +257,14 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
   };
 }
 
-/** Appends the resolver's notes to a result, after the context line. */
+/** Adds the resolver's notes to a result, before its context line, which stays last. */
 function withNotes(result: CallToolResult, notes: readonly string[]): CallToolResult {
   if (notes.length === 0) return result;
-  return { ...result, content: [...result.content, ...notes.map((text) => ({ type: "text" as const, text }))] };
+  const line = result.content.findLastIndex((c) => c.type === "text" && CONTEXT_LINE.test(c.text));
+  const at = line < 0 ? result.content.length : line;
+  const content = [...result.content];
+  content.splice(at, 0, ...notes.map((text) => ({ type: "text" as const, text })));
+  return { ...result, content };
 }
 
 const CONTEXT_LINE = /^\[context: [^\]]*\]$/;
@@ -286,7 +290,8 @@ async function intendedContext(scope: RequestScope, args: unknown): Promise<stri
  * Every result names its context, a refusal too: a tool's own answers carry
  * the line (`reply`, `failure` given a context); one that does not (bad
  * arguments, a context that could not be opened, an internal error) gets the
- * context the call aimed at. It goes before the resolver's notes.
+ * context the call aimed at. It is the result's last line; the resolver's
+ * notes go before it (`withNotes`).
  */
 async function withContextLine(result: CallToolResult, attempt: Attempt, scope: RequestScope, args: unknown): Promise<CallToolResult> {
   if (result.content.some((c) => c.type === "text" && CONTEXT_LINE.test(c.text))) return result;
@@ -322,7 +327,6 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
   const tools = surface.kind === "all" ? compiled : surface.kind === "tool" ? [compiledByName.get(surface.name) as Compiled] : [];
   for (const { def, input, listedInput, output, listedOutput } of tools) {
     if (!scope.toolsets.has(def.toolset)) continue;
-    const need: Need = def.annotations.readOnlyHint ? "read" : "write";
     server.registerTool(
       def.name,
       {
@@ -344,7 +348,7 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
           } else {
             const parsed = await input.safeParseAsync(args);
             result = parsed.success
-              ? await def.run(parsed.data as Parameters<ToolDef["run"]>[0], toolContext(def.name, need, notes, attempt, extra))
+              ? await def.run(parsed.data as Parameters<ToolDef["run"]>[0], toolContext(def.name, def.access, notes, attempt, extra))
               : failure(fail("Invalid", `arguments for ${def.name}: ${issues(parsed.error)}`));
           }
           // The SDK checks a listed output schema itself; the unlisted ones are checked here, as strictly.
@@ -363,9 +367,9 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
       ...(scope.pinned !== undefined ? { pinned: scope.pinned } : {}),
       open: async (label) => {
         const notes: string[] = [];
-        const c = await toolContext(label, "read", notes).context(undefined);
-        if ("ok" in c) throw invalid(c);
-        return { ...c, notes };
+        const resolved = await toolContext(label, "read", notes).context(undefined);
+        if ("ok" in resolved) throw invalid(resolved);
+        return { ...resolved, notes };
       },
     };
     registerResources(server, guide);

@@ -14,13 +14,15 @@ export default defineTool({
   // The input's zod shape types `run`'s arguments; every tool also takes an optional `context`.
   input: { entityNames: batch(entityName) },
   output: { found: z.number().int().describe("How many of the names are entities."), notFound: z.array(z.string()) },
+  // What the caller's grant must allow; the annotations only describe the tool to clients.
+  access: "read",
   annotations: READ,
   run: ({ entityNames, context }, ctx) =>
     callContext(
       ctx,
       context,
       // The object does the work over RPC; the handler resolves the context and words the answer.
-      (c) => c.stub.openNodes(entityNames, c.meta),
-      (r, c) => reply(c.name, { found: r.entities.length, notFound: r.notFound }),
+      (resolved) => resolved.stub.openNodes(entityNames, resolved.meta),
+      (r, resolved) => reply(resolved.name, { found: r.entities.length, notFound: r.notFound }),
     ),
 });

@@ -10,6 +10,7 @@ import type { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { Failure, Outcome } from "../errors";
 import type { CallMeta, MemoryContext } from "../context/MemoryContext";
+import type { Need } from "../auth/access";
 import type { Caller } from "../auth/caller";
 
 /** The toolsets, each holding at least one tool (`?tools=` and MEMORY_TOOLSETS name them). */
@@ -34,8 +35,8 @@ export interface ToolContext {
   /**
    * Resolves and authorizes the context a call acts on: the URL's, else the
    * `context` argument, else the caller's active context, else the default.
-   * A tool whose annotations say it writes is refused here on a read grant or
-   * a read-only context, so no tool checks that itself.
+   * A tool whose `access` is "write" is refused here on a read grant or a
+   * read-only context, so no tool checks that itself.
    */
   context(argument: string | undefined): Promise<ResolvedContext | Failure>;
 }
@@ -75,6 +76,14 @@ export interface ToolDef<I extends z.ZodRawShape = z.ZodRawShape, O extends z.Zo
   input: I;
   output: O;
   annotations: Annotations;
+  /**
+   * What the tool needs of the context it acts on: "write" is refused on a
+   * read grant or a read-only context before the tool runs. It is declared,
+   * never derived from `annotations`, which are hints for clients to show.
+   * The tools that manage contexts authorize against the caller's grants
+   * themselves; theirs says whether they change a context's registration.
+   */
+  access: Need;
   /**
    * True for the official server's nine graph tools: tools/list shows their
    * output schema, which clients written for that server may validate. The
@@ -144,15 +153,15 @@ export const TIMING_HEADER = "Engram-Timing";
 export async function callContext<T>(
   ctx: ToolContext,
   argument: string | undefined,
-  call: (c: ResolvedContext) => Promise<Outcome<T>>,
-  answer: (value: T, c: ResolvedContext) => CallToolResult,
+  call: (resolved: ResolvedContext) => Promise<Outcome<T>>,
+  answer: (value: T, resolved: ResolvedContext) => CallToolResult,
   fail: (f: Failure, context: string) => CallToolResult = failure,
 ): Promise<CallToolResult> {
-  const c = await ctx.context(argument);
-  if ("ok" in c) return failure(c);
+  const resolved = await ctx.context(argument);
+  if ("ok" in resolved) return failure(resolved);
   const started = performance.now();
-  const outcome = await call(c);
+  const outcome = await call(resolved);
   const rpcMs = performance.now() - started;
-  const result = outcome.ok ? answer(outcome.value, c) : fail(outcome, c.name);
+  const result = outcome.ok ? answer(outcome.value, resolved) : fail(outcome, resolved.name);
   return ctx.timing ? { ...result, _meta: { ...result._meta, [RPC_MS_META]: rpcMs } } : result;
 }

@@ -98,10 +98,10 @@ export function brief(db: Db, opts: BriefOptions): Brief {
     // Kinds interleave by rank, so one kind's many rows do not crowd out the others.
     const all = opts.kinds.flatMap((k) => candidates(db, k, s.where, s.order)).sort((a, b) => a.rank - b.rank);
     const lines: string[] = [];
-    for (const c of all) {
-      if (seen.has(c.key)) continue;
-      seen.add(c.key);
-      lines.push(c.line);
+    for (const candidate of all) {
+      if (seen.has(candidate.key)) continue;
+      seen.add(candidate.key);
+      lines.push(candidate.line);
     }
     if (lines.length) sections.push({ title: s.title, lines });
   }

@@ -34,6 +34,7 @@
  * "last_evaluation" for memory_stats.
  */
 import { DomainError } from "../errors";
+import { isReadOnly } from "../storage/registration";
 import type { Db } from "../storage/sql";
 import type { RecordingScope } from "../history";
 import type { Settings } from "../settings";
@@ -102,7 +103,7 @@ export interface Evaluation {
 const describeLimits = (limits: readonly LimitUse[]) => limits.map((u) => `${u.limit} ${u.used}/${u.max} (${u.percent}%)`).join(", ");
 
 /** Refreshes the candidates' cluster sizes and tiers; returns those still below the threshold, lowest first. */
-function refreshed(db: Db, items: readonly ScoredItem[], now: number, opts: EvaluationOptions): ScoredItem[] {
+function refreshCandidates(db: Db, items: readonly ScoredItem[], now: number, opts: EvaluationOptions): ScoredItem[] {
   // Writes the fresh cluster sizes and tiers back, as any refresh does.
   const sizes = refreshClusters(
     db,
@@ -131,7 +132,7 @@ function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation | null
   if (nearTiers.length > 0 && promoteClustered(db, nearTiers, opts.model) > 0) before = limitUse(capacity, usage(db));
   const near = before.filter((u) => u.near);
   // A read-only context is kept exactly as it is: counted and reported, never pruned.
-  const readOnly = near.length > 0 && readState<boolean>(db, "read_only") === true;
+  const readOnly = near.length > 0 && isReadOnly(db);
   if (near.length === 0 || readOnly) {
     const result: Evaluation = {
       at: now,
@@ -155,7 +156,7 @@ function evaluate(w: RecordingScope, opts: EvaluationOptions): Evaluation | null
   const why = `${describeLimits(near)} at or over 90%`;
   const prunedItems: string[] = [];
   const tooLarge: string[] = [];
-  const fresh = refreshed(db, candidates, now, opts);
+  const fresh = refreshCandidates(db, candidates, now, opts);
   // A refreshed candidate may have moved to long term, out of a near tier's count: what must go is counted again.
   if (fresh.length !== candidates.length || fresh.some((c, i) => c.tier !== candidates[i]?.tier)) {
     needs = new Map(

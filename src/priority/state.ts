@@ -1,18 +1,16 @@
 /**
  * The `priority_state` table (migrations/0006_priority.sql): this context's
- * priority settings and state, one JSON value per key.
+ * priority settings and state, one JSON value per key. The context's
+ * registration and read-only flag are kept apart (src/storage/registration.ts).
  *
  *   capacity         the limits pushed by the contexts API (./capacity.ts)
  *   next_evaluation  when the alarm evaluates next (ms), while a capacity is set
  *   last_evaluation  what the last evaluation found and did (./evaluate.ts)
  *   cluster_refresh  where the evaluation's cluster promotion pass goes on (./promote.ts)
- *   read_only        true while the Registry says the context is read-only (pushed by the contexts API):
- *                    the evaluation then never prunes, and the object refuses writes (src/context/registration.ts)
- *   registration     {name, status} when the Registry removed the context or it was purged (src/context/registration.ts)
  */
 import type { Db } from "../storage/sql";
 
-export type StateKey = "capacity" | "next_evaluation" | "last_evaluation" | "cluster_refresh" | "read_only" | "registration";
+export type StateKey = "capacity" | "next_evaluation" | "last_evaluation" | "cluster_refresh";
 
 export function readState<T>(db: Db, key: StateKey): T | null {
   const row = db.one<{ value: string }>("SELECT value FROM priority_state WHERE key = ?", key);

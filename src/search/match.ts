@@ -23,7 +23,7 @@ export interface Corpus {
   maxEntityId: number;
 }
 
-export function corpus(db: Db): Corpus {
+export function readCorpus(db: Db): Corpus {
   const row = db.one<{ o: number | null; e: number | null }>("SELECT (SELECT max(id) FROM observations) AS o, (SELECT max(id) FROM entities) AS e");
   const o = row?.o ?? 0;
   const e = row?.e ?? 0;
@@ -139,10 +139,10 @@ const compoundWindowSql = (nameCap: number, observationCap: number) => `SELECT d
    JOIN observations o ON o.id = d.doc`;
 
 /** `span` is PHRASE_SPAN but for tests, which cannot afford tens of thousands of documents. */
-export function termWindow(db: Db, term: QueryTerm, c: Corpus, nameCap: number, observationCap: number, span = PHRASE_SPAN): TermWindow {
+export function termWindow(db: Db, term: QueryTerm, corpus: Corpus, nameCap: number, observationCap: number, span = PHRASE_SPAN): TermWindow {
   const compound = !term.cjk && term.parts.length > 1;
-  const nameBound = c.maxEntityId > span ? -(c.maxEntityId - span) : 0;
-  const observationBound = Math.max(0, c.maxObservationId - span);
+  const nameBound = corpus.maxEntityId > span ? -(corpus.maxEntityId - span) : 0;
+  const observationBound = Math.max(0, corpus.maxObservationId - span);
   const rows = compound
     ? db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], compoundWindowSql(nameCap, observationCap), [
         quote(term.key),

@@ -48,7 +48,7 @@ import type { Db } from "../storage/sql";
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
 import type { WeightedTerm } from "./expand";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
-import { averageLengths, corpus, docsHolding, entityStats, estimateDf, expression, observationLengths, substringNames, termWindow } from "./match";
+import { averageLengths, readCorpus, docsHolding, entityStats, estimateDf, expression, observationLengths, substringNames, termWindow } from "./match";
 import { connectionFactor, idfFactor, NAME_WEIGHT, priorityFactor, recencyFactor, SUBSTRING_WEIGHT } from "./score";
 import type { ParsedQuery } from "./query";
 import { quote, tokenize, type QueryTerm } from "./tokenize";
@@ -142,19 +142,19 @@ function rankTerms(query: ParsedQuery, expansion: readonly WeightedTerm[]): (Omi
   return out;
 }
 
-const candidate = (all: Map<number, Candidate>, id: number): Candidate => {
-  let c = all.get(id);
-  if (!c) {
-    c = { label: new Map(), docs: new Map() };
-    all.set(id, c);
+const candidateOf = (all: Map<number, Candidate>, id: number): Candidate => {
+  let candidate = all.get(id);
+  if (!candidate) {
+    candidate = { label: new Map(), docs: new Map() };
+    all.set(id, candidate);
   }
-  return c;
+  return candidate;
 };
 
-const holds = (c: Candidate, doc: number, t: number) => {
-  const set = c.docs.get(doc);
+const holds = (candidate: Candidate, doc: number, t: number) => {
+  const set = candidate.docs.get(doc);
   if (set) set.add(t);
-  else c.docs.set(doc, new Set([t]));
+  else candidate.docs.set(doc, new Set([t]));
 };
 
 /** NEAR over two terms' phrases; undefined for a CJK term (matched by bigrams, not words). */
@@ -196,27 +196,27 @@ interface Shortlist {
 
 /** Phase 1: each term's capped windows (./match.ts) give the candidates and the term's estimated idf. */
 function findCandidates(db: Db, query: ParsedQuery, expansion: readonly WeightedTerm[]): RankState {
-  const c = corpus(db);
+  const corpus = readCorpus(db);
   const candidates = new Map<number, Candidate>();
   const truncated: number[] = [];
   const idfs: number[] = [];
   const terms: RankTerm[] = rankTerms(query, expansion).map((t, i) => {
-    const w = termWindow(db, t.term, c, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
-    for (const id of w.names) candidate(candidates, id).label.set(i, 1);
-    for (const [doc, eid] of w.observations) holds(candidate(candidates, eid), doc, i);
+    const w = termWindow(db, t.term, corpus, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
+    for (const id of w.names) candidateOf(candidates, id).label.set(i, 1);
+    for (const [doc, eid] of w.observations) holds(candidateOf(candidates, eid), doc, i);
     if (w.names.length >= RANK_NAME_CANDIDATES || w.observations.length >= RANK_OBSERVATION_CANDIDATES) truncated.push(i);
     // A name or type holding the term only inside a longer word ("zoom" in "zoomIntegration").
     if (w.names.length === 0 && [...t.term.key].length >= 3) {
       for (const id of substringNames(db, quote(t.term.key), SUBSTRING_CANDIDATES)) {
-        const cand = candidate(candidates, id);
+        const cand = candidateOf(candidates, id);
         if (!cand.label.has(i)) cand.label.set(i, SUBSTRING_WEIGHT);
       }
     }
     const df =
-      estimateDf(w.names.length, RANK_NAME_CANDIDATES, w.names.at(-1) ?? 0, c.maxEntityId) +
-      estimateDf(w.observations.length, RANK_OBSERVATION_CANDIDATES, w.observations.at(-1)?.[0] ?? 0, c.maxObservationId);
+      estimateDf(w.names.length, RANK_NAME_CANDIDATES, w.names.at(-1) ?? 0, corpus.maxEntityId) +
+      estimateDf(w.observations.length, RANK_OBSERVATION_CANDIDATES, w.observations.at(-1)?.[0] ?? 0, corpus.maxObservationId);
     // A synonym is worth at most the word it stands for (the literal terms come first, so theirs is known).
-    const own = idfFactor(df, c.documents);
+    const own = idfFactor(df, corpus.documents);
     const idf = t.of === undefined ? own : Math.min(own, idfs[t.of] ?? own);
     idfs.push(idf);
     return { term: t.term, weight: t.weight, index: t.index, idf, of: t.of };

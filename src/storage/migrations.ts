@@ -29,6 +29,7 @@ import m0016 from "../../migrations/0016_files_fts.sql";
 import m0017 from "../../migrations/0017_load_indexes.sql";
 import m0018 from "../../migrations/0018_vector_lists.sql";
 import m0019 from "../../migrations/0019_cluster_queue.sql";
+import m0020 from "../../migrations/0020_registration.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -57,6 +58,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 17, name: "0017_load_indexes", sql: m0017 },
   { version: 18, name: "0018_vector_lists", sql: m0018 },
   { version: 19, name: "0019_cluster_queue", sql: m0019 },
+  { version: 20, name: "0020_registration", sql: m0020 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -17,6 +17,7 @@ export default defineTool({
   },
   output: { context: ContextOut, revived: z.boolean() },
   annotations: ADDITIVE,
+  access: "write",
   managesContexts: true,
   run: async ({ name, description, read_only }, ctx) => {
     if (!mayCreate(ctx.caller.grants, name)) {

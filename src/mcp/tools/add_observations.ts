@@ -17,12 +17,13 @@ export default defineTool({
   },
   output: { results: z.array(z.object({ entityName: z.string(), addedObservations: z.array(z.string()) })) },
   annotations: ADDITIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ observations, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.addObservations(observations, c.meta),
-      (results, c) => reply(c.name, { results }),
+      (resolved) => resolved.stub.addObservations(observations, resolved.meta),
+      (results, resolved) => reply(resolved.name, { results }),
     ),
 });

@@ -21,14 +21,15 @@ export default defineTool({
     bytes: z.number(),
   },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ path, file_text, overwrite, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.createFile(path, file_text, overwrite ?? false, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.createFile(path, file_text, overwrite ?? false, resolved.meta),
+      (r, resolved) => {
         const out = { path: r.path, created: r.created, lines: r.lines, bytes: r.bytes };
-        return reply(c.name, out, `${r.created ? "Created" : "Overwrote"} ${r.path} (${plural(r.lines, "line")}, ${plural(r.bytes, "byte")}).`);
+        return reply(resolved.name, out, `${r.created ? "Created" : "Overwrote"} ${r.path} (${plural(r.lines, "line")}, ${plural(r.bytes, "byte")}).`);
       },
     ),
 });

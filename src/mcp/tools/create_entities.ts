@@ -10,12 +10,13 @@ export default defineTool({
   input: { entities: batch(EntitySchema) },
   output: { entities: z.array(EntityOut) },
   annotations: ADDITIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ entities, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.createEntities(entities, c.meta),
-      (created, c) => reply(c.name, { entities: created }),
+      (resolved) => resolved.stub.createEntities(entities, resolved.meta),
+      (created, resolved) => reply(resolved.name, { entities: created }),
     ),
 });

@@ -10,12 +10,13 @@ export default defineTool({
   input: { relations: batch(NewRelationSchema) },
   output: { relations: z.array(RelationOut) },
   annotations: ADDITIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ relations, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.createRelations(relations, c.meta),
-      (created, c) => reply(c.name, { relations: created }),
+      (resolved) => resolved.stub.createRelations(relations, resolved.meta),
+      (created, resolved) => reply(resolved.name, { relations: created }),
     ),
 });

@@ -15,15 +15,16 @@ export default defineTool({
     filesDeleted: z.number(),
   },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ path, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.deletePath(path, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.deletePath(path, resolved.meta),
+      (r, resolved) => {
         const out = { path: r.path, type: r.type, filesDeleted: r.filesDeleted };
         const what = r.type === "file" ? r.path : `${r.path} (${plural(r.filesDeleted, "file")})`;
-        return reply(c.name, out, `Deleted ${what}.`);
+        return reply(resolved.name, out, `Deleted ${what}.`);
       },
     ),
 });

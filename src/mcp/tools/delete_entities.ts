@@ -9,12 +9,13 @@ export default defineTool({
   input: { entityNames: batch(entityName) },
   output: DeleteOut,
   annotations: DESTRUCTIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ entityNames, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.deleteEntities(entityNames, c.meta),
-      (r, c) => reply(c.name, { success: r.success, message: r.message }, r.message),
+      (resolved) => resolved.stub.deleteEntities(entityNames, resolved.meta),
+      (r, resolved) => reply(resolved.name, { success: r.success, message: r.message }, r.message),
     ),
 });

@@ -17,12 +17,13 @@ export default defineTool({
   },
   output: DeleteOut,
   annotations: DESTRUCTIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ deletions, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.deleteObservations(deletions, c.meta),
-      (r, c) => reply(c.name, { ...r }, r.message),
+      (resolved) => resolved.stub.deleteObservations(deletions, resolved.meta),
+      (r, resolved) => reply(resolved.name, { ...r }, r.message),
     ),
 });

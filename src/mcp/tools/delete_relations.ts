@@ -9,12 +9,13 @@ export default defineTool({
   input: { relations: batch(RelationSchema) },
   output: DeleteOut,
   annotations: DESTRUCTIVE,
+  access: "write",
   listOutputSchema: true,
   run: ({ relations, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.deleteRelations(relations, c.meta),
-      (r, c) => reply(c.name, { ...r }, r.message),
+      (resolved) => resolved.stub.deleteRelations(relations, resolved.meta),
+      (r, resolved) => reply(resolved.name, { ...r }, r.message),
     ),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DUPLICATE_MAX_LIMIT } from "../../graph/duplicates";
-import { typeName } from "../schemas";
+import { intIn, numberIn, typeName } from "../schemas";
 import { callContext, defineTool, READ, reply } from "../tool";
 
 export default defineTool({
@@ -10,22 +10,23 @@ export default defineTool({
   description: "Entity pairs likely naming one thing, scored 0..1 with reasons. Fold with merge_entities.",
   input: {
     entityType: typeName("entityType").optional(),
-    limit: z.number().int().min(1).max(DUPLICATE_MAX_LIMIT).optional(),
-    minScore: z.number().min(0).max(1).optional(),
+    limit: intIn("limit", 1, DUPLICATE_MAX_LIMIT).optional(),
+    minScore: numberIn("minScore", 0, 1).optional(),
   },
   output: {
     pairs: z.array(z.object({ a: z.string(), b: z.string(), score: z.number(), reasons: z.array(z.string()) })),
   },
   annotations: READ,
+  access: "read",
   run: ({ entityType, limit, minScore, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) =>
-        c.stub.findDuplicates(
+      (resolved) =>
+        resolved.stub.findDuplicates(
           { ...(entityType !== undefined && { entityType }), ...(limit !== undefined && { limit }), ...(minScore !== undefined && { minScore }) },
-          c.meta,
+          resolved.meta,
         ),
-      (r, c) => reply(c.name, { pairs: r.pairs }),
+      (r, resolved) => reply(resolved.name, { pairs: r.pairs }),
     ),
 });

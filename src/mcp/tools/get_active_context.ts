@@ -14,6 +14,7 @@ export default defineTool({
     note: z.string().optional(),
   },
   annotations: READ,
+  access: "read",
   managesContexts: true,
   run: async (_args, ctx) => {
     const current = await currentContext(ctx);

@@ -11,14 +11,15 @@ export default defineTool({
   input: { titles: z.boolean().optional() },
   output: { yaml: z.string(), documents: z.number().int() },
   annotations: READ,
+  access: "read",
   run: ({ titles, context }, ctx) =>
     callDocuments(
       ctx,
       context,
-      (c) => c.stub.documentTree(c.meta),
-      ({ root, count }, c) => {
+      (resolved) => resolved.stub.documentTree(resolved.meta),
+      ({ root, count }, resolved) => {
         const yaml = renderTree(root, titles ?? false);
-        return reply(c.name, { yaml, documents: count }, yaml);
+        return reply(resolved.name, { yaml, documents: count }, yaml);
       },
     ),
 });

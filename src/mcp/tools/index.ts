@@ -34,8 +34,8 @@ import update_observation from "./update_observation";
 import find_duplicates from "./find_duplicates";
 import merge_entities from "./merge_entities";
 
-// Each tool infers its own argument types; the registry only needs the common shape.
-export const TOOLS = [
+// Each tool infers its own argument types; the list holds them by the common shape.
+export const TOOLS: readonly ToolDef[] = [
   create_entities,
   create_relations,
   add_observations,
@@ -74,4 +74,4 @@ export const TOOLS = [
   mark_important,
   memory_stats,
   restore,
-] as unknown as ToolDef[];
+];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { filePath, fileText } from "../schemas";
+import { filePath, fileText, intIn } from "../schemas";
 import { plural } from "../format";
 import { ADDITIVE, callContext, defineTool, reply } from "../tool";
 
@@ -10,7 +10,7 @@ export default defineTool({
   description: "Insert insert_text into a memory file after line insert_line (0: at the top).",
   input: {
     path: filePath("path"),
-    insert_line: z.number().int().min(0, "insert_line must be 0 (top) or a line number"),
+    insert_line: intIn("insert_line", 0),
     insert_text: fileText("insert_text").min(1, "insert_text must not be empty"),
   },
   output: {
@@ -20,14 +20,15 @@ export default defineTool({
     lines: z.number(),
   },
   annotations: ADDITIVE,
+  access: "write",
   run: ({ path, insert_line, insert_text, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.insertText(path, insert_line, insert_text, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.insertText(path, insert_line, insert_text, resolved.meta),
+      (r, resolved) => {
         const out = { path: r.path, insert_line: r.insert_line, linesInserted: r.linesInserted, lines: r.lines };
-        return reply(c.name, out, `Inserted ${plural(r.linesInserted, "line")} after line ${r.insert_line} of ${r.path} (now ${plural(r.lines, "line")}).`);
+        return reply(resolved.name, out, `Inserted ${plural(r.linesInserted, "line")} after line ${r.insert_line} of ${r.path} (now ${plural(r.lines, "line")}).`);
       },
     ),
 });

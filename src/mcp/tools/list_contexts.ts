@@ -16,6 +16,7 @@ export default defineTool({
     grants: z.array(z.object({ context: z.string(), role: z.enum(ROLES), create: z.boolean().optional() })),
   },
   annotations: READ,
+  access: "read",
   managesContexts: true,
   run: async (_args, ctx) => {
     const [all, current] = await Promise.all([registryOf(ctx.env).listContexts(false), currentContext(ctx)]);

@@ -26,16 +26,17 @@ export default defineTool({
     unchanged: z.array(z.string()),
   },
   annotations: SETS,
+  access: "write",
   run: ({ items, important, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.markImportant(items, important, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.markImportant(items, important, resolved.meta),
+      (r, resolved) => {
         const verb = important ? "Marked important" : "Removed the importance mark from";
         const lines = [r.changed.length > 0 ? `${verb}: ${r.changed.join(", ")}.` : "Nothing changed."];
         if (r.unchanged.length > 0) lines.push(`Already ${important ? "marked" : "unmarked"}: ${r.unchanged.join(", ")}.`);
-        return reply(c.name, { important, ...r }, lines.join(" "));
+        return reply(resolved.name, { important, ...r }, lines.join(" "));
       },
     ),
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { LIMITS } from "../../limits";
 import type { ChangeInfo } from "../../history";
 import { callContext, defineTool, READ, reply } from "../tool";
+import { intIn } from "../schemas";
 
 const ChangeOut = z.object({
   seq: z.number(),
@@ -16,10 +17,10 @@ const ChangeOut = z.object({
 });
 
 /** "#12 2026-11-22T10:15:03Z alice create_entities: +entity Alice [undone by #14]" */
-function changeLine(c: ChangeInfo): string {
-  const at = c.at.replace(/\.\d{3}Z$/, "Z");
-  const flag = c.undoneBy !== undefined ? ` [undone by #${c.undoneBy}]` : "";
-  return `#${c.seq} ${at} ${c.caller} ${c.tool}: ${c.summary}${flag}`;
+function changeLine(change: ChangeInfo): string {
+  const at = change.at.replace(/\.\d{3}Z$/, "Z");
+  const flag = change.undoneBy !== undefined ? ` [undone by #${change.undoneBy}]` : "";
+  return `#${change.seq} ${at} ${change.caller} ${change.tool}: ${change.summary}${flag}`;
 }
 
 /** Changes one call lists when it gives no limit. */
@@ -44,22 +45,24 @@ export default defineTool({
       .refine((s) => !Number.isNaN(Date.parse(s)), "since must be an ISO 8601 time such as 2026-11-22T10:00:00Z")
       .optional()
       .describe("ISO 8601 time"),
-    before: z.number().int().min(1).optional().describe("Older than this #seq"),
-    limit: z.number().int().min(1).max(200).optional(),
+    before: intIn("before", 1).optional().describe("Older than this #seq"),
+    limit: intIn("limit", 1, 200).optional(),
   },
   output: { changes: z.array(ChangeOut), more: z.boolean() },
   annotations: READ,
+  access: "read",
   run: ({ item, caller, since, before, limit, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.history({ item, caller, since: since === undefined ? undefined : Date.parse(since), before, limit: limit ?? HISTORY_PAGE }, c.meta),
-      ({ changes, more }, c) => {
+      (resolved) =>
+        resolved.stub.history({ item, caller, since: since === undefined ? undefined : Date.parse(since), before, limit: limit ?? HISTORY_PAGE }, resolved.meta),
+      ({ changes, more }, resolved) => {
         const lines = changes.map(changeLine);
         if (lines.length === 0) lines.push("No changes match.");
         const last = changes[changes.length - 1];
         if (more && last) lines.push(`Older changes: memory_history{before: ${last.seq}}`);
-        return reply(c.name, { changes, more }, lines.join("\n"));
+        return reply(resolved.name, { changes, more }, lines.join("\n"));
       },
     ),
 });

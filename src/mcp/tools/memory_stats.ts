@@ -76,14 +76,15 @@ export default defineTool({
     search: z.object({ mode: z.enum(["lexical", "hybrid"]), embedded: z.number(), queued: z.number(), oldestQueuedMs: z.number() }),
   },
   annotations: READ,
+  access: "read",
   run: ({ context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.memoryStats(c.meta),
-      (s, c) => {
+      (resolved) => resolved.stub.memoryStats(resolved.meta),
+      (s, resolved) => {
         const out = shape(s);
-        return reply(c.name, out, text(out, details(s)));
+        return reply(resolved.name, out, text(out, details(s)));
       },
     ),
 });

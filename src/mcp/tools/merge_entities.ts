@@ -18,14 +18,15 @@ export default defineTool({
     change: z.number(),
   },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ target, sources, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.mergeEntities(target, sources, c.meta),
-      (r, c) =>
+      (resolved) => resolved.stub.mergeEntities(target, sources, resolved.meta),
+      (r, resolved) =>
         reply(
-          c.name,
+          resolved.name,
           { ...r },
           `Merged ${r.merged.map((n) => JSON.stringify(n)).join(", ")} into ${JSON.stringify(r.target)} as change #${r.change}: ${r.observationsAdded} observations added, ${r.relationsMoved} relations moved, ${r.relationsDropped} dropped (already there or self-loops). To take this back: undo{change: ${r.change}}.`,
         ),

@@ -18,13 +18,14 @@ export default defineTool({
     related: RelatedOut.optional(),
   },
   annotations: READ,
+  access: "read",
   listOutputSchema: true,
   run: ({ names, asOf, includeSuperseded, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.openNodes(names, c.meta, { asOf, includeSuperseded }),
-      (r, c) => {
+      (resolved) => resolved.stub.openNodes(names, resolved.meta, { asOf, includeSuperseded }),
+      (r, resolved) => {
         const out: Record<string, unknown> = { entities: r.entities, relations: r.relations };
         if (r.notFound.length > 0) out.notFound = r.notFound;
         if (Object.keys(r.aliases).length > 0) out.aliases = r.aliases;
@@ -32,7 +33,7 @@ export default defineTool({
         // The JSON text keeps the official shape; related items follow as their own block.
         const text = JSON.stringify(out);
         if (r.related.length > 0) out.related = r.related;
-        return replyWithRelated(c.name, out, text, r.related);
+        return replyWithRelated(resolved.name, out, text, r.related);
       },
     ),
 });

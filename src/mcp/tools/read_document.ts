@@ -12,11 +12,12 @@ export default defineTool({
   input: { id: documentId },
   output: { id: z.string(), content: z.string(), related: RelatedOut },
   annotations: READ,
+  access: "read",
   run: ({ id, context }, ctx) =>
     callDocuments(
       ctx,
       context,
-      (c) => c.stub.readDocument(id ?? ROOT_ID, c.meta),
-      (doc, c) => replyWithRelated(c.name, { ...doc }, doc.content, doc.related),
+      (resolved) => resolved.stub.readDocument(id ?? ROOT_ID, resolved.meta),
+      (doc, resolved) => replyWithRelated(resolved.name, { ...doc }, doc.content, doc.related),
     ),
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { LIMITS } from "../../limits";
-import { asOfArg, EntityOut, RelationOut } from "../schemas";
+import { asOfArg, EntityOut, intIn, RelationOut } from "../schemas";
 import { callContext, defineTool, READ, reply } from "../tool";
 
 export default defineTool({
@@ -9,7 +9,7 @@ export default defineTool({
   title: "Read Graph",
   description: `Read the graph in pages of at most ${LIMITS.readGraphPageEntities} entities or ~${LIMITS.readGraphPageBytes / 1024} KB (pass nextCursor back as cursor); mode "summary": names and types only.`,
   input: {
-    limit: z.number().int().min(1).max(LIMITS.readGraphPageEntities).optional(),
+    limit: intIn("limit", 1, LIMITS.readGraphPageEntities).optional(),
     cursor: z.string().max(200).optional(),
     mode: z.enum(["full", "summary"]).optional(),
     asOf: asOfArg,
@@ -21,12 +21,13 @@ export default defineTool({
     note: z.string().optional(),
   },
   annotations: READ,
+  access: "read",
   listOutputSchema: true,
   run: ({ limit, cursor, mode, asOf, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.readGraph({ limit, cursor, mode }, c.meta, asOf),
-      (page, c) => reply(c.name, { ...page }),
+      (resolved) => resolved.stub.readGraph({ limit, cursor, mode }, resolved.meta, asOf),
+      (page, resolved) => reply(resolved.name, { ...page }),
     ),
 });

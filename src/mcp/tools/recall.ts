@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ITEM_KINDS } from "../../items";
 import { RECALL_TOKENS as RECALL_BUDGET } from "../../limits";
-import { cutNote, cutQuery } from "../schemas";
+import { cutNote, cutQuery, intIn } from "../schemas";
 import { callContext, defineTool, READ, reply } from "../tool";
 
 export default defineTool({
@@ -11,12 +11,7 @@ export default defineTool({
   description: `Answer a question from memory: the best entities, files and documents for it, ranked, with the text that matched, within a token budget. ${cutNote}`,
   input: {
     query: z.string().refine((s) => s.trim() !== "", "query must not be empty"),
-    budgetTokens: z
-      .number()
-      .int("budgetTokens must be a whole number")
-      .min(RECALL_BUDGET.min, `budgetTokens must be at least ${RECALL_BUDGET.min}`)
-      .max(RECALL_BUDGET.max, `budgetTokens must be at most ${RECALL_BUDGET.max}`)
-      .optional(),
+    budgetTokens: intIn("budgetTokens", RECALL_BUDGET.min, RECALL_BUDGET.max).optional(),
     kinds: z
       .array(z.enum(ITEM_KINDS, { error: () => `kinds must be among ${ITEM_KINDS.join(", ")}` }))
       .min(1, "kinds must name at least one kind")
@@ -41,11 +36,12 @@ export default defineTool({
     note: z.string().optional(),
   },
   annotations: READ,
+  access: "read",
   run: ({ query, budgetTokens, kinds, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.recall(cutQuery(query), { budgetTokens: budgetTokens ?? RECALL_BUDGET.default, kinds: kinds ?? [...ITEM_KINDS] }, c.meta),
-      (result, c) => reply(c.name, { ...result }),
+      (resolved) => resolved.stub.recall(cutQuery(query), { budgetTokens: budgetTokens ?? RECALL_BUDGET.default, kinds: kinds ?? [...ITEM_KINDS] }, resolved.meta),
+      (result, resolved) => reply(resolved.name, { ...result }),
     ),
 });

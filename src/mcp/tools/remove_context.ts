@@ -14,6 +14,7 @@ export default defineTool({
   input: { name: contextName },
   output: { name: z.string(), removed: z.boolean(), dataKept: z.boolean() },
   annotations: DESTRUCTIVE,
+  access: "write",
   managesContexts: true,
   run: async ({ name }, ctx) => {
     if (roleFor(ctx.caller.grants, name) !== "admin") {

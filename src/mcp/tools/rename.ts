@@ -19,15 +19,16 @@ export default defineTool({
     filesMoved: z.number(),
   },
   annotations: ADDITIVE,
+  access: "write",
   run: ({ old_path, new_path, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.renamePath(old_path, new_path, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.renamePath(old_path, new_path, resolved.meta),
+      (r, resolved) => {
         const out = { old_path: r.old_path, new_path: r.new_path, type: r.type, filesMoved: r.filesMoved };
         const count = r.type === "directory" ? ` (${plural(r.filesMoved, "file")})` : "";
-        return reply(c.name, out, `Renamed ${r.old_path} to ${r.new_path}${count}.`);
+        return reply(resolved.name, out, `Renamed ${r.old_path} to ${r.new_path}${count}.`);
       },
     ),
 });

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { fail } from "../../errors";
 import { LIMITS } from "../../limits";
 import { callContext, defineTool, failure, reply, SETS } from "../tool";
+import { intIn } from "../schemas";
 
 const MAX_SELECTED = 100;
 const LIST_PAGE = 20;
@@ -22,8 +23,8 @@ export default defineTool({
     "Bring back pruned items (key or archive id) with their relations; one missing its other end waits (relationsDeferred). No items or ids: lists the archive.",
   input: {
     items: z.array(itemKey).max(MAX_SELECTED).optional().describe("Newest archived copy of each"),
-    ids: z.array(z.number().int().min(1)).max(MAX_SELECTED).optional(),
-    before: z.number().int().min(1).optional().describe("Listing: older than this id"),
+    ids: z.array(intIn("ids", 1)).max(MAX_SELECTED).optional(),
+    before: intIn("before", 1).optional().describe("Listing: older than this id"),
     kind: z.enum(["entity", "file", "doc"]).optional().describe("Listing: only this kind"),
   },
   output: {
@@ -38,6 +39,7 @@ export default defineTool({
     next: z.number().optional(),
   },
   annotations: SETS,
+  access: "write",
   run: async ({ items, ids, before, kind, context }, ctx) => {
     const selecting = (items?.length ?? 0) + (ids?.length ?? 0) > 0;
     if (selecting && (before !== undefined || kind !== undefined)) {
@@ -47,8 +49,8 @@ export default defineTool({
       return callContext(
         ctx,
         context,
-        (c) => c.stub.listArchive({ limit: LIST_PAGE, ...(before !== undefined ? { before } : {}), ...(kind ? { kind } : {}) }, c.meta),
-        (l, c) => {
+        (resolved) => resolved.stub.listArchive({ limit: LIST_PAGE, ...(before !== undefined ? { before } : {}), ...(kind ? { kind } : {}) }, resolved.meta),
+        (l, resolved) => {
           const archived = l.items.map((a) => ({ id: a.id, item: a.item, reason: a.reason }));
           const lines = l.items.map((a) => `#${a.id} ${a.item} (archived ${iso(a.archivedAt)}, ${a.bytes} bytes): ${a.reason}`);
           if (lines.length === 0) lines.push(l.total === 0 ? "The archive is empty." : "No archived items match.");
@@ -57,15 +59,15 @@ export default defineTool({
             lines.push(`Restore with restore{ids: [${archived[0]?.id}]} or restore{items: ["${archived[0]?.item}"]}.`);
           }
           if (l.next !== undefined) lines.push(`Older: restore{before: ${l.next}${kind ? `, kind: "${kind}"` : ""}}`);
-          return reply(c.name, { archived, ...(l.next !== undefined ? { next: l.next } : {}) }, lines.join("\n"));
+          return reply(resolved.name, { archived, ...(l.next !== undefined ? { next: l.next } : {}) }, lines.join("\n"));
         },
       );
     }
     return callContext(
       ctx,
       context,
-      (c) => c.stub.restoreArchived({ items: items ?? [], ids: ids ?? [] }, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.restoreArchived({ items: items ?? [], ids: ids ?? [] }, resolved.meta),
+      (r, resolved) => {
         const lines = [`Restored ${r.restored.length}: ${r.restored.map((x) => x.item).join(", ") || "nothing"}.`];
         if (r.notFound.length > 0) lines.push(`Not in the archive: ${r.notFound.join(", ")} (restore{} lists it).`);
         for (const k of r.conflicts) lines.push(`Conflict, kept archived: #${k.id} ${k.item}: ${k.reason}.`);
@@ -86,7 +88,7 @@ export default defineTool({
         if (r.relationsRestored.length > 0) out.relationsRestored = r.relationsRestored;
         if (r.relationsDeferred.length > 0) out.relationsDeferred = r.relationsDeferred;
         if (r.change !== undefined) out.change = r.change;
-        return reply(c.name, out, lines.join("\n"));
+        return reply(resolved.name, out, lines.join("\n"));
       },
     );
   },

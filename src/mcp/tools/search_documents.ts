@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { LIMITS } from "../../limits";
 import { callDocuments } from "../documents";
-import { cutNote, cutQuery } from "../schemas";
+import { cutNote, cutQuery, intIn } from "../schemas";
 import { defineTool, READ, reply } from "../tool";
 
 /** Results one call returns when it gives no limit. */
@@ -14,15 +14,16 @@ export default defineTool({
   description: `Search working-memory documents, best first; every word must match (stemmed), no operators. ${cutNote}`,
   input: {
     query: z.string().min(1, "query must not be empty"),
-    limit: z.number().int().min(1).max(LIMITS.documentSearchResults, `limit must be at most ${LIMITS.documentSearchResults}`).optional(),
+    limit: intIn("limit", 1, LIMITS.documentSearchResults).optional(),
   },
   output: { results: z.array(z.object({ id: z.string(), title: z.string(), snippet: z.string() })) },
   annotations: READ,
+  access: "read",
   run: ({ query, limit, context }, ctx) =>
     callDocuments(
       ctx,
       context,
-      (c) => c.stub.searchDocuments(cutQuery(query), limit ?? DEFAULT_LIMIT, c.meta),
-      (results, c) => reply(c.name, { results }),
+      (resolved) => resolved.stub.searchDocuments(cutQuery(query), limit ?? DEFAULT_LIMIT, resolved.meta),
+      (results, resolved) => reply(resolved.name, { results }),
     ),
 });

@@ -1,10 +1,7 @@
 import { z } from "zod";
 import { SEARCH_RANGES } from "../../limits";
-import { asOfArg, cutNote, cutQuery, EntityOut, RelationOut } from "../schemas";
+import { asOfArg, cutNote, cutQuery, EntityOut, intIn, numberIn, RelationOut } from "../schemas";
 import { callContext, defineTool, READ, reply } from "../tool";
-
-const int = (r: { min: number; max: number }, what: string) =>
-  z.number().int(`${what} must be a whole number`).min(r.min, `${what} must be at least ${r.min}`).max(r.max, `${what} must be at most ${r.max}`);
 
 export default defineTool({
   name: "search_nodes",
@@ -13,16 +10,13 @@ export default defineTool({
   description: `Search entity names, types and observations: the entities matching the query, best first (role entry), entities linking its words (connector), their relations and paths. ${cutNote}`,
   input: {
     query: z.string(),
-    limit: int(SEARCH_RANGES.maxTotalNodes, "limit").optional().describe("Like maxTotalNodes"),
-    minRelativeScore: z
-      .number()
-      .min(SEARCH_RANGES.minRelativeScore.min, "minRelativeScore must be between 0 and 1")
-      .max(SEARCH_RANGES.minRelativeScore.max, "minRelativeScore must be between 0 and 1")
+    limit: intIn("limit", SEARCH_RANGES.maxTotalNodes.min, SEARCH_RANGES.maxTotalNodes.max).optional().describe("Like maxTotalNodes"),
+    minRelativeScore: numberIn("minRelativeScore", SEARCH_RANGES.minRelativeScore.min, SEARCH_RANGES.minRelativeScore.max)
       .optional()
       .describe("Share of the best score"),
-    topPerToken: int(SEARCH_RANGES.topPerToken, "topPerToken").optional().describe("Extra entries per word"),
-    maxPathLength: int(SEARCH_RANGES.maxPathLength, "maxPathLength").optional().describe("In relations; 0: no paths"),
-    maxTotalNodes: int(SEARCH_RANGES.maxTotalNodes, "maxTotalNodes").optional().describe("Entries first"),
+    topPerToken: intIn("topPerToken", SEARCH_RANGES.topPerToken.min, SEARCH_RANGES.topPerToken.max).optional().describe("Extra entries per word"),
+    maxPathLength: intIn("maxPathLength", SEARCH_RANGES.maxPathLength.min, SEARCH_RANGES.maxPathLength.max).optional().describe("In relations; 0: no paths"),
+    maxTotalNodes: intIn("maxTotalNodes", SEARCH_RANGES.maxTotalNodes.min, SEARCH_RANGES.maxTotalNodes.max).optional().describe("Entries first"),
     asOf: asOfArg,
   },
   output: {
@@ -33,12 +27,13 @@ export default defineTool({
     aliases: z.record(z.string(), z.string()).optional(),
   },
   annotations: READ,
+  access: "read",
   listOutputSchema: true,
   run: ({ query, context, asOf, ...options }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.searchNodes(cutQuery(query), options, c.meta, asOf),
-      (result, c) => reply(c.name, { ...result }),
+      (resolved) => resolved.stub.searchNodes(cutQuery(query), options, resolved.meta, asOf),
+      (result, resolved) => reply(resolved.name, { ...result }),
     ),
 });

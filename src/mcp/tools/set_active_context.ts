@@ -17,6 +17,7 @@ export default defineTool({
   input: { name: contextName },
   output: { context: ContextOut, note: z.string().optional() },
   annotations: SETS,
+  access: "read",
   managesContexts: true,
   run: async ({ name }, ctx) => {
     if (roleFor(ctx.caller.grants, name) === undefined) return failure(fail("Forbidden", noGrant(name)));

@@ -19,14 +19,15 @@ export default defineTool({
     lines: z.number(),
   },
   annotations: DESTRUCTIVE_REPEATABLE,
+  access: "write",
   run: ({ path, old_str, new_str, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.strReplace(path, old_str, new_str, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.strReplace(path, old_str, new_str, resolved.meta),
+      (r, resolved) => {
         const out = { path: r.path, line: r.line, lines: r.lines };
-        return reply(c.name, out, `Replaced text at line ${r.line} of ${r.path} (now ${plural(r.lines, "line")}).`);
+        return reply(resolved.name, out, `Replaced text at line ${r.line} of ${r.path} (now ${plural(r.lines, "line")}).`);
       },
     ),
 });

@@ -18,16 +18,17 @@ export default defineTool({
     removed: z.array(z.string()),
   },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ id, content, context }, ctx) =>
     callDocuments(
       ctx,
       context,
-      (c) => c.stub.updateDocument(id ?? ROOT_ID, content, c.meta),
-      (r, c) => {
+      (resolved) => resolved.stub.updateDocument(id ?? ROOT_ID, content, resolved.meta),
+      (r, resolved) => {
         const lines = ["Succeeded"];
         if (r.created.length > 0) lines.push(`Created: ${names(r.created)}`);
         if (r.removed.length > 0) lines.push(`Removed: ${names(r.removed)}`);
-        return reply(c.name, { created: r.created, removed: r.removed }, lines.join("\n"));
+        return reply(resolved.name, { created: r.created, removed: r.removed }, lines.join("\n"));
       },
     ),
 });

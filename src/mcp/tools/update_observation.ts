@@ -10,11 +10,12 @@ export default defineTool({
   input: { entityName, old: observationText, new: observationText },
   output: { entityName: z.string(), old: z.string(), new: z.string(), supersededAt: z.string() },
   annotations: DESTRUCTIVE,
+  access: "write",
   run: ({ entityName, old, new: next, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.updateObservation({ entityName, old, new: next }, c.meta),
-      (r, c) => reply(c.name, { ...r }),
+      (resolved) => resolved.stub.updateObservation({ entityName, old, new: next }, resolved.meta),
+      (r, resolved) => reply(resolved.name, { ...r }),
     ),
 });

@@ -23,11 +23,12 @@ export default defineTool({
     related: RelatedOut,
   },
   annotations: READ,
+  access: "read",
   run: ({ path, view_range, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (c) => c.stub.viewFile(path, view_range, c.meta),
-      (r, c) => replyWithRelated(c.name, { ...r }, r.text, r.related),
+      (resolved) => resolved.stub.viewFile(path, view_range, resolved.meta),
+      (r, resolved) => replyWithRelated(resolved.name, { ...r }, r.text, r.related),
     ),
 });

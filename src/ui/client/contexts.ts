@@ -34,9 +34,9 @@ export function roleFor(grants: Listed["grants"], name: string): Role | undefine
 export function contextChoices(listed: Listed, remembered: string | null): { choices: ContextChoice[]; first: ContextChoice | undefined } {
   const choices = [...listed.contexts];
   const role = roleFor(listed.grants, listed.current);
-  if (role !== undefined && !choices.some((c) => c.name === listed.current)) {
+  if (role !== undefined && !choices.some((choice) => choice.name === listed.current)) {
     choices.unshift({ name: listed.current, description: "", readOnly: false, role });
   }
-  const first = choices.find((c) => c.name === remembered) ?? choices.find((c) => c.name === listed.current) ?? choices[0];
+  const first = choices.find((choice) => choice.name === remembered) ?? choices.find((choice) => choice.name === listed.current) ?? choices[0];
   return { choices, first };
 }

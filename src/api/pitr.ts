@@ -13,6 +13,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app";
 import { DAY_MS } from "../history";
 import { invalid as bad } from "./http";
+import type { PitrTarget } from "../context/pitr";
 
 /** How far back the platform keeps bookmarks. */
 const PITR_DAYS = 30;
@@ -25,13 +26,13 @@ export function parseAt(text: string): number | undefined {
 }
 
 /** The route handler; mounted behind requireAdmin in routes.ts. */
-export async function restore(c: Context<AppEnv>) {
+export async function recoverToPoint(c: Context<AppEnv>) {
   const atText = c.req.query("at");
   const bookmark = c.req.query("bookmark");
   if ((atText === undefined) === (bookmark === undefined)) {
     return bad(c, "Give exactly one of at (an ISO 8601 time or ms since the epoch) or bookmark.");
   }
-  let target: { at: number } | { bookmark: string };
+  let target: PitrTarget;
   if (bookmark !== undefined) {
     if (!BOOKMARK.test(bookmark)) return bad(c, "bookmark is not a Durable Object bookmark (hex digits and dashes).");
     target = { bookmark };
@@ -45,7 +46,7 @@ export async function restore(c: Context<AppEnv>) {
   }
 
   const stub = c.env.MEMORY.getByName(c.req.param("name") as string);
-  const plan = await stub.prepareRestore(target);
+  const plan = await stub.preparePitr(target);
   if (!plan.supported) return c.json({ error: "not_implemented", message: plan.message }, 501);
   if (!plan.ok) return bad(c, plan.message);
   // The reset makes this call fail by design; the restore happens when the object starts again.

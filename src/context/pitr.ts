@@ -3,17 +3,17 @@
  * object's next start to restore its whole database (data and history alike)
  * to a bookmark. Step two is MemoryContext.restart(), which resets the object.
  * Only the deployed platform has PITR: local workerd (wrangler dev, tests)
- * answers `supported: false`. The HTTP side is src/api/restore.ts.
+ * answers `supported: false`. The HTTP side is src/api/pitr.ts.
  */
 
-export type RestorePlan =
+export type PitrPlan =
   | { supported: true; ok: true; bookmark: string; undoBookmark: string }
   | { supported: true; ok: false; message: string }
   | { supported: false; message: string };
 
-export type RestoreTarget = { at: number } | { bookmark: string };
+export type PitrTarget = { at: number } | { bookmark: string };
 
-export async function prepareRestore(storage: DurableObjectStorage, target: RestoreTarget): Promise<RestorePlan> {
+export async function preparePitr(storage: DurableObjectStorage, target: PitrTarget): Promise<PitrPlan> {
   try {
     const undoBookmark = await storage.getCurrentBookmark();
     const bookmark = "bookmark" in target ? target.bookmark : await storage.getBookmarkForTime(target.at);

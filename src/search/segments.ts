@@ -1,5 +1,5 @@
 /**
- * FTS5 merge work off the write path. Every transaction that indexes
+ * FTS5 segment merging off the write path. Every transaction that indexes
  * documents adds a segment to each search index (src/search/indexer.ts), and
  * by default FTS5 folds segments together inside that same write
  * ('automerge'), so a write now and then pays for merging earlier writes'
@@ -9,18 +9,18 @@
  *
  * ## Policy (FTS5 keeps it in each index's `<table>_config`)
  * - `automerge` 0: an INSERT into an index never merges segments.
- * - `usermerge` MERGE_LEVEL_SEGMENTS: a slice merges a level of the index
+ * - `usermerge` SEGMENTS_PER_LEVEL: a slice merges a level of the index
  *   once it holds that many segments, as automerge would have.
  * - `crisismerge` is left at FTS5's default (16): should the alarm fall
  *   behind (it is delayed, or fails), a write merges a level that reached 16
  *   segments itself, so segments never pile up without bound.
- * `applyMergePolicy` sets it when it differs (on every start of the object,
+ * `applySegmentPolicy` sets it when it differs (on every start of the object,
  * after the migrations; a fresh or purged object gets it at once), so
  * existing contexts take it up without a migration.
  *
  * ## A slice
  * One FTS5 'merge' command per index with a positive budget of
- * MERGE_SLICE_PAGES pages: it merges levels that hold at least usermerge
+ * SEGMENT_SLICE_PAGES pages: it merges levels that hold at least usermerge
  * segments (a merge that fills a level merges that level next), continuing
  * an unfinished merge first, and stops once it wrote that many pages or
  * nothing is due. Every page it writes is a row of the index's `_data`
@@ -37,18 +37,18 @@ import type { Db } from "../storage/sql";
 import { SEARCH_INDEXES } from "./compact";
 
 /** Segments on one level that make it due for a merge (FTS5's own default for automerge is 4). */
-export const MERGE_LEVEL_SEGMENTS = 4;
+export const SEGMENTS_PER_LEVEL = 4;
 /** Pages one slice merges per index at most: a slice short enough not to hold calls up for long. */
-export const MERGE_SLICE_PAGES = 200;
+export const SEGMENT_SLICE_PAGES = 200;
 
 /** What each index's configuration should hold: (key, value) pairs for FTS5's config commands. */
 const POLICY: readonly (readonly [key: string, value: number])[] = [
   ["automerge", 0],
-  ["usermerge", MERGE_LEVEL_SEGMENTS],
+  ["usermerge", SEGMENTS_PER_LEVEL],
 ];
 
 /** Sets the merge policy on both search indexes where it differs; returns how many settings it changed. Run it inside a transaction. */
-export function applyMergePolicy(db: Db): number {
+export function applySegmentPolicy(db: Db): number {
   let changed = 0;
   for (const index of SEARCH_INDEXES) {
     for (const [key, value] of POLICY) {
@@ -68,7 +68,7 @@ export function applyMergePolicy(db: Db): number {
  * i.e. whether another slice may find more (false: no merge is due in
  * either). Run it inside a transaction.
  */
-export function mergeSlice(db: Db, pages = MERGE_SLICE_PAGES): boolean {
+export function mergeSegments(db: Db, pages = SEGMENT_SLICE_PAGES): boolean {
   let more = false;
   for (const index of SEARCH_INDEXES) {
     const before = totalChanges(db);
