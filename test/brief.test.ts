@@ -32,7 +32,6 @@ describe("the brief on a large context", () => {
     const text = (await c.readResource("memory://brief")).contents[0]?.text ?? "";
     const prompt = await c.getPrompt("brief");
     await c.close();
-    console.log(`brief of 2,000 entities: ${text.length} characters, ${estimateTokens(text)} tokens (characters / 4)`);
     expect(estimateTokens(text)).toBeLessThanOrEqual(BRIEF_TOKENS);
     expect(estimateTokens(text)).toBeGreaterThan(BRIEF_TOKENS * 0.8);
     const important = text.indexOf('"entity 1999"');

@@ -80,7 +80,6 @@ describe("co-visitation storage", () => {
       expect(after.sessionItems).toBe(0);
       expect(next).toBeNull();
       expect(after.pairs).toBeGreaterThan(0);
-      console.log(`after 10,000 accesses: ${JSON.stringify({ during, after })}`);
     });
   }, 120_000); // a generous ceiling for a busy machine, not a speed check
 

@@ -16,7 +16,6 @@ describe.each(CLIENTS)("instructions, with %s client", (_label, connect) => {
     const c = await connect();
     const text = c.instructions() ?? "";
     await c.close();
-    console.log(`instructions (every toolset): ${text.length} characters`);
     expect(text.length).toBeGreaterThan(500);
     expect(text.length).toBeLessThanOrEqual(INSTRUCTIONS_MAX);
     expect(text).toMatch(/search_nodes/);

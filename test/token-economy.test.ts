@@ -1,6 +1,7 @@
 /**
  * Every byte of tools/list lands in a model's context window. These budgets
- * keep descriptions and schemas short; `npm test` prints the measured sizes.
+ * keep descriptions and schemas short; `npm run bench:sizes` prints the
+ * measured sizes.
  */
 import { describe, expect, it } from "vitest";
 import { TOOLSETS } from "../src/mcp/tool";
@@ -23,7 +24,6 @@ describe("token economy", () => {
   it("keeps tools/list within budget per toolset, and no toolset is empty", async () => {
     const sizes: Record<string, { bytes: number; count: number }> = {};
     for (const set of [...TOOLSETS, "all"]) sizes[set] = await toolsListBytes(set);
-    console.log(`tools/list bytes per toolset: ${JSON.stringify(sizes)}`);
     expect(sizes.graph?.count).toBe(13);
     for (const [set, { bytes, count }] of Object.entries(sizes)) {
       expect(count, set).toBeGreaterThan(0);
@@ -31,31 +31,17 @@ describe("token economy", () => {
     }
   });
 
-  it("prints what tools/list, prompts/list, resources/list and the templates cost per toolset, in bytes and tokens", async () => {
-    const rows: string[] = [];
-    const tokens = (bytes: number) => Math.ceil(bytes / 4);
+  it("keeps prompts/list, and resources/list with its templates, within budget per toolset", async () => {
     for (const set of [...TOOLSETS, "all"]) {
       const c = await connectV2({ url: `http://localhost/mcp?tools=${set}` });
-      const tools = bytesOf(await c.listTools());
       const prompts = new TextEncoder().encode(JSON.stringify({ prompts: await c.listPrompts() })).length;
       // The fixed resources of a context's first page (an empty context lists no item).
       const resources = c.capabilities()?.resources ? new TextEncoder().encode(JSON.stringify(await c.listResources(""))).length : 0;
       const templates = c.capabilities()?.resources ? new TextEncoder().encode(JSON.stringify({ resourceTemplates: await c.listResourceTemplates() })).length : 0;
       await c.close();
-      rows.push(
-        `| ${set} | ${tools} (${tokens(tools)}) | ${prompts} (${tokens(prompts)}) | ${resources} (${tokens(resources)}) | ${templates} (${tokens(templates)}) |`,
-      );
       expect(prompts, set).toBeLessThanOrEqual(1200);
       expect(resources + templates, set).toBeLessThanOrEqual(1500);
     }
-    console.log(
-      [
-        "bytes of JSON (tokens, bytes / 4) per toolset; resources/list is the first page of an empty context",
-        "| toolset | tools/list | prompts/list | resources/list | resources/templates/list |",
-        "|---|---|---|---|---|",
-        ...rows,
-      ].join("\n"),
-    );
   });
 
   it.each(CLIENTS)(`lists every tool in at most ${DEFAULT_LIST_BUDGET} bytes by default (%s client)`, async (_label, connect) => {
@@ -64,8 +50,6 @@ describe("token economy", () => {
     await c.close();
     expect(list.map((t) => t.name).sort()).toEqual(TOOLS.map((t) => t.name).sort());
     expect(list).toHaveLength(33);
-    const bytes = bytesOf(list);
-    console.log(`default tools/list: ${bytes} bytes of JSON for ${list.length} tools`);
-    expect(bytes).toBeLessThanOrEqual(DEFAULT_LIST_BUDGET);
+    expect(bytesOf(list)).toBeLessThanOrEqual(DEFAULT_LIST_BUDGET);
   });
 });
