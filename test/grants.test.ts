@@ -11,13 +11,6 @@ const reference = (pattern: string, name: string) =>
       .join(".*")}$`,
   ).test(name);
 
-/** Milliseconds one call of `fn` takes. */
-function timed(fn: () => unknown): { ms: number; value: unknown } {
-  const start = performance.now();
-  const value = fn();
-  return { ms: performance.now() - start, value };
-}
-
 describe("grants", () => {
   it("matches exact names, prefix, suffix and infix globs, and * alone, over whole names only", () => {
     expect(globMatches("team-api", "team-api")).toBe(true);
@@ -63,21 +56,16 @@ describe("grants", () => {
     expect(grantProblem([{ context: "x", role: "write", create: true }])).toBeUndefined();
   });
 
-  it("answers the patterns that made a backtracking regex run for seconds and minutes at once", () => {
-    // A backtracking regex took 15.7 s on the first and about 9 minutes on the second; a linear scan takes microseconds,
-    // so a bound of 50 ms cannot flake and still fails the old matcher by orders of magnitude.
+  it("answers the patterns that made a backtracking regex run for seconds and minutes", () => {
+    // A backtracking regex took 15.7 s on the first and about 9 minutes on the second; the linear scan answers
+    // them as it answers any name. No clock is read: a backtracking matcher would run past the test's timeout on the second.
     const cases: [string, string][] = [
       ["*a*a*a*a*a*a*a*b", "a".repeat(64)],
       ["*-*-*-*-*-*-*-*-*-*-prod", `a${"-".repeat(63)}`],
       ["*a*a*a*a*a*a*a*a", `${"a".repeat(63)}b`],
     ];
-    for (const [pattern, name] of cases) {
-      const { ms, value } = timed(() => globMatches(pattern, name));
-      expect(value, pattern).toBe(false);
-      expect(ms, pattern).toBeLessThan(50);
-    }
-    const { ms } = timed(() => roleFor([{ context: "*a*a*a*a*a*a*a*b", role: "read" }], "a".repeat(64)));
-    expect(ms).toBeLessThan(50);
+    for (const [pattern, name] of cases) expect(globMatches(pattern, name), pattern).toBe(false);
+    expect(roleFor([{ context: "*a*a*a*a*a*a*a*b", role: "read" }], "a".repeat(64))).toBeUndefined();
   });
 
   it("agrees with the reference regex on random small patterns and names", () => {
