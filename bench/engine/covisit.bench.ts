@@ -10,7 +10,7 @@
  *
  * Prints the table sizes during the stream and after the idle sessions went;
  * it measures, it does not check. That they stay bounded is
- * test/covisit-store.test.ts's.
+ * test/covisit/store.test.ts's.
  */
 import { env, runInDurableObject } from "cloudflare:test";
 import { it } from "vitest";

@@ -11,8 +11,8 @@
  * - the brief (`memory://brief`) of 2,000 entities with long observations.
  *
  * It measures, it does not check: the budgets these figures must stay within
- * are held by test/token-economy.test.ts, test/guidance.test.ts and
- * test/brief.test.ts.
+ * are held by test/mcp/token-economy.test.ts, test/mcp/guidance.test.ts and
+ * test/priority/brief.test.ts.
  */
 import { env, SELF } from "cloudflare:test";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";

@@ -1,5 +1,5 @@
 /**
- * An OAuth caller is a caller: the auth matrix of test/access.test.ts for
+ * An OAuth caller is a caller: the auth matrix of test/auth/access.test.ts for
  * OAuth access tokens, narrowing at consent, attribution, the active
  * context per grant, and listing and revoking grants.
  */

@@ -1,7 +1,7 @@
 /**
  * The nine tools engram shares with the official memory server, listed and
  * each answering one call, through both SDK generations' clients. What each
- * answers in detail is test/compat.test.ts's.
+ * answers in detail is test/graph/compat.test.ts's.
  */
 import { describe, expect, it } from "vitest";
 import { CLIENTS, freshContext, json } from "../helpers/clients";
