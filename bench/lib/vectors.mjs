@@ -1,6 +1,6 @@
 /**
  * Seeded synthetic embedding vectors, for measuring nearest-neighbour search
- * (bench/engine/vectors.bench.ts, test/semantic-index.test.ts).
+ * (bench/engine/vectors.bench.ts, test/search/semantic-index.test.ts).
  *
  * `clusteredVectors`: a two-level mixture like a corpus of topics and their
  * threads. TOPICS topic directions (Gaussian, so random directions in the

@@ -1,4 +1,4 @@
-/** Types for workload.mjs, for the test of its interleaving (test/bench-support.test.ts). */
+/** Types for workload.mjs, for the test of its interleaving (test/bench/support.test.ts). */
 import type { Summary } from "./stats.mjs";
 
 /** The `_meta` key engram's tools use for the time spent in the RPC to the object. */

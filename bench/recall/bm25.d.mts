@@ -1,4 +1,4 @@
-/** Types for bm25.mjs, for its test (test/bench-recall.test.ts). */
+/** Types for bm25.mjs, for its test (test/bench/recall.test.ts). */
 export const STOP_WORDS: ReadonlySet<string>;
 export function stem(word: string): string;
 export function tokenize(text: string): string[];

@@ -1,4 +1,4 @@
-/** Types for weighted.mjs, for its test (test/bench-recall.test.ts). */
+/** Types for weighted.mjs, for its test (test/bench/recall.test.ts). */
 export function words(text: string): string[];
 export interface WeightedIndex {
   rank(weighted: { term: string; weight: number }[]): number[];

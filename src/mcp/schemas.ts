@@ -91,7 +91,7 @@ export const contextArg = z.string().regex(CONTEXT_NAME_PATTERN, `context ${CONT
  * argument names a context that exists (list_contexts shows them), the
  * server checks the pattern and its error quotes it, and a copy of the
  * pattern in every tool's schema weighed on every tools/list
- * (test/token-economy.test.ts prints the sizes). add_context, which makes up
+ * (`npm run bench:sizes` prints the sizes). add_context, which makes up
  * a name, lists it.
  */
 export const contextArgListed = z.string().optional();

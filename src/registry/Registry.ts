@@ -25,7 +25,7 @@
  *
  * ## Count
  * `callCount()` says how many calls this object served since it started
- * (each once, however many steps it took): test/hot-path.test.ts checks
+ * (each once, however many steps it took): test/registry/hot-path.test.ts checks
  * that warm tool calls make none. It is kept in memory, so it starts again
  * when the platform evicts the object (idle, its calls being rare);
  * `callStats()` says since when.

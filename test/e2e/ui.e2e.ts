@@ -218,7 +218,6 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     const total = [...shipped.values()].reduce((a, b) => ({ bytes: a.bytes + b.bytes, gzip: a.gzip + b.gzip }), { bytes: 0, gzip: 0 });
     const report = JSON.stringify({ ...Object.fromEntries(shipped), total });
     await writeFile(`${OUT}/bytes.json`, `${report}\n`);
-    console.log(`web page bytes shipped on first load: ${report}`);
     expect([...shipped.keys()].sort()).toEqual(["/", "/ui/app.css", "/ui/app.js"]);
     expect(foreign).toEqual([]);
     expect(problems).toEqual([]);

@@ -8,7 +8,7 @@
  * quarter of float32's bytes: 384 bytes for bge-small's 384 dimensions
  * instead of 1,536, so a scan reads four times fewer pages. The query vector
  * stays float: a similarity is float · int8 * scale, whose error against the
- * float cosine is below 0.01 (test/semantic-vectors.test.ts measures it), far
+ * float cosine is below 0.01 (test/search/semantic-vectors.test.ts measures it), far
  * under the gaps that order a ranking.
  *
  * Each row also names the IVF list its vector belongs to (./ivf.ts), which

@@ -1,0 +1,248 @@
+import { env, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { reciprocalRankFusion, RRF_K } from "../../src/search/fuse";
+import { expression, readCorpus, termWindow } from "../../src/search/match";
+import { parseQuery } from "../../src/search/query";
+import { COMPOUND_PHRASE_LOOKUPS, rankQuery } from "../../src/search/rank";
+import { tokenize } from "../../src/search/tokenize";
+import { Db } from "../../src/storage/sql";
+import { freshContext } from "../helpers/clients";
+
+const meta = { caller: "test", callerId: "test", tool: "test" };
+const stubFor = () => env.MEMORY.getByName(freshContext("rank"));
+const NOW = Date.now();
+
+describe("reciprocal rank fusion", () => {
+  it("scores each id by the sum of 1 / (60 + rank) over the lists holding it", () => {
+    const fused = reciprocalRankFusion([
+      [
+        { id: 1, score: 9 },
+        { id: 2, score: 5 },
+        { id: 3, score: 1 },
+      ],
+      [
+        { id: 3, score: 0.9 },
+        { id: 4, score: 0.8 },
+      ],
+    ]);
+    expect(RRF_K).toBe(60);
+    expect(fused.map((f) => f.id)).toEqual([3, 1, 2, 4]);
+    expect(fused[0]?.score).toBeCloseTo(1 / 63 + 1 / 61, 12);
+    expect(fused[1]?.score).toBeCloseTo(1 / 61, 12);
+    expect(fused[2]?.score).toBe(fused[3]?.score);
+  });
+
+  it("ignores the lists' own scores and keeps the first list's order on ties", () => {
+    const a = reciprocalRankFusion([[{ id: 7, score: 1000 }], [{ id: 8, score: 0.0001 }]]);
+    expect(a.map((f) => f.id)).toEqual([7, 8]);
+    expect(a[0]?.score).toBe(a[1]?.score);
+  });
+
+  it("counts an id repeated within one list once, at its best rank", () => {
+    const fused = reciprocalRankFusion([
+      [
+        { id: 1, score: 2 },
+        { id: 1, score: 1 },
+      ],
+    ]);
+    expect(fused).toEqual([{ id: 1, score: 1 / 61 }]);
+  });
+});
+
+describe("whole-query ranking", () => {
+  it("ranks the entity matching more of the question first, whatever the stop and question words", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "t1", entityType: "Caroline", observations: ["I went to a support group yesterday, it was powerful"] },
+          { name: "t2", entityType: "Melanie", observations: ["The kids loved the group painting class"] },
+          { name: "t3", entityType: "Melanie", observations: ["We support each other when it is hard"] },
+        ],
+        meta,
+      );
+      const db = new Db(state.storage.sql);
+      const r = rankQuery(db, parseQuery("When did Caroline go to the support group?"), { now: NOW });
+      expect(r.terms.map((t) => t.term.key)).toEqual(["caroline", "go", "support", "group"]);
+      expect(r.entities[0]?.id).toBe(1);
+      expect(r.entities.map((e) => e.id).sort()).toEqual([1, 2, 3]);
+      // The matched observation is the entity's best passage.
+      expect(r.entities[0]?.passages).toHaveLength(1);
+    });
+  });
+
+  it("gives a phrase (adjacent query words close together) a bonus over the same words apart", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "apart", entityType: "note", observations: ["the service was slow, and billing was late again this week"] },
+          { name: "together", entityType: "note", observations: ["this week the billing service was slow and late again"] },
+        ],
+        meta,
+      );
+      const r = rankQuery(new Db(state.storage.sql), parseQuery("billing service"), { now: NOW });
+      expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
+    });
+  });
+
+  it("gives the phrase bonus to a compound written next to the query's other word", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "apart", entityType: "note", observations: ["the dependency was late, and the owner-quota was raised again this week"] },
+          { name: "together", entityType: "note", observations: ["this week the dependency owner-quota was raised and late again, as it was in the week before"] },
+        ],
+        meta,
+      );
+      const r = rankQuery(new Db(state.storage.sql), parseQuery("dependency owner-quota"), { now: NOW });
+      expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
+    });
+  });
+
+  it("asks at most COMPOUND_PHRASE_LOOKUPS documents about a pair with a compound, the best candidates' first", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const n = COMPOUND_PHRASE_LOOKUPS + 2;
+      instance.createEntities(
+        Array.from({ length: n }, (_, i) => ({ name: `n${i}`, entityType: "note", observations: ["the dependency owner-quota was raised"] })),
+        meta,
+      );
+      const r = rankQuery(new Db(state.storage.sql), parseQuery("dependency owner-quota"), { now: NOW });
+      const scores = new Map(r.entities.map((e) => [e.id, e.score]));
+      // Equal candidates are taken newest first: the newest COMPOUND_PHRASE_LOOKUPS get the bonus, the two oldest not.
+      const bonus = [...scores.values()].filter((v) => v > (scores.get(1) as number));
+      expect(bonus).toHaveLength(COMPOUND_PHRASE_LOOKUPS);
+      expect(scores.get(2)).toBe(scores.get(1));
+      expect(scores.get(n)).toBeGreaterThan(scores.get(1) as number);
+    });
+  });
+
+  it("scores an expansion term with its weight, below a literal match", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "garage", entityType: "place", observations: ["the car is parked here"] },
+          { name: "showroom", entityType: "place", observations: ["an automobile on display"] },
+        ],
+        meta,
+      );
+      const db = new Db(state.storage.sql);
+      const plain = rankQuery(db, parseQuery("automobile"), { now: NOW });
+      expect(plain.entities.map((e) => e.id)).toEqual([2]);
+      const expanded = rankQuery(db, parseQuery("automobile"), { now: NOW, expansion: [{ term: "car", weight: 0.5 }] });
+      expect(expanded.entities.map((e) => e.id)).toEqual([2, 1]);
+      expect(expanded.terms.map((t) => [t.term.key, t.weight, t.index])).toEqual([
+        ["automobile", 1, 0],
+        ["car", 0.5, -1],
+      ]);
+      const [literal, synonym] = expanded.entities;
+      expect(synonym?.score).toBeLessThan(literal?.score ?? 0);
+      // Weight 0.5 on the same kind of hit halves the term's share.
+      expect((synonym?.perTerm.get(1) ?? 0) / (literal?.perTerm.get(0) ?? 1)).toBeGreaterThan(0.3);
+      expect((synonym?.perTerm.get(1) ?? 0) / (literal?.perTerm.get(0) ?? 1)).toBeLessThan(0.7);
+    });
+  });
+
+  it("fuses a semantic list by RRF, adding entities only it found and dropping ids that no longer exist", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "a", entityType: "note", observations: ["kafka consumer lag"] },
+          { name: "b", entityType: "note", observations: ["kafka topics"] },
+          { name: "c", entityType: "note", observations: ["message queue backlog"] },
+        ],
+        meta,
+      );
+      const db = new Db(state.storage.sql);
+      const lexical = rankQuery(db, parseQuery("kafka lag"), { now: NOW });
+      expect(lexical.entities.map((e) => e.id)).toEqual([1, 2]);
+      const fused = rankQuery(db, parseQuery("kafka lag"), {
+        now: NOW,
+        semantic: [
+          { id: 3, score: 0.9 },
+          { id: 99, score: 0.8 },
+          { id: 1, score: 0.7 },
+        ],
+      });
+      expect(fused.entities.map((e) => e.id)).toEqual([1, 3, 2]);
+      expect(fused.entities[0]?.score).toBeCloseTo(1 / 61 + 1 / 62, 12);
+      expect(fused.entities[1]?.perTerm.size).toBe(0);
+    });
+  });
+});
+
+describe("search_nodes returns every entity that matches well", () => {
+  it('finds both people for "person", not one', async () => {
+    await runInDurableObject(stubFor(), async (instance) => {
+      instance.createEntities(
+        [
+          { name: "Ada Lovelace", entityType: "person", observations: ["wrote the first program"] },
+          { name: "Alan Turing", entityType: "person", observations: ["broke Enigma"] },
+          { name: "Analytical Engine", entityType: "machine", observations: ["designed by Babbage"] },
+        ],
+        meta,
+      );
+      const r = await instance.searchNodes("person", {}, meta);
+      expect(r.ok && r.value.entities.map((e) => e.name).sort()).toEqual(["Ada Lovelace", "Alan Turing"]);
+      expect(r.ok && r.value.entities.every((e) => e.role === "entry")).toBe(true);
+    });
+  });
+
+  it('finds an entity whose observation says "billing service" for "billing", beside the one named for it', async () => {
+    await runInDurableObject(stubFor(), async (instance) => {
+      instance.createEntities(
+        [
+          { name: "billing", entityType: "team", observations: ["owns invoices"] },
+          { name: "payments-api", entityType: "service", observations: ["calls the billing service on every charge"] },
+          { name: "search-api", entityType: "service", observations: ["answers queries"] },
+        ],
+        meta,
+      );
+      const r = await instance.searchNodes("billing", {}, meta);
+      expect(r.ok && r.value.entities.map((e) => e.name)).toEqual(["billing", "payments-api"]);
+    });
+  });
+
+  it("keeps the limit and puts the best match first", async () => {
+    await runInDurableObject(stubFor(), async (instance) => {
+      instance.createEntities(
+        Array.from({ length: 12 }, (_, i) => ({ name: `p${i}`, entityType: "person", observations: [i === 5 ? "a person who leads the person team" : "someone"] })),
+        meta,
+      );
+      const r = await instance.searchNodes("person", { limit: 4 }, meta);
+      expect(r.ok && r.value.entities).toHaveLength(4);
+      expect(r.ok && r.value.entities[0]?.name).toBe("p5");
+    });
+  });
+});
+
+describe("a compound's window", () => {
+  it("finds every document writing the compound by its joined form, and the words apart only among the newest PHRASE_SPAN", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "old-apart", entityType: "note", observations: ["the github sqlite wal mode"] },
+          { name: "old-compound", entityType: "note", observations: ["about github-sqlite-wal"] },
+          { name: "githubSqliteWal", entityType: "note", observations: ["plain"] },
+          ...Array.from({ length: 4 }, (_, i) => ({ name: `filler-${i}`, entityType: "note", observations: ["nothing here"] })),
+          { name: "new-apart", entityType: "note", observations: ["github sqlite wal again"] },
+        ],
+        meta,
+      );
+      const db = new Db(state.storage.sql);
+      const term = tokenize("github-sqlite-wal")[0];
+      if (!term) throw new Error("no term");
+      const corpus = readCorpus(db);
+      const id = (name: string) => db.one<{ id: number }>("SELECT id FROM entities WHERE name = ?", name)?.id;
+      const owners = (w: { observations: [number, number][] }) => w.observations.map(([, eid]) => eid);
+      // A span covering the context: the window is the whole expression's (compound or words apart, anywhere).
+      const whole = termWindow(db, term, corpus, 20, 100);
+      expect(owners(whole).sort()).toEqual([id("old-apart"), id("old-compound"), id("new-apart")].sort());
+      expect(whole.names).toEqual([id("githubSqliteWal")]);
+      const full = db.all<{ doc: number }>("SELECT rowid AS doc FROM search_words WHERE search_words MATCH ? AND rowid > 0 ORDER BY rowid DESC", expression(term));
+      expect(whole.observations.map(([doc]) => doc)).toEqual(full.map((r) => r.doc));
+      // A span of the newest 3 documents of each kind: the words apart only there, the compound everywhere.
+      const short = termWindow(db, term, corpus, 20, 100, 3);
+      expect(owners(short).sort()).toEqual([id("old-compound"), id("new-apart")].sort());
+      expect(short.names).toEqual([id("githubSqliteWal")]);
+    });
+  });
+});
