@@ -165,7 +165,7 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
  * Given no parsed body, the SDK's handler reads it twice (a clone to tell
  * 2025-era from 2026-era requests, then the transport), which costs more
  * than the rest of the protocol for a 1,000-entity batch. A body that is
- * not JSON is passed on unparsed, so the SDK answers it as before.
+ * not JSON is passed on unparsed, so the SDK answers it with its own parse error.
  */
 async function readOnce(raw: Request, url: URL): Promise<{ request: Request; parsedBody?: unknown }> {
   if (raw.method !== "POST" || raw.body === null) return { request: new Request(url, raw) };

@@ -15,7 +15,7 @@
  * Each domain owns its op kinds: it types them as a union by `kind` and
  * exports `InverseKinds<ItsOps>`
  * (`apply` replays an op through a WriteScope, so undo is recorded like any
- * write; `describe` gives a summary phrase) and MemoryContext joins them in
+ * write; `describe` gives a summary phrase) and src/context/inverses.ts joins them in
  * `INVERSES` with `inverseRegistry`. History never imports a domain's SQL.
  * The six registries, by the writes they record and where their appliers are:
  *
@@ -30,8 +30,8 @@
  * A new domain follows the files pattern: its mutation primitive reads the
  * prior row, writes, and calls `w.rec.note(itemKey, {kind, ..., prior})`;
  * its applier writes the prior state back through the same primitive (so
- * the undo is recorded too); MemoryContext adds its `...Inverses` to
- * INVERSES and runs its calls as writes.
+ * the undo is recorded too); src/context/inverses.ts adds its `...Inverses`
+ * to INVERSES, and MemoryContext runs its calls as writes.
  *
  * Rules: note only writes that changed a row; keep each op small (one row's
  * prior state; a big value is fine while its JSON stays under ~1.5 MB, since

@@ -8,9 +8,8 @@
  * tool's zod object schemas and their JSON Schema conversions) is built once
  * per isolate.
  *
- * Registering every tool was a large share of a 2025-era ping through
- * serveMcpHttp, plus the garbage it left for the collector
- * (docs/performance-history.md). The request's scope stays in closures, so two
+ * Registering every tool costs a large share of a 2025-era ping, plus the
+ * garbage it leaves for the collector. The request's scope stays in closures, so two
  * requests in flight in one isolate cannot see each other's caller or
  * context; caching whole servers would need a pool and a reset of the
  * per-request protocol state (negotiated version, client capabilities),
@@ -115,8 +114,7 @@ const mapValues = (o: Json, f: (v: unknown) => unknown) => Object.freeze(Object.
  * Converts a schema to JSON Schema once per isolate. The SDK converts every
  * tool's input and output schema through `~standard.jsonSchema` on every
  * tools/list (and the input schema on every 2026-era tools/call), a good
- * share of a tools/list's server time (docs/performance-history.md). The
- * schemas never change, so the first answer per target is kept.
+ * share of a tools/list's server time. The schemas never change, so the first answer per target is kept.
  */
 function listedJsonSchema(schema: z.ZodObject, io: "input" | "output"): StandardSchemaWithJSON["~standard"]["jsonSchema"] {
   const convert = schema["~standard"].jsonSchema as unknown as Record<"input" | "output", JsonSchemaOf>;

@@ -1,5 +1,5 @@
 /**
- * Whole-query ranking (issue 22): how well each entity matches the whole
+ * Whole-query ranking: how well each entity matches the whole
  * query, as one number, for search_nodes' entry nodes and for recall.
  *
  * ## Score
@@ -19,10 +19,8 @@
  * bonus adds PHRASE_BONUS × the pair's mean idf once per pair of adjacent
  * query terms found within PHRASE_DISTANCE words of each other in one of the
  * entity's documents. The priority factor enters under a square root (so
- * within [0.84, 1.41]): a saturating BM25 sum spreads matches less than the
- * old tf × idf × importance product, and at full strength the boost of
- * entities that earlier searches returned outweighed the text (measured with
- * `npm run bench:recall`, docs/search.md). Stop words and question words never become terms
+ * within [0.84, 1.41]): at full strength, the boost of entities that earlier
+ * searches returned would outweigh the text (docs/search.md). Stop words and question words never become terms
  * (./tokenize.ts); stems and compounds match as in every search (./match.ts).
  *
  * With a semantic list (`semantic`), the lexical order and that list are
@@ -38,8 +36,8 @@
  * missed (at most VERIFY_LOOKUPS lookups, highest idf first), and the
  * documents holding both terms of an adjacent pair whether they are near
  * (at most PHRASE_LOOKUPS, COMPOUND_PHRASE_LOOKUPS of them for a pair with
- * a compound, whose phrase inside NEAR costs far more). A lookup costs about 20 µs, so the budgets
- * bound a search's time. A compound's words written apart are looked for
+ * a compound, whose phrase inside NEAR costs far more). The budgets bound a
+ * search's time. A compound's words written apart are looked for
  * among the newest documents only (./match.ts PHRASE_SPAN): a phrase is
  * found by walking its words' doclists. Nothing reads a posting list to its
  * end or scans a table.
@@ -62,19 +60,19 @@ const RANK_MAX_CANDIDATES = 100;
 /** Candidates whose documents are asked about the common terms their windows missed, and the rowid lookups allowed for that. */
 const VERIFY_CANDIDATES = 60;
 const VERIFY_LOOKUPS = 600;
-/** What one lookup of a compound (its phrase, or its joined form) counts against VERIFY_LOOKUPS: a phrase costs FTS5 5-10 times one word (35-80 µs at 1,000,000 entities). */
+/** What one lookup of a compound (its phrase, or its joined form) counts against VERIFY_LOOKUPS: FTS5 checks a phrase at several times the cost of one word. */
 const COMPOUND_LOOKUP_COST = 8;
 /** Rowid lookups allowed for the phrase bonus. */
 const PHRASE_LOOKUPS = 300;
 /**
- * Of those, the lookups for a pair with a compound ("dependency owner-quota"): FTS5 checks a phrase inside
- * NEAR at about 1.3 ms per document at 1,000,000 entities, against 20 µs for two words, so these few bound
- * that pair's share of a search to about 5 ms (4 and 8 gave the same hits on npm run bench:recall).
+ * Of those, the lookups for a pair with a compound ("dependency owner-quota"): a phrase inside NEAR costs
+ * FTS5 far more per document than two words, so these few bound that pair's share of a search
+ * (docs/search.md gives the costs).
  */
 export const COMPOUND_PHRASE_LOOKUPS = 4;
 /** Trigram-index entities read per term whose name or type holds it only as a substring. */
 const SUBSTRING_CANDIDATES = 20;
-/** BM25 saturation and length normalisation: Anserini's defaults, which measured best of k1 1.2 / b 0.75, 0.5, 0.3 and k1 0.9 / b 0.4 on npm run bench:recall (docs/search.md). */
+/** BM25 saturation and length normalisation: Anserini's defaults, chosen on `npm run bench:recall` (docs/search.md). */
 export const BM25_K1 = 0.9;
 /** Weight of the name-and-type document against one observation. */
 export const LABEL_WEIGHT = NAME_WEIGHT;

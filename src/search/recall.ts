@@ -1,6 +1,6 @@
 /**
  * recall: the best items for a question across entities, files and
- * documents, packed into a token budget (issue 22).
+ * documents, packed into a token budget.
  *
  * ## Ranking
  * - Entities: the whole-query ranking of ./rank.ts; each item's text is its
