@@ -56,9 +56,11 @@ let projectDir: string;
 /** Runs the hook for `input.hook_event_name` as Claude Code does, with ENGRAM_URL and ENGRAM_TOKEN from `engram`. */
 function runHook(input: Record<string, unknown> & { hook_event_name: Event }, engram: { url: string; token?: string }, matchValue?: string): Promise<Run> {
   const command = commandFor(input.hook_event_name, matchValue);
-  const env: Record<string, string | undefined> = {
+  // Claude Code passes its own environment on; the engram settings are only the ones given here.
+  const { ENGRAM_URL: _url, ENGRAM_TOKEN: _token, ENGRAM_RECALL_MIN_SCORE: _cut, ...inherited } = process.env;
+  const env = {
+    ...inherited,
     PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ""}`,
-    HOME: process.env.HOME,
     CLAUDE_PLUGIN_ROOT: PLUGIN,
     CLAUDE_PROJECT_DIR: projectDir,
     ENGRAM_URL: engram.url,
