@@ -178,10 +178,26 @@ describe("recall", () => {
     expect((await c.call("delete", { path: "runbooks/payments.md" })).isError).toBeFalsy();
     r = await recall(c, { query: "retries back off", kinds: ["file"] });
     expect(r.items).toEqual([]);
-    expect(r.note).toBe("Nothing matched the query.");
+    expect(r.note).toMatch(/^Nothing in memory matches the query/);
     expect((await c.call("undo", {})).isError).toBeFalsy();
     r = await recall(c, { query: "retries back off", kinds: ["file"] });
     expect(r.items.map((i) => i.key)).toEqual(["file:runbooks/payments.md"]);
+    await c.close();
+  });
+
+  it("ranks files and documents for natural questions, the one holding every word first, under many newer partial matches", async () => {
+    const c = await connectV2({ url: `http://localhost/mcp/${freshContext("recall")}` });
+    const ok = (r: { isError?: boolean; content: { text?: string }[] }) => expect(r.isError, r.content[0]?.text).toBeFalsy();
+    ok(await c.call("create", { path: "runbooks/oncall.md", file_text: "# Rota\n\nWeek 13: Dana is on call, week 14 Lee.\n" }));
+    ok(await c.call("update_document", { id: "root", content: `# Root\n[[payments]] ${Array.from({ length: 20 }, (_, i) => `[[n${i}]]`).join(" ")}` }));
+    ok(await c.call("update_document", { id: "payments", content: "# Payments\n\nStripe retries a webhook until we answer, so we see duplicates." }));
+    for (let i = 0; i < 20; i++) {
+      ok(await c.call("create", { path: `notes/s${i}.md`, file_text: "We had a call about the week ahead, a long call, the whole week.\n" }));
+      ok(await c.call("update_document", { id: `n${i}`, content: `# Note ${i}\n\nThe Stripe webhook fired again; webhook logs are kept.` }));
+    }
+    const first = async (query: string, kind: string) => (await recall(c, { query, kinds: [kind] })).items.find((i) => !i.via)?.key;
+    expect(await first("who is on call in week 13", "file")).toBe("file:runbooks/oncall.md");
+    expect(await first("Stripe webhook duplicates", "doc")).toBe("doc:payments");
     await c.close();
   });
 
