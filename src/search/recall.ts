@@ -4,8 +4,9 @@
  *
  * ## Ranking
  * - Entities: the whole-query ranking of ./rank.ts; each item's text is its
- *   best matching observations (PASSAGES of them, each cut to
- *   PASSAGE_CHARS), or its first ones when only its name or type matched.
+ *   type, then its best matching observations (PASSAGES of them, each cut
+ *   to PASSAGE_CHARS, each on its own line after "- "), or its first ones
+ *   when only its name or type matched.
  * - Files and documents: FTS5's bm25() over path (or title, weight 2) and
  *   content, any query term matching, times the same recency and damped
  *   priority as entities; each item's text is FTS5's snippet of the best
@@ -84,10 +85,14 @@ const round = (x: number) => Number(x.toPrecision(4));
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
 const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
 
-/** An expansion's terms grouped by weight, heaviest first, as query terms for the text indexes. */
+/** An entity's text in recall: its type, then each observation on its own line after "- ", so two never run together. */
+const entityText = (type: string, observations: readonly string[]) => [`(${type})`, ...observations.map((o) => `- ${clip(oneLine(o), PASSAGE_CHARS)}`)].join("\n");
+
+/** An expansion's synonyms grouped by weight, heaviest first, as query terms for the text indexes; broader words never find an item on their own. */
 function expansionPasses(expansion: readonly WeightedTerm[]): { terms: QueryTerm[]; weight: number }[] {
   const byWeight = new Map<number, QueryTerm[]>();
   for (const e of expansion) {
+    if (e.broader) continue;
     const group = byWeight.get(e.weight) ?? [];
     group.push(...tokenize(e.term));
     byWeight.set(e.weight, group);
@@ -127,7 +132,7 @@ function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: M
     const row = rows.get(e.id);
     if (!row) return [];
     const shown = e.passages.length > 0 ? e.passages.slice(0, PASSAGES).flatMap((id) => texts.get(id) ?? []) : (bare.get(e.id) ?? []);
-    const text = [`(${row.entity_type})`, ...shown.map((o) => clip(oneLine(o), PASSAGE_CHARS))].join(" ");
+    const text = entityText(row.entity_type, shown);
     return [{ key: itemKey.entity(row.name), kind: "entity" as const, name: row.name, score: round(e.score), text }];
   });
 }
@@ -169,7 +174,7 @@ function extras(db: Db, packed: readonly RecallItem[], kinds: ReadonlySet<ItemKi
     const row = rows.get(id);
     if (!row || have.has(itemKey.entity(row.name))) return [];
     have.add(itemKey.entity(row.name));
-    const text = [`(${row.entity_type})`, ...(firsts.get(id) ?? []).map((o) => clip(oneLine(o), PASSAGE_CHARS))].join(" ");
+    const text = entityText(row.entity_type, firsts.get(id) ?? []);
     return [{ key: itemKey.entity(row.name), kind: "entity", name: row.name, score: 0, text, via }];
   };
   for (const id of connectorIds) out.push(...entityItem(id, "connector"));
