@@ -19,6 +19,7 @@ import * as priority from "../priority";
 import { modelOptions } from "../priority";
 import type { SearchOptions, SearchResult } from "../search";
 import * as search from "../search/entry";
+import { parseQuery } from "../search/query";
 import type { RecallResult } from "../search/recall";
 import { embeddingStatus, type Embedder, type EmbeddingStatus } from "../search/semantic";
 import { settings, type Settings } from "../settings";
@@ -261,8 +262,9 @@ export class MemoryContext extends DurableObject<Env> {
   documentTree(meta: CallMeta): Outcome<{ root: documents.TreeNode; count: number }> {
     return this.runner.run(meta, "read", ({ db, now }) => documents.tree(db, documents.options(this.config()), now));
   }
-  searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<documents.DocumentHit[]> {
-    return this.runner.run(meta, "search", ({ db, now }) => documents.search(db, query, limit, documents.options(this.config()), now));
+  /** The query is parsed here, above the documents domain, with the search tokenizer every search surface shares. */
+  searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<documents.DocumentSearch> {
+    return this.runner.run(meta, "search", ({ db, now }) => documents.search(db, parseQuery(query).terms, limit, documents.options(this.config()), now));
   }
 
   // ---- Export and import: the graph's pages, then the archive's, then history's (refused once purged); import lines in batches (./importing.ts)

@@ -10,14 +10,11 @@
 // iteration marks, Hangul syllables, compatibility ideographs, half-width katakana.
 const CJK_RUN = /[\u3005\u3006\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f]+/g;
 
-/** `s` with every CJK run replaced by a space. */
-export const withoutCjk = (s: string): string => s.replace(CJK_RUN, " ");
-
 /** The CJK runs of `s`, in order. */
-export const cjkRuns = (s: string): string[] => s.match(CJK_RUN) ?? [];
+const cjkRuns = (s: string): string[] => s.match(CJK_RUN) ?? [];
 
 /** Overlapping bigrams of one run; a one-character run is its own token. */
-export function bigrams(run: string): string[] {
+function bigrams(run: string): string[] {
   const chars = [...run];
   if (chars.length < 2) return chars;
   return chars.slice(1).map((c, i) => `${chars[i]}${c}`);

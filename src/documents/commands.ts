@@ -7,12 +7,11 @@
  * document without showing any, so it is not an access.
  */
 import type { WriteScope } from "../history";
-import { accessed, itemKey, type WithEffects } from "../items";
+import { accessed, itemKey, type TextTerm, type WithEffects } from "../items";
 import type { Db } from "../storage/sql";
-import type { DocumentHit } from "./search";
-import { documentTree, readDocument, searchDocuments, updateDocument, type DocumentOptions, type TreeNode, type UpdateResult } from "./store";
+import { documentTree, readDocument, searchDocuments, updateDocument, type DocumentOptions, type DocumentSearch, type TreeNode, type UpdateResult } from "./store";
 
-export type { DocumentHit, TreeNode, UpdateResult };
+export type { DocumentSearch, TreeNode, UpdateResult };
 
 /** The options the deployment's settings give (ROOT_TEMPLATE, DOCUMENT_MAX_DEPTH). */
 export const options = (s: { ROOT_TEMPLATE: string; DOCUMENT_MAX_DEPTH: number }): DocumentOptions => ({
@@ -32,12 +31,12 @@ export function update(w: WriteScope, id: string, content: string, opts: Documen
 
 export const tree = (db: Db, opts: DocumentOptions, now: number): { value: { root: TreeNode; count: number } } => ({ value: documentTree(db, opts, now) });
 
-export function search(db: Db, query: string, limit: number, opts: DocumentOptions, now: number): WithEffects<DocumentHit[]> {
-  const hits = searchDocuments(db, query, limit, opts, now);
+export function search(db: Db, terms: readonly TextTerm[], limit: number, opts: DocumentOptions, now: number): WithEffects<DocumentSearch> {
+  const found = searchDocuments(db, terms, limit, opts, now);
   return {
-    value: hits,
+    value: found,
     effects: accessed(
-      hits.map((h) => itemKey.doc(h.id)),
+      found.results.map((h) => itemKey.doc(h.id)),
       "search",
     ),
   };

@@ -1,20 +1,24 @@
 /**
  * search_documents: full-text search over a context's documents with FTS5
  * (`documents_fts`, tokenizer `porter unicode61 remove_diacritics 2`, the
- * graph search's), best match first.
+ * graph search's), ranked as every search surface ranks a whole query.
  *
  * ## Query rules
- * - The query is words separated by spaces; a document matches when it has
- *   every word (stemmed: "decisions" finds "decision").
- * - Nothing in a query is FTS5 syntax: each word is quoted, so AND, OR, NOT,
+ * - The caller gives the query's terms as the search tokenizer makes them
+ *   (src/search/tokenize.ts): stop words and the words that only frame a
+ *   question are gone, compounds are one term, CJK runs are terms of their
+ *   own. So "who is on call in week 13" asks for "call", "week" and "13".
+ * - Any term may match; the documents holding every term come first, then
+ *   those holding some, each group by BM25 (src/items/text-index.ts).
+ *   Words are stemmed: "decisions" finds "decision".
+ * - Nothing in a query is FTS5 syntax: every term is quoted, so AND, OR, NOT,
  *   NEAR, quotes, '*', '^', ':', parentheses and '-' are plain text, and no
- *   query can cause an SQL error. Words with no letter or digit are dropped.
- * - A word with Japanese, Chinese or Korean text matches that text anywhere
- *   (through the bigram column, see ./cjk.ts), not only whole runs.
+ *   query can cause an SQL error.
+ * - A CJK term matches that text anywhere (through the bigram column, see
+ *   ./cjk.ts), not only whole runs.
  */
-import { bm25Of, contentHeads, rankByText, type TextHit, type TextIndex } from "../items";
+import { contentHeads, rankByText, type TextHit, type TextIndex, type TextTerm } from "../items";
 import type { Db } from "../storage/sql";
-import { bigrams, cjkRuns, withoutCjk } from "./cjk";
 
 export interface DocumentHit {
   id: string;
@@ -33,24 +37,12 @@ const DOCUMENT_INDEX: TextIndex = {
   weights: [2, 1, 1],
   snippetColumn: 1,
   snippetTokens: 32,
+  wordColumns: ["title", "content"],
+  cjkColumn: "search_cjk",
 };
-/** FTS5's BM25 over the index: lower is better, as FTS5 ranks. */
-const BM25 = bm25Of(DOCUMENT_INDEX);
-const quote = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
-/** The FTS5 MATCH expression for a user's query, or null when it has no searchable word. */
-export function ftsQuery(query: string): string | null {
-  const parts: string[] = [];
-  for (const word of query.split(/\s+/).filter(Boolean)) {
-    const rest = withoutCjk(word).trim();
-    if (/[\p{L}\p{N}]/u.test(rest)) parts.push(`{title content} : ${quote(rest)}`);
-    for (const run of cjkRuns(word)) {
-      parts.push([...run].length < 2 ? `search_cjk : ${quote(run)}*` : `search_cjk : ${quote(bigrams(run).join(" "))}`);
-    }
-  }
-  return parts.length > 0 ? parts.join(" AND ") : null;
-}
-
+/** Characters of a document read for a CJK snippet: all of it. */
+const WHOLE = 1_000_000_000;
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
 const cap = (s: string) => ([...s].length > SNIPPET_MAX ? `${[...s].slice(0, SNIPPET_MAX).join("")}…` : s);
 
@@ -69,40 +61,38 @@ function cjkSnippet(content: string, runs: readonly string[]): string {
   return `${start > 0 ? "…" : ""}${window}${end < text.length ? "…" : ""}`;
 }
 
-export function findDocuments(db: Db, query: string, limit: number): DocumentHit[] {
-  const match = ftsQuery(query);
-  if (match === null) return [];
-  const runs = cjkRuns(query);
-  const rows = db.all<{ id: string; title: string; snippet: string; content: string | null }>(
-    `SELECT d.id, d.title, snippet(documents_fts, 1, '**', '**', '…', 16) AS snippet,
-            CASE WHEN ?3 THEN d.content END AS content
-     FROM documents_fts JOIN documents d ON d.seq = documents_fts.rowid
-     WHERE documents_fts MATCH ?1
-     ORDER BY ${BM25}, d.id
-     LIMIT ?2`,
-    match,
-    limit,
-    runs.length > 0 ? 1 : 0,
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    title: r.title,
-    snippet: r.content !== null ? cjkSnippet(r.content, runs) : cap(oneLine(r.snippet)),
-  }));
-}
-
 export interface RankedDocument extends TextHit {
   id: string;
   title: string;
 }
 
+/** The best `limit` documents for `terms`, best first: those holding every term, then those holding some. */
+export function findDocuments(db: Db, terms: readonly TextTerm[], limit: number): DocumentHit[] {
+  const runs = terms.filter((t) => t.cjk).map((t) => t.key);
+  const rows = rankByText<RankedDocument>(db, DOCUMENT_INDEX, terms, limit, { mark: "**", snippetTokens: 16 });
+  const contents =
+    runs.length > 0
+      ? contentHeads(
+          db,
+          DOCUMENT_INDEX,
+          rows.map((r) => r.id),
+          WHOLE,
+        )
+      : new Map<string, string>();
+  return rows.map((r) => {
+    const content = contents.get(r.id);
+    const cjk = content !== undefined && runs.some((run) => content.includes(run));
+    return { id: r.id, title: r.title, snippet: cjk ? cjkSnippet(content, runs) : cap(oneLine(r.snippet)) };
+  });
+}
+
 /**
- * The best `limit` documents for a MATCH expression the caller built (every
- * string quoted), best first, for recall (src/search/recall.ts). Unlike
- * search_documents, any word may match: BM25 ranks those holding more first.
+ * The best `limit` documents for `terms`, best first, for recall
+ * (src/search/recall.ts): those holding every term first unless
+ * `allFirst` is false (an expansion's words, each standing alone).
  */
-export function rankDocuments(db: Db, match: string, limit: number): RankedDocument[] {
-  return rankByText<RankedDocument>(db, DOCUMENT_INDEX, match, limit);
+export function rankDocuments(db: Db, terms: readonly TextTerm[], limit: number, allFirst: boolean): RankedDocument[] {
+  return rankByText<RankedDocument>(db, DOCUMENT_INDEX, terms, limit, { allFirst });
 }
 
 /** The first `chars` characters of each document in `ids`, by id (co-visited documents in recall). */

@@ -17,6 +17,7 @@
  *   the primitives (./rows.ts) note each row's inverse, so undo restores a
  *   removed subtree and removes created children (./inverse.ts).
  */
+import { NO_MATCH_NOTE, NO_TERMS_NOTE, type TextTerm } from "../items";
 import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
 import type { WriteScope } from "../history";
@@ -99,8 +100,16 @@ export function documentTree(db: Db, opts: DocumentOptions, now: number): { root
   return { root: build(root.id, root.title), count: rows.length };
 }
 
-/** Documents matching `query`, best first (see ./search.ts for the query rules). */
-export function searchDocuments(db: Db, query: string, limit: number, opts: DocumentOptions, now: number): DocumentHit[] {
+/** search_documents' answer: the hits, and a note when there are none. */
+export interface DocumentSearch {
+  results: DocumentHit[];
+  note?: string;
+}
+
+/** Documents matching the query's `terms`, best first (see ./search.ts for the query rules). */
+export function searchDocuments(db: Db, terms: readonly TextTerm[], limit: number, opts: DocumentOptions, now: number): DocumentSearch {
   ensureRoot(db, opts.rootTemplate, now);
-  return findDocuments(db, query, limit);
+  if (terms.length === 0) return { results: [], note: NO_TERMS_NOTE };
+  const results = findDocuments(db, terms, limit);
+  return results.length > 0 ? { results } : { results, note: NO_MATCH_NOTE };
 }

@@ -1,10 +1,11 @@
 /**
  * Full-text ranking of files for recall (src/search/recall.ts), over
  * `files_fts` (migrations/0016_files_fts.sql: path and content, the graph
- * search's tokenizer). The caller builds the MATCH expression; every string
- * in it is quoted there, so no query text is FTS5 syntax.
+ * search's tokenizer), from the query's terms as the search tokenizer makes
+ * them; src/items/text-index.ts quotes every one, so no query text is FTS5
+ * syntax. Files are matched by words, not CJK bigrams.
  */
-import { contentHeads, rankByText, type TextHit, type TextIndex } from "../items";
+import { contentHeads, rankByText, type TextHit, type TextIndex, type TextTerm } from "../items";
 import type { Db } from "../storage/sql";
 
 export interface FileHit extends TextHit {
@@ -15,12 +16,14 @@ export interface FileHit extends TextHit {
 const FILE_INDEX: TextIndex = { fts: "files_fts", table: "files", rowid: "id", key: "path", columns: [], weights: [2, 1], snippetColumn: 1, snippetTokens: 32 };
 
 /**
- * The best `limit` files for `match`, best first. FTS5 ranks every matching
- * file: files are a hand-written memory (far fewer than entities), so the
- * whole ranking stays cheap.
+ * The best `limit` files for `terms`, best first: those holding every term
+ * first unless `allFirst` is false (an expansion's words, each standing
+ * alone). FTS5 ranks every matching file, whatever its age: files are a
+ * hand-written memory (far fewer than entities), so the whole ranking stays
+ * cheap.
  */
-export function rankFiles(db: Db, match: string, limit: number): FileHit[] {
-  return rankByText<FileHit>(db, FILE_INDEX, match, limit);
+export function rankFiles(db: Db, terms: readonly TextTerm[], limit: number, allFirst: boolean): FileHit[] {
+  return rankByText<FileHit>(db, FILE_INDEX, terms, limit, { allFirst });
 }
 
 /** The first `chars` characters of each file in `paths`, by path (co-visited files in recall). */

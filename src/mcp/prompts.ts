@@ -73,7 +73,7 @@ async function recall(scope: GuideScope, topic: string): Promise<GetPromptResult
   );
   for (const r of found.relations) lines.push(`- ${r.from} ${r.relationType} ${r.to}`);
   if (scope.toolsets.has("documents")) {
-    for (const d of unwrapped(await opened.stub.searchDocuments(cutQuery(topic), RECALL_DOCUMENTS, opened.meta))) {
+    for (const d of unwrapped(await opened.stub.searchDocuments(cutQuery(topic), RECALL_DOCUMENTS, opened.meta)).results) {
       lines.push(`- document ${d.id} "${d.title}" (${resourceUri.doc(d.id)}): ${clip(d.snippet, OBSERVATION_CHARS)}`);
     }
   }

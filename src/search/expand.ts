@@ -26,6 +26,8 @@ export interface WeightedTerm {
   weight: number;
   /** For an added term, the query word it stands for. */
   of?: string;
+  /** A broader word (a WordNet hypernym), not a synonym: it adds to an item's score but never finds an item on its own (docs/search.md, "Nothing is better than filler"). */
+  broader?: true;
 }
 
 /** Weight of a word that shares a sense with a query word, and of a broader word for it. */
@@ -113,7 +115,7 @@ export function expandQuery(terms: readonly string[]): WeightedTerm[] {
     let taken = 0;
     const candidates = [
       ...related.synonyms.map((w) => ({ term: w, weight: SYNONYM_WEIGHT, of: term })),
-      ...related.hypernyms.map((w) => ({ term: w, weight: HYPERNYM_WEIGHT, of: term })),
+      ...related.hypernyms.map((w) => ({ term: w, weight: HYPERNYM_WEIGHT, of: term, broader: true as const })),
     ];
     for (const c of candidates) {
       if (taken >= MAX_PER_TERM) break;

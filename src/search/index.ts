@@ -20,6 +20,7 @@
  * - The output keeps the official {entities, relations} shape; each entity
  *   also carries its `score` and `role`, and `paths` lists the connections.
  */
+import { NO_MATCH_NOTE, NO_TERMS_NOTE } from "../items";
 import type { Db } from "../storage/sql";
 import { toRelation, withObservations } from "../graph/rows";
 import type { Entity, Relation } from "../graph/types";
@@ -64,8 +65,9 @@ export function searchGraph(
   const ranking = rankQuery(db, query, { ...rank, now, model });
   const literal = ranking.terms.filter((t) => t.index >= 0);
   if (literal.length === 0) {
-    return { entities: [], relations: [], paths: [], note: "The query has no searchable terms (stop words and punctuation are ignored)." };
+    return { entities: [], relations: [], paths: [], note: NO_TERMS_NOTE };
   }
+  if (ranking.entities.length === 0) return { entities: [], relations: [], paths: [], note: NO_MATCH_NOTE };
   const total = new Map(ranking.entities.map((e) => [e.id, e.score]));
   const best = ranking.entities[0]?.score ?? 0;
   const perTerm: TermScores[] = literal.map((t) => ({

@@ -100,6 +100,8 @@ interface RankTerm {
   index: number;
   /** For an expansion term, the position in `terms` of the query word it stands for: its matches count as that word's, × weight. */
   of?: number;
+  /** A broader word of a query word: it never makes an entity relevant on its own. */
+  broader?: true;
 }
 
 interface RankedEntity {
@@ -134,7 +136,7 @@ function rankTerms(query: ParsedQuery, expansion: readonly WeightedTerm[]): (Omi
     for (const term of tokenize(e.term)) {
       if (seen.has(term.key)) continue;
       seen.add(term.key);
-      out.push({ term, weight: Math.min(1, e.weight), index: -1, of: e.of === undefined ? undefined : literal.get(e.of) });
+      out.push({ term, weight: Math.min(1, e.weight), index: -1, of: e.of === undefined ? undefined : literal.get(e.of), broader: e.broader });
     }
   }
   return out;
@@ -217,7 +219,7 @@ function findCandidates(db: Db, query: ParsedQuery, expansion: readonly Weighted
     const own = idfFactor(df, corpus.documents);
     const idf = t.of === undefined ? own : Math.min(own, idfs[t.of] ?? own);
     idfs.push(idf);
-    return { term: t.term, weight: t.weight, index: t.index, idf, of: t.of };
+    return { term: t.term, weight: t.weight, index: t.index, idf, of: t.of, broader: t.broader };
   });
   return { db, terms, candidates, truncated };
 }
@@ -315,7 +317,7 @@ function scoreShortlist({ db, terms }: RankState, { kept, owners }: Shortlist, p
     const s = stats.get(id);
     if (!s) continue;
     const { lexical, perTerm, passages } = lexicalScore(terms, cand, lengths, avg, phrases.get(id) ?? 0, s.label_len);
-    if (lexical <= 0) continue;
+    if (lexical <= 0 || !isRelevant(terms, cand)) continue;
     const p = priority(
       {
         uses: s.uses,
@@ -335,6 +337,17 @@ function scoreShortlist({ db, terms }: RankState, { kept, owners }: Shortlist, p
   }
   ranked.sort((a, b) => b.score - a.score || a.id - b.id);
   return ranked;
+}
+
+/**
+ * Whether a query word or a synonym of it matches the candidate as a word, in its name, type or an observation:
+ * a match only through a broader word or a substring of its name is not enough (docs/search.md, "Nothing is better than filler").
+ */
+function isRelevant(terms: readonly RankTerm[], cand: Candidate): boolean {
+  const anchors = (t: number) => !(terms[t] as RankTerm).broader;
+  for (const [t, w] of cand.label) if (w === 1 && anchors(t)) return true;
+  for (const set of cand.docs.values()) for (const t of set) if (anchors(t)) return true;
+  return false;
 }
 
 /** One candidate's BM25F sum over its fields plus `phrase`, each term's share of it, and its observations best first. */

@@ -4,8 +4,9 @@
  *
  * ## Ranking
  * - Entities: the whole-query ranking of ./rank.ts; each item's text is its
- *   best matching observations (PASSAGES of them, each cut to
- *   PASSAGE_CHARS), or its first ones when only its name or type matched.
+ *   type, then its best matching observations (PASSAGES of them, each cut
+ *   to PASSAGE_CHARS, each on its own line after "- "), or its first ones
+ *   when only its name or type matched.
  * - Files and documents: FTS5's bm25() over path (or title, weight 2) and
  *   content, any query term matching, times the same recency and damped
  *   priority as entities; each item's text is FTS5's snippet of the best
@@ -27,7 +28,7 @@ import { DomainError } from "../errors";
 import { fileHeads, rankFiles } from "../files/search";
 import { idsByName } from "../graph/rows";
 import { relatedTo } from "../covisit/recommend";
-import { ITEM_KINDS, itemKey, itemRef, type ItemKind } from "../items";
+import { ITEM_KINDS, itemKey, itemRef, NO_MATCH_NOTE, NO_TERMS_NOTE, type ItemKind } from "../items";
 import { RECALL_TOKENS } from "../limits";
 import { priorityInputOf } from "../priority/columns";
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
@@ -38,7 +39,7 @@ import { Packer, type RecallItem } from "./pack";
 import type { ParsedQuery } from "./query";
 import { rankQuery, type RankOptions } from "./rank";
 import { priorityFactor, recencyFactor } from "./score";
-import { bigrams, quote, tokenize, type QueryTerm } from "./tokenize";
+import { tokenize, type QueryTerm } from "./tokenize";
 import { connect, entityRows } from "./walk";
 
 const RECALL_BUDGET = RECALL_TOKENS;
@@ -84,24 +85,14 @@ const round = (x: number) => Number(x.toPrecision(4));
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
 const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`);
 
-/** The MATCH expression over a text index for the query's terms, any of them; CJK runs only where the index has a bigram column. */
-function anyTerm(terms: readonly QueryTerm[], cjkColumn?: string): string | undefined {
-  const parts: string[] = [];
-  for (const t of terms) {
-    if (t.cjk) {
-      if (cjkColumn) parts.push(`${cjkColumn} : ${quote(bigrams(t.key).join(" "))}`);
-      continue;
-    }
-    parts.push(quote(t.parts.join(" ")));
-    if (t.parts.length > 1) parts.push(quote(t.key));
-  }
-  return parts.length > 0 ? parts.join(" OR ") : undefined;
-}
+/** An entity's text in recall: its type, then each observation on its own line after "- ", so two never run together. */
+const entityText = (type: string, observations: readonly string[]) => [`(${type})`, ...observations.map((o) => `- ${clip(oneLine(o), PASSAGE_CHARS)}`)].join("\n");
 
-/** An expansion's terms grouped by weight, heaviest first, as query terms for the text indexes. */
+/** An expansion's synonyms grouped by weight, heaviest first, as query terms for the text indexes; broader words never find an item on their own. */
 function expansionPasses(expansion: readonly WeightedTerm[]): { terms: QueryTerm[]; weight: number }[] {
   const byWeight = new Map<number, QueryTerm[]>();
   for (const e of expansion) {
+    if (e.broader) continue;
     const group = byWeight.get(e.weight) ?? [];
     group.push(...tokenize(e.term));
     byWeight.set(e.weight, group);
@@ -141,7 +132,7 @@ function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: M
     const row = rows.get(e.id);
     if (!row) return [];
     const shown = e.passages.length > 0 ? e.passages.slice(0, PASSAGES).flatMap((id) => texts.get(id) ?? []) : (bare.get(e.id) ?? []);
-    const text = [`(${row.entity_type})`, ...shown.map((o) => clip(oneLine(o), PASSAGE_CHARS))].join(" ");
+    const text = entityText(row.entity_type, shown);
     return [{ key: itemKey.entity(row.name), kind: "entity" as const, name: row.name, score: round(e.score), text }];
   });
 }
@@ -183,7 +174,7 @@ function extras(db: Db, packed: readonly RecallItem[], kinds: ReadonlySet<ItemKi
     const row = rows.get(id);
     if (!row || have.has(itemKey.entity(row.name))) return [];
     have.add(itemKey.entity(row.name));
-    const text = [`(${row.entity_type})`, ...(firsts.get(id) ?? []).map((o) => clip(oneLine(o), PASSAGE_CHARS))].join(" ");
+    const text = entityText(row.entity_type, firsts.get(id) ?? []);
     return [{ key: itemKey.entity(row.name), kind: "entity", name: row.name, score: 0, text, via }];
   };
   for (const id of connectorIds) out.push(...entityItem(id, "connector"));
@@ -225,27 +216,26 @@ export function recall(db: Db, query: ParsedQuery, opts: RecallOptions): RecallR
   const packer = new Packer(budgetTokens);
   const { terms } = query;
   const empty = (note: string): RecallResult => ({ items: [], omitted: 0, budgetTokens, usedTokens: packer.usedTokens, mode: opts.mode ?? "lexical", note });
-  if (terms.length === 0) return empty("The query has no searchable terms (stop words and punctuation are ignored).");
+  if (terms.length === 0) return empty(NO_TERMS_NOTE);
 
   const matches: RecallItem[] = [];
   if (kinds.has("entity")) matches.push(...entityMatches(db, query, opts, model));
   // Files and documents: the query's own words, then each weight class of its expansion (synonyms, broader words)
   // for items the literal words missed, scored × that weight, as an entity's synonym matches count × theirs.
-  const passes = [{ terms, weight: 1 }, ...expansionPasses(opts.expansion ?? [])];
+  // The literal pass ranks the items holding every word first, so a partial match never takes a complete one's place.
+  const passes = [{ terms, weight: 1, allFirst: true }, ...expansionPasses(opts.expansion ?? []).map((p) => ({ ...p, allFirst: false }))];
   const seen = new Set<string>();
   for (const pass of passes) {
-    const fileMatch = kinds.has("file") ? anyTerm(pass.terms) : undefined;
-    if (fileMatch) {
-      for (const f of rankFiles(db, fileMatch, TEXT_MATCHES)) {
+    if (kinds.has("file")) {
+      for (const f of rankFiles(db, pass.terms, TEXT_MATCHES, pass.allFirst)) {
         const key = itemKey.file(f.path);
         if (seen.has(key)) continue;
         seen.add(key);
         matches.push({ key, kind: "file", name: f.path, score: round(f.bm25 * boost(f, opts.now, model) * pass.weight), text: oneLine(f.snippet) });
       }
     }
-    const docMatch = kinds.has("doc") ? anyTerm(pass.terms, "search_cjk") : undefined;
-    if (docMatch) {
-      for (const d of rankDocuments(db, docMatch, TEXT_MATCHES)) {
+    if (kinds.has("doc")) {
+      for (const d of rankDocuments(db, pass.terms, TEXT_MATCHES, pass.allFirst)) {
         const key = itemKey.doc(d.id);
         if (seen.has(key)) continue;
         seen.add(key);
@@ -260,6 +250,6 @@ export function recall(db: Db, query: ParsedQuery, opts: RecallOptions): RecallR
   for (const item of matches) if (!packer.add(item)) omitted++;
   if (packer.items.length > 0) for (const item of extras(db, [...packer.items], kinds)) packer.add(item);
   const result: RecallResult = { items: packer.items, omitted, budgetTokens, usedTokens: packer.usedTokens, mode: opts.mode ?? "lexical" };
-  if (matches.length === 0) result.note = "Nothing matched the query.";
+  if (matches.length === 0) result.note = NO_MATCH_NOTE;
   return result;
 }

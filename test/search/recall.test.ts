@@ -2,7 +2,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { estimateTokens } from "../../src/priority/brief";
 import { MIN_TEXT_CHARS, Packer, type RecallItem } from "../../src/search/pack";
-import { CLIENTS, connectV2, freshContext, type TestClient } from "../helpers/clients";
+import { CLIENTS, connectV2, freshContext, json, type TestClient } from "../helpers/clients";
 
 interface Recalled {
   items: (RecallItem & { via?: string })[];
@@ -178,10 +178,68 @@ describe("recall", () => {
     expect((await c.call("delete", { path: "runbooks/payments.md" })).isError).toBeFalsy();
     r = await recall(c, { query: "retries back off", kinds: ["file"] });
     expect(r.items).toEqual([]);
-    expect(r.note).toBe("Nothing matched the query.");
+    expect(r.note).toMatch(/^Nothing in memory matches the query/);
     expect((await c.call("undo", {})).isError).toBeFalsy();
     r = await recall(c, { query: "retries back off", kinds: ["file"] });
     expect(r.items.map((i) => i.key)).toEqual(["file:runbooks/payments.md"]);
+    await c.close();
+  });
+
+  it("ranks files and documents for natural questions, the one holding every word first, under many newer partial matches", async () => {
+    const c = await connectV2({ url: `http://localhost/mcp/${freshContext("recall")}` });
+    const ok = (r: { isError?: boolean; content: { text?: string }[] }) => expect(r.isError, r.content[0]?.text).toBeFalsy();
+    ok(await c.call("create", { path: "runbooks/oncall.md", file_text: "# Rota\n\nWeek 13: Dana is on call, week 14 Lee.\n" }));
+    ok(await c.call("update_document", { id: "root", content: `# Root\n[[payments]] ${Array.from({ length: 20 }, (_, i) => `[[n${i}]]`).join(" ")}` }));
+    ok(await c.call("update_document", { id: "payments", content: "# Payments\n\nStripe retries a webhook until we answer, so we see duplicates." }));
+    for (let i = 0; i < 20; i++) {
+      ok(await c.call("create", { path: `notes/s${i}.md`, file_text: "We had a call about the week ahead, a long call, the whole week.\n" }));
+      ok(await c.call("update_document", { id: `n${i}`, content: `# Note ${i}\n\nThe Stripe webhook fired again; webhook logs are kept.` }));
+    }
+    const first = async (query: string, kind: string) => (await recall(c, { query, kinds: [kind] })).items.find((i) => !i.via)?.key;
+    expect(await first("who is on call in week 13", "file")).toBe("file:runbooks/oncall.md");
+    expect(await first("Stripe webhook duplicates", "doc")).toBe("doc:payments");
+    await c.close();
+  });
+
+  it("answers a question nothing in memory is about with no items and a note, not with filler", async () => {
+    const c = await connectV2({ url: `http://localhost/mcp/${freshContext("recall")}` });
+    const ok = (r: { isError?: boolean; content: { text?: string }[] }) => expect(r.isError, r.content[0]?.text).toBeFalsy();
+    ok(
+      await c.call("create_entities", {
+        entities: [
+          // "eat" only inside a longer name, and "consume" only as WordNet's broader word for "eat".
+          { name: "feature-flags", entityType: "service", observations: ["toggles checkout experiments"] },
+          { name: "orders-worker", entityType: "service", observations: ["consumes the orders topic from kafka"] },
+        ],
+      }),
+    );
+    ok(await c.call("create", { path: "runbooks/kafka.md", file_text: "# Kafka\n\nEvery worker consumes its topic in order.\n" }));
+    for (const query of ["What do giraffes eat?", "giraffes eat"]) {
+      const r = await recall(c, { query });
+      expect(r.items, query).toEqual([]);
+      expect(r.note).toMatch(/^Nothing in memory matches the query/);
+      const nodes = json<{ entities: unknown[]; note?: string }>(await c.call("search_nodes", { query }));
+      expect(nodes.entities).toEqual([]);
+      expect(nodes.note).toMatch(/^Nothing in memory matches the query/);
+    }
+    // A word the memory holds still finds it, and a broader word then adds to the score without finding anything new.
+    expect((await recall(c, { query: "what does the worker consume" })).items.map((i) => i.key)).toContain("entity:orders-worker");
+    expect((await recall(c, { query: "feature flags" })).items[0]?.key).toBe("entity:feature-flags");
+    await c.close();
+  });
+
+  it("puts each matched observation on its own line, within the budget", async () => {
+    const c = await seeded(connectV2);
+    const r = await recall(c, { query: "payments charges billing" });
+    const payments = r.items.find((i) => i.key === "entity:payments-api");
+    expect(payments?.text.split("\n")).toEqual([
+      "(service)",
+      "- calls the billing service on every charge",
+      "- owned by the payments team",
+      "- retries failed card charges three times",
+    ]);
+    expect(r.usedTokens).toBe(estimateTokens(JSON.stringify(r.items)));
+    expect(r.usedTokens).toBeLessThanOrEqual(r.budgetTokens);
     await c.close();
   });
 

@@ -11,12 +11,12 @@ export default defineTool({
   name: "search_documents",
   toolset: "documents",
   title: "Search Documents",
-  description: `Search working-memory documents, best first; every word must match (stemmed), no operators. ${cutNote}`,
+  description: `Search working-memory documents, best first: a question or keywords, any word may match (stemmed), documents holding every word first; no operators. ${cutNote}`,
   input: {
     query: z.string().min(1, "query must not be empty"),
     limit: intIn("limit", 1, LIMITS.documentSearchResults).optional(),
   },
-  output: { results: z.array(z.object({ id: z.string(), title: z.string(), snippet: z.string() })) },
+  output: { results: z.array(z.object({ id: z.string(), title: z.string(), snippet: z.string() })), note: z.string().optional() },
   annotations: READ,
   access: "read",
   run: ({ query, limit, context }, ctx) =>
@@ -24,6 +24,6 @@ export default defineTool({
       ctx,
       context,
       (resolved) => resolved.stub.searchDocuments(cutQuery(query), limit ?? DEFAULT_LIMIT, resolved.meta),
-      (results, resolved) => reply(resolved.name, { results }),
+      (found, resolved) => reply(resolved.name, { ...found }),
     ),
 });
