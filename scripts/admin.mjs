@@ -25,7 +25,9 @@ Tokens
                                   id before that rule
 
 OAuth grants (apps connected through the consent page)
-  oauth list [--revoked]          grants: client, consenting token, contexts and roles, created, last used
+  oauth list [--revoked]          live grants: client, consenting token, contexts and roles, created, last used;
+                                  --revoked adds the ended ones (status "revoked", revokedAt, revokedReason:
+                                  revoked, refresh token reused, revoked by the client, ADMIN_TOKEN changed, ...)
   oauth revoke <id>               revoke one (oag_...): its access and refresh tokens stop at once.
                                   Revoking a token revokes every grant it consented to.
 

@@ -20,7 +20,18 @@ import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app";
 import { authenticate, hostRefusal, openLocalMode, vouch } from "./auth";
-import { callerOfProps, canonicalMetadataRequest, explainUnauthorized, invalidTokenResponse, isMcpPath, isOAuthPath, oauthProvider } from "./auth/oauth";
+import {
+  callerOfProps,
+  canonicalMetadataRequest,
+  explainUnauthorized,
+  invalidTokenResponse,
+  isMcpPath,
+  isOAuthPath,
+  OAUTH_PATHS,
+  oauthProvider,
+} from "./auth/oauth";
+import { registrationRefusal } from "./auth/registration";
+import { serveTokenEndpoint } from "./auth/token-endpoint";
 import { noGrant } from "./auth/access";
 import { roleFor } from "./auth/grants";
 import { corsHeaders, forbiddenOrigin, type OriginVerdict, originVerdict, preflight, withCors } from "./auth/origin";
@@ -191,7 +202,7 @@ const appHandler = { fetch: (request: Request, env: Env, ctx: ExecutionContext) 
 /** /mcp behind the provider: the credential checked, the caller it stands for goes on to the app. */
 const mcpHandler = {
   async fetch(request: Request, env: Env, ctx: ExecutionContext): Promise<Response> {
-    const caller = await callerOfProps((ctx as ExecutionContext & { props?: unknown }).props, env);
+    const caller = await callerOfProps((ctx as ExecutionContext & { props?: unknown }).props, env, new URL(request.url));
     if (!caller) return invalidTokenResponse(new URL(request.url));
     vouch(request, caller);
     return app.fetch(request, env, ctx);
@@ -215,6 +226,9 @@ export default {
     const provider = oauthProvider(url, env, mcpHandler, appHandler);
     if (!provider) return app.fetch(request, env, ctx);
     try {
+      if (url.pathname === OAUTH_PATHS.token) return await serveTokenEndpoint(request, env, ctx, url, provider);
+      const refused = url.pathname === OAUTH_PATHS.register ? await registrationRefusal(request, env) : undefined;
+      if (refused) return refused;
       const response = await provider.fetch(canonicalMetadataRequest(request, url), env, ctx);
       return mcp ? await explainUnauthorized(response) : response;
     } catch (error) {

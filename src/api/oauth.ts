@@ -1,7 +1,8 @@
 /**
  * OAuth grants (docs/oauth.md), under /api/oauth:
  *
- *   GET    /api/oauth/grants[?revoked=true]  -> the grants: all for the administrator, a teammate's own otherwise
+ *   GET    /api/oauth/grants[?revoked=true]  -> the live grants (and the ended ones, with revokedAt and revokedReason):
+ *                                            all for the administrator, a teammate's own otherwise
  *   DELETE /api/oauth/grants/:id             -> revoke one (the administrator any, a teammate their own)
  *
  * A revocation ends the grant in the Registry (binding at once in this
@@ -21,8 +22,8 @@ export const oauth = new Hono<AppEnv>();
 /** Whose grants the caller may see and revoke: everyone's (undefined) for the administrator, else their token's. */
 const ownerOf = (caller: Caller): string | undefined => (isAdmin(caller) ? undefined : (caller.tokenId ?? caller.kind));
 
-/** A grant as listed: no provider internals. */
-const shown = ({ providerId: _, ...g }: OAuthGrantInfo) => g;
+/** A grant as listed: no provider internals; `status` says at a glance whether it still works (revokedReason says why not). */
+const shown = ({ providerId: _, ...g }: OAuthGrantInfo) => ({ ...g, status: g.revokedAt === null ? "live" : "revoked" });
 
 oauth.get("/grants", async (c) => {
   const listed = await registryOf(c.env).listOAuthGrants(c.req.query("revoked") === "true", ownerOf(c.get("caller")));

@@ -23,7 +23,8 @@
  *   ADMIN_TOKEN, resolved as without OAuth (src/auth/index.ts); in open local
  *   mode any other credential is the local administrator.
  */
-import { getOAuthApi, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import { getOAuthApi, OAuthError, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import { OAUTH_END_REASONS } from "../registry/oauth";
 import { registryOf } from "../registry/Registry";
 import { settings } from "../settings";
 import { TtlCache } from "./cache";
@@ -116,6 +117,15 @@ function options(resource: string, env: Env, api: Handler, fallback: Handler): O
       const props: OAuthProps = { kind: "bearer", caller };
       return { props, audience: resource };
     },
+    // A refresh of a grant whose ADMIN_TOKEN changed ends it (the provider then deletes its tokens).
+    tokenExchangeCallback: async ({ props, env: e }) => {
+      const p = props as OAuthProps | undefined;
+      if (p?.kind === "oauth" && (await adminKeyChanged(p, e, new URL(resource)))) {
+        throw new OAuthError("invalid_grant", {
+          description: "The ADMIN_TOKEN that consented to this grant has changed, so the grant is revoked. Authorize again.",
+        });
+      }
+    },
     // The library logs every refused request as a warning; a wrong code or token is the client's, not ours.
     onError: () => undefined,
   };
@@ -159,12 +169,11 @@ export const oauthCache = new TtlCache<Caller>();
  * provider decrypted: the bearer caller as resolved, or the OAuth grant's
  * caller when the Registry still holds it live; undefined otherwise.
  */
-export async function callerOfProps(props: unknown, env: Env): Promise<Caller | undefined> {
+export async function callerOfProps(props: unknown, env: Env, url: URL): Promise<Caller | undefined> {
   const p = props as OAuthProps | undefined;
   if (p?.kind === "bearer") return p.caller;
   if (p?.kind !== "oauth" || typeof p.grant !== "string") return undefined;
-  // A grant the ADMIN_TOKEN consented to ends when that secret changes (or is removed).
-  if (p.adminKey !== undefined && !sameKey(p.adminKey, await adminKeyOf(env))) return undefined;
+  if (await adminKeyChanged(p, env, url)) return undefined;
   const cached = oauthCache.get(p.grant);
   if (cached) return cached;
   const found = await registryOf(env).useOAuthGrant(p.grant);
@@ -179,6 +188,20 @@ export async function callerOfProps(props: unknown, env: Env): Promise<Caller | 
   };
   oauthCache.set(p.grant, caller, settings(env).TOKEN_CACHE_SECONDS * 1000);
   return caller;
+}
+
+/**
+ * Whether the grant of `p` was consented with an ADMIN_TOKEN that is no
+ * longer the configured one (changed or removed). The first time that is
+ * seen, the grant ends in the Registry and at the provider, so it stays
+ * ended when the old secret comes back.
+ */
+async function adminKeyChanged(p: Extract<OAuthProps, { kind: "oauth" }>, env: Env, url: URL): Promise<boolean> {
+  if (p.adminKey === undefined || sameKey(p.adminKey, await adminKeyOf(env))) return false;
+  oauthCache.forget(p.grant);
+  const ended = await registryOf(env).endOAuthGrant({ id: p.grant }, OAUTH_END_REASONS.adminChanged);
+  if (ended.ok && ended.value) await endProviderGrants(url, env, [ended.value]);
+  return true;
 }
 
 /** The 401 for a credential that is no longer good (a grant revoked in the Registry), pointing at discovery. */

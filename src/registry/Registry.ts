@@ -53,6 +53,7 @@ import type {
   NewOAuthGrant,
   OAuthGrantInfo,
   OAuthPrincipal,
+  RefreshVerdict,
   TokenInfo,
   TokenPrincipal,
 } from "./types";
@@ -197,6 +198,41 @@ export class Registry extends DurableObject<Env> {
       const g = oauth.revokeOAuthGrant(db, id, now);
       if (g.revokedAt === now) record(db, now, actor, "oauth.revoke", g.clientName, { id: g.id });
       return g;
+    });
+  }
+
+  /**
+   * Records a refresh (or code exchange, without `presented`) the OAuth provider has just answered with new tokens
+   * (src/registry/oauth.ts): whether they may stand; reuse of a rotated-out token ends the grant instead.
+   */
+  rotateRefreshToken(t: { providerId: string; userId: string; presented?: string; issued: string }): Outcome<RefreshVerdict> {
+    return this.tx((db, now) => {
+      const verdict = oauth.rotateRefreshToken(db, t, now);
+      if (verdict.reused && verdict.grant) record(db, now, "oauth", "oauth.revoke", verdict.grant, { id: verdict.grant, via: oauth.OAUTH_END_REASONS.reused });
+      return verdict;
+    });
+  }
+
+  /** A refresh the provider refused: reuse of a rotated-out token ends the grant, whose id comes back. */
+  refusedRefreshToken(t: { providerId: string; userId: string; presented: string }): Outcome<string | null> {
+    return this.tx((db, now) => {
+      const ended = oauth.refusedRefreshToken(db, t, now);
+      if (ended) record(db, now, "oauth", "oauth.revoke", ended, { id: ended, via: oauth.OAUTH_END_REASONS.reused });
+      return ended ?? null;
+    });
+  }
+
+  /**
+   * Ends a live grant for `reason`, found by the Registry's id or by the provider's (`provider`): a grant the
+   * provider ended itself, or one whose ADMIN_TOKEN changed. Returns it, or null when none was live.
+   */
+  endOAuthGrant(ref: { id: string } | { providerId: string; userId: string }, reason: oauth.OAuthEndReason): Outcome<OAuthGrantInfo | null> {
+    return this.tx((db, now) => {
+      const found = "id" in ref ? oauth.findOAuthGrant(db, ref.id) : oauth.findProviderGrant(db, ref.providerId, ref.userId);
+      if (!found || found.revokedAt !== null) return null;
+      const ended = oauth.revokeOAuthGrant(db, found.id, now, reason);
+      record(db, now, "oauth", "oauth.revoke", ended.clientName, { id: ended.id, via: reason });
+      return ended;
     });
   }
 

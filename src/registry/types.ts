@@ -76,9 +76,20 @@ export interface OAuthGrantInfo {
   createdAt: number;
   lastUsedAt: number | null;
   revokedAt: number | null;
+  /** Why the grant ended (set with revokedAt): one of OAUTH_END_REASONS in src/registry/oauth.ts. */
+  revokedReason: string | null;
 }
 
-export type NewOAuthGrant = Omit<OAuthGrantInfo, "createdAt" | "lastUsedAt" | "revokedAt">;
+export type NewOAuthGrant = Omit<OAuthGrantInfo, "createdAt" | "lastUsedAt" | "revokedAt" | "revokedReason">;
+
+/** What the Registry says of a refresh the OAuth provider answered: whether its new tokens may stand, and the grant's id. */
+export interface RefreshVerdict {
+  allowed: boolean;
+  /** The Registry's grant, when the provider's grant has one. */
+  grant?: string;
+  /** Set when the refresh was reuse of a rotated-out token, which has just ended the grant. */
+  reused?: true;
+}
 
 /** What a request made with an OAuth access token needs from a live grant. */
 export interface OAuthPrincipal {

@@ -10,9 +10,24 @@ import type { FC } from "hono/jsx";
 import { ROLES, type Grant, type Role } from "../auth/grants";
 import { UI_ASSETS, UI_CSP } from "./routes";
 
-/** The web page's CSP with the form allowed to post here and to follow the redirect to `redirectOrigin`. */
-export function consentCsp(redirectOrigin?: string): string {
-  const formAction = ["'self'", ...(redirectOrigin ? [redirectOrigin] : [])].join(" ");
+/** A CSP source expression for an http(s) origin: `scheme://host[:port]`. Nothing else is ever emitted. */
+const SOURCE = /^https?:\/\/(?:[a-z0-9.-]+|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
+
+/** Where the redirect to `redirectUri` goes, as a CSP source, or undefined when it cannot be written as one safely. */
+function redirectSource(redirectUri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(redirectUri);
+  } catch {
+    return undefined;
+  }
+  return SOURCE.test(url.origin) ? url.origin : undefined;
+}
+
+/** The web page's CSP with the form allowed to post here and to follow the redirect to `redirectUri`'s origin. */
+export function consentCsp(redirectUri?: string): string {
+  const target = redirectUri === undefined ? undefined : redirectSource(redirectUri);
+  const formAction = ["'self'", ...(target ? [target] : [])].join(" ");
   return UI_CSP.replace("form-action 'none'", `form-action ${formAction}`);
 }
 
@@ -48,6 +63,13 @@ interface FormProps {
 
 const roleOptions = (max: Role) => ROLES.slice(0, ROLES.indexOf(max) + 1);
 
+/** What a glob in the Context box means, said where it is shown. */
+function globHint(pattern: string): string {
+  const narrow = "Type one context name instead to allow only that context.";
+  if (pattern === "*") return `* means every context this token may use, including ones created later. ${narrow}`;
+  return `* stands for any characters: ${pattern} means every context whose name fits it, including ones created later. ${narrow}`;
+}
+
 const GrantRows: FC<{ grants: readonly Grant[] }> = ({ grants }) => (
   <table>
     <thead>
@@ -64,7 +86,18 @@ const GrantRows: FC<{ grants: readonly Grant[] }> = ({ grants }) => (
             <input type="checkbox" name="grant" value={String(i)} checked aria-label={`Keep the grant on ${g.context}`} />
           </td>
           <td>
-            <input name={`context-${i}`} value={g.context} aria-label={`Context (${g.context}, or one name it matches)`} spellcheck={false} />
+            <input
+              name={`context-${i}`}
+              value={g.context}
+              aria-label={`Context (${g.context}, or one name it matches)`}
+              spellcheck={false}
+              {...(g.context.includes("*") ? { "aria-describedby": `context-hint-${i}` } : {})}
+            />
+            {g.context.includes("*") ? (
+              <span id={`context-hint-${i}`} class="hint glob">
+                {globHint(g.context)}
+              </span>
+            ) : null}
           </td>
           <td>
             <select name={`role-${i}`} aria-label={`Role on ${g.context}`}>

@@ -20,13 +20,21 @@
  *   form may post to this page and the browser may follow the redirect to
  *   the client; it is never framed.
  */
-import { AuthorizationError, type AuthRequest, type ConsentDescription, type OAuthHelpers, authorizationErrorRedirect } from "@cloudflare/workers-oauth-provider";
+import {
+  AuthorizationError,
+  type AuthRequest,
+  authorizationErrorRedirect,
+  CimdFetchError,
+  type ConsentDescription,
+  type OAuthHelpers,
+} from "@cloudflare/workers-oauth-provider";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../app";
 import { type Consenter, consenterOfToken, type GrantChoice, localConsenter, narrowGrants } from "../auth/consent";
 import type { Grant } from "../auth/grants";
 import { adminKeyOf, endProviderGrants, oauthApi, OAUTH_PATHS, type OAuthProps, resourceOf } from "../auth/oauth";
+import { nonPublicClientId, uriProblem } from "../auth/registration";
 import { toHex } from "../auth/secrets";
 import { errorRef } from "../errors";
 import { registryOf } from "../registry/Registry";
@@ -36,9 +44,9 @@ import { ConsentForm, consentCsp, ErrorPage } from "./consent-page";
 type Ctx = import("hono").Context<AppEnv>;
 
 /** The page with its headers; `headers` may carry the provider's binding cookie, so it is sent as it is. */
-function html(body: unknown, status: 200 | 400 | 500, headers: Headers, redirectOrigin?: string): Response {
+function html(body: unknown, status: 200 | 400 | 500, headers: Headers, redirectUri?: string): Response {
   headers.set("Content-Type", "text/html; charset=utf-8");
-  headers.set("Content-Security-Policy", consentCsp(redirectOrigin));
+  headers.set("Content-Security-Policy", consentCsp(redirectUri));
   headers.set("X-Frame-Options", "DENY");
   headers.set("X-Content-Type-Options", "nosniff");
   headers.set("Referrer-Policy", "no-referrer");
@@ -56,13 +64,20 @@ const redirect = (location: string, headers = new Headers()) => {
 
 /** The validated request, or the response refusing it (a redirect only once the client and redirect URI are known good). */
 async function parse(c: Ctx, api: OAuthHelpers): Promise<AuthRequest | Response> {
+  // A client ID that is a URL is fetched by the provider: never from a host that is not public.
+  const host = nonPublicClientId(c.req.query("client_id") ?? null);
+  if (host !== undefined) return errorPage(`invalid_client: the client ID's host ${JSON.stringify(host)} is not on the public internet.`);
   let request: AuthRequest;
   try {
     request = await api.parseAuthRequest(c.req.raw);
   } catch (error) {
     if (error instanceof AuthorizationError) return error.redirectTo ? redirect(error.redirectTo) : errorPage(error.description);
+    if (error instanceof CimdFetchError) return errorPage("invalid_client: the client's metadata document could not be fetched or is not valid.");
     throw error;
   }
+  // A redirect URI from a metadata document gets the same check as a registered one: its origin goes into the CSP.
+  const problem = uriProblem("redirect_uri", request.redirectUri);
+  if (problem) return errorPage(`invalid_request: ${problem}.`);
   // The provider lets a confidential client skip PKCE; engram requires S256 from every client.
   if (!request.codeChallenge) return redirect(authorizationErrorRedirect(request, "invalid_request", "code_challenge with code_challenge_method=S256 is required"));
   return request;
@@ -74,8 +89,6 @@ function choicesOf(form: Record<string, string | File | (string | File)[]>, coun
   const text = (v: unknown) => (typeof v === "string" ? v : "");
   return Array.from({ length: count }, (_, i) => ({ keep: kept.has(String(i)), context: text(form[`context-${i}`]), role: text(form[`role-${i}`]) }));
 }
-
-const originOf = (uri: string) => new URL(uri).origin;
 
 export const consent = new Hono<AppEnv>();
 
@@ -92,7 +105,7 @@ consent.get(OAUTH_PATHS.authorize, async (c) => {
   const started = await api.beginConsent(request);
   const local = localConsenter(c.env);
   const form = <ConsentForm details={details} handle={started.handle} askToken={!local} {...(local ? { offered: local.grants } : {})} />;
-  return html(form, 200, started.headers, originOf(details.redirectUri));
+  return html(form, 200, started.headers, details.redirectUri);
 });
 
 consent.post(OAUTH_PATHS.authorize, async (c) => {
@@ -120,7 +133,7 @@ consent.post(OAUTH_PATHS.authorize, async (c) => {
         />,
         error ? 400 : 200,
         new Headers(),
-        originOf(details.redirectUri),
+        details.redirectUri,
       );
     const consenter = await consenterOfToken(c.env, token);
     if (!consenter) return again("That token is not valid here. Paste your engram API token or the ADMIN_TOKEN.");

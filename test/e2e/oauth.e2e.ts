@@ -119,6 +119,16 @@ describe("OAuth with the MCP SDK's client and the consent page in Chromium", () 
     expect(arrivals).toHaveLength(0);
     // The right token: the page shows what the grant will carry, then Allow grants it.
     await page.getByLabel("Token", { exact: true }).fill(token);
+    // The field is wide enough for a whole API token: none of it scrolls out of view.
+    const fits = await page.getByLabel("Token", { exact: true }).evaluate((el) => {
+      const input = el as unknown as { type: string; scrollWidth: number; clientWidth: number };
+      input.type = "text";
+      const whole = input.scrollWidth <= input.clientWidth;
+      input.type = "password";
+      return whole;
+    });
+    expect(token).toHaveLength(46);
+    expect(fits).toBe(true);
     await page.getByRole("button", { name: "Continue" }).click();
     await page.getByRole("button", { name: "Allow" }).waitFor();
     expect(await page.getByLabel("Context (e2e-oauth, or one name it matches)").inputValue()).toBe("e2e-oauth");

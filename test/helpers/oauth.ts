@@ -21,13 +21,22 @@ export async function pkce(): Promise<{ verifier: string; challenge: string }> {
   return { verifier, challenge };
 }
 
+let addresses = 0;
+
+/** A client address of its own (TEST-NET-3 and on), so registrations stay under the per-address rate limit. */
+export const nextAddress = () => {
+  addresses++;
+  return `203.0.${113 + Math.floor(addresses / 250)}.${addresses % 250}`;
+};
+
 export async function register(
   f: Fetch = secured,
   body: Record<string, unknown> = {},
+  address: string = nextAddress(),
 ): Promise<{ client_id: string; status: number; json: Record<string, unknown> }> {
   const res = await f(`${BASE}/oauth/register`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", "CF-Connecting-IP": address },
     body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: "Test Client", token_endpoint_auth_method: "none", ...body }),
   });
   const json = (await res.json()) as Record<string, unknown>;

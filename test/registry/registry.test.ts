@@ -16,8 +16,8 @@ describe("Registry object", () => {
         .toArray()
         .map((r) => r.name),
     }));
-    expect(tables.version).toBe(2);
-    expect(tables.names).toEqual(["active_contexts", "audit_log", "contexts", "oauth_grants", "tokens"]);
+    expect(tables.version).toBe(3);
+    expect(tables.names).toEqual(["active_contexts", "audit_log", "contexts", "oauth_grants", "oauth_refresh_tokens", "tokens"]);
   });
 
   it("registers a context on first use only when allowed, the default always, and audits it", async () => {

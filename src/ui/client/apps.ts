@@ -6,7 +6,14 @@ export interface GrantRow {
   grants: { context: string; role: string }[];
   createdAt: number;
   lastUsedAt: number | null;
+  /** Set when the grant ended: revoked, its refresh token reused, revoked by the client... (revokedReason). */
+  revokedAt: number | null;
+  revokedReason: string | null;
 }
 
 /** "team-a=write, notes=read": what a grant may do, in one line. */
 export const grantSummary = (g: GrantRow): string => g.grants.map((x) => `${x.context}=${x.role}`).join(", ");
+
+/** Live grants first, then the ended ones, most recently ended first. */
+export const byLiveness = (a: GrantRow, b: GrantRow): number =>
+  a.revokedAt === null || b.revokedAt === null ? Number(a.revokedAt !== null) - Number(b.revokedAt !== null) : b.revokedAt - a.revokedAt;
