@@ -6,7 +6,14 @@ export default defineConfig({
     projects: [
       {
         // Everything that runs inside workerd: tools, stores, routes, the page's server side.
-        plugins: [cloudflareTest({ wrangler: { configPath: "./wrangler.toml" } })],
+        plugins: [
+          cloudflareTest({
+            wrangler: { configPath: "./wrangler.toml" },
+            // No test leaves the machine: every outbound fetch of the Worker or an object (an OAuth client's
+            // metadata document, say) gets this answer instead of a DNS lookup and a connection.
+            miniflare: { outboundService: () => new Response("outbound fetch is disabled in the workers tests", { status: 502 }) },
+          }),
+        ],
         test: {
           name: "workers",
           include: ["test/**/*.test.ts"],
