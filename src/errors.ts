@@ -46,6 +46,17 @@ export const errorRef = (): string => crypto.randomUUID().slice(0, 8);
 /** The failure a client gets for an internal error logged under `ref`. */
 export const internalFailure = (ref: string): InternalFailure => ({ ok: false, kind: "Internal", ref, message: `Internal error (ref ${ref}).` });
 
+/**
+ * The value of an outcome whose failure has no answer of its own where it is read: an authentication
+ * lookup, where reading a failure as "no such token" would answer 401 to a server fault. The failure is
+ * thrown, so the edge answers 500; an `Internal` one was logged where it happened, and its message keeps
+ * the reference.
+ */
+export function valueOrThrow<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw new Error(outcome.message);
+}
+
 /** Runs `fn`; a DomainError becomes a failure value, anything else propagates. */
 export function capture<T>(fn: () => T): Outcome<T> {
   try {

@@ -64,7 +64,7 @@ it(`co-visitation table sizes after ${ACCESSES} accesses`, { timeout: 3_600_000 
     for (let i = 0; i < ACCESSES; i++) {
       now += 20_000;
       const long = i % 2 === 0;
-      const who = long ? { caller: "marathon", session: "one" } : { caller: `agent-${Math.floor(i / 500)}-${pick(8)}`, client: "cli" };
+      const who = long ? { callerId: "marathon", session: "one" } : { callerId: `agent-${Math.floor(i / 500)}-${pick(8)}`, client: "cli" };
       const item = long ? `file:long/${pick(300)}.md` : `entity:e${pick(2000)}`;
       covisit(db, who, [item], [item], now, OPTS);
       if (i % 500 === 499) {

@@ -22,20 +22,32 @@ export const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
   TooLarge: 413,
 };
 
+/**
+ * The `error` code of each domain failure kind in an /api answer: lower snake case, like every other code the
+ * Worker answers with (`invalid_context`, `forbidden_origin`) and OAuth's (`invalid_grant`).
+ */
+export const CODE: Record<ErrorKind, string> = {
+  Invalid: "invalid",
+  Forbidden: "forbidden",
+  NotFound: "not_found",
+  Conflict: "conflict",
+  TooLarge: "too_large",
+};
+
 /** A failure as its status; an internal one (logged where it happened) answers like the Worker's own 500s, plus its reference. */
 export const failed = (c: Context<AppEnv>, f: Failure) =>
-  f.kind === "Internal" ? internalError(c, f.ref) : c.json({ error: f.kind, message: f.message }, STATUS[f.kind]);
+  f.kind === "Internal" ? internalError(c, f.ref) : c.json({ error: CODE[f.kind], message: f.message }, STATUS[f.kind]);
 
 /** The 500 for an internal error logged under `ref`: the reference, never the error. */
 const internalError = (c: Context<AppEnv>, ref: string, extra: Record<string, unknown> = {}) =>
   c.json({ error: "internal_error", message: `Internal server error (ref ${ref}).`, ...extra }, 500);
 
-export const invalid = (c: Context<AppEnv>, message: string) => c.json({ error: "Invalid", message }, 400);
+export const invalid = (c: Context<AppEnv>, message: string) => c.json({ error: CODE.Invalid, message }, 400);
 
 /** Only the administrator (ADMIN_TOKEN, or open local mode) passes. */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!isAdmin(c.get("caller"))) {
-    return c.json({ error: "Forbidden", message: "This route needs the administrator's token (ADMIN_TOKEN)." }, 403);
+    return c.json({ error: CODE.Forbidden, message: "This route needs the administrator's token (ADMIN_TOKEN)." }, 403);
   }
   await next();
 };

@@ -23,7 +23,7 @@ import { addReport, emptyImportReport, type ImportReport } from "../graph/import
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
 import { contexts } from "./contexts";
-import { JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
+import { CODE, JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
 import { oauth } from "./oauth";
 import { recoverToPoint } from "./pitr";
@@ -121,7 +121,7 @@ function stoppedAnswer(stop: ImportStop, report: ImportReport, inFlight = false)
     ? "`partial` counts what was written before the batch in progress, whose lines may or may not have been applied"
     : "`partial` counts exactly what was written (nothing else was)";
   return {
-    error: stop.error,
+    error: stop.error === "internal_error" ? stop.error : CODE[stop.error],
     message: `The import stopped${where}: ${stop.message} ${written}, and lists the rejected lines. Importing the same file again is safe: what is already there counts as duplicates.`,
     partial: report,
   };
@@ -130,7 +130,7 @@ function stoppedAnswer(stop: ImportStop, report: ImportReport, inFlight = false)
 api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   const firstLine = Number(c.req.query("firstLine") ?? "1");
   if (!Number.isSafeInteger(firstLine) || firstLine < 1) {
-    return c.json({ error: "invalid", message: "firstLine must be a positive integer; nothing was written." }, 400);
+    return c.json({ error: CODE.Invalid, message: "firstLine must be a positive integer; nothing was written." }, 400);
   }
   // Decoded by hand: workerd warns when .text() reads a body whose Content-Type (x-ndjson, as `npm run import` sends) is not text.
   const parsed = parseJsonl(new TextDecoder().decode(await c.req.arrayBuffer()), firstLine);

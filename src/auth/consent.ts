@@ -10,6 +10,7 @@
  *   context name the glob matches. Nothing else is accepted, so consent can
  *   narrow and never widen.
  */
+import { valueOrThrow } from "../errors";
 import { registryOf } from "../registry/Registry";
 import type { Caller } from "./caller";
 import { globMatches, type Grant, ROLES, type Role } from "./grants";
@@ -41,9 +42,9 @@ export async function consenterOfToken(env: Env, token: string): Promise<Consent
   const trimmed = token.trim();
   if (!trimmed) return undefined;
   if (TOKEN_SHAPE.test(trimmed)) {
-    const found = await registryOf(env).lookupToken(await tokenHash(trimmed));
-    if (!found.ok || !found.value) return undefined;
-    return { userId: found.value.id, tokenId: found.value.id, name: found.value.name, grants: found.value.grants };
+    const t = valueOrThrow(await registryOf(env).lookupToken(await tokenHash(trimmed)));
+    if (!t) return undefined;
+    return { userId: t.id, tokenId: t.id, name: t.name, grants: t.grants };
   }
   const caller = await bearerCaller(trimmed, env);
   return caller ? consenterOf(caller) : undefined;

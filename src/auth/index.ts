@@ -19,6 +19,7 @@
  * Authentication says who; what they may touch is decided per context from
  * `caller.grants` (src/auth/grants.ts) where the context is known.
  */
+import { valueOrThrow } from "../errors";
 import { registryOf } from "../registry/Registry";
 import { settings } from "../settings";
 import { tokenCache } from "./cache";
@@ -135,9 +136,8 @@ async function apiTokenCaller(token: string, env: Env): Promise<Caller | undefin
   const hash = await tokenHash(token);
   const cached = tokenCache.get(hash);
   if (cached) return cached;
-  const found = await registryOf(env).lookupToken(hash);
-  if (!found.ok || !found.value) return undefined;
-  const t = found.value;
+  const t = valueOrThrow(await registryOf(env).lookupToken(hash));
+  if (!t) return undefined;
   const caller: Caller = { id: t.name, kind: "token", tokenId: t.id, grants: t.grants };
   tokenCache.set(hash, caller, settings(env).TOKEN_CACHE_SECONDS * 1000);
   return caller;

@@ -24,6 +24,7 @@
  *   mode any other credential is the local administrator.
  */
 import { getOAuthApi, OAuthError, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
+import { valueOrThrow } from "../errors";
 import { OAUTH_END_REASONS } from "../registry/oauth";
 import { registryOf } from "../registry/Registry";
 import { settings } from "../settings";
@@ -176,9 +177,8 @@ export async function callerOfProps(props: unknown, env: Env, url: URL): Promise
   if (await adminKeyChanged(p, env, url)) return undefined;
   const cached = oauthCache.get(p.grant);
   if (cached) return cached;
-  const found = await registryOf(env).useOAuthGrant(p.grant);
-  if (!found.ok || !found.value) return undefined;
-  const g = found.value;
+  const g = valueOrThrow(await registryOf(env).useOAuthGrant(p.grant));
+  if (!g) return undefined;
   const caller: Caller = {
     id: `${g.tokenName} via ${g.clientName}`,
     kind: "oauth",

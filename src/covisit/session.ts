@@ -3,7 +3,9 @@
  *
  * ## What a session is
  * The 2026-07-28 transport is stateless, so a session is defined here, per
- * caller (one teammate never joins another's session):
+ * caller, by its stable id (CallMeta.callerId: a token's id, never its name,
+ * which passes to a new token after a revocation; so one teammate, or one
+ * token, never joins another's session):
  *   1. the client's own key, when it sends one: the `Mcp-Memory-Session`
  *      header (settable in any client's MCP config), else a 2025-era
  *      client's `Mcp-Session-Id` (Engram issues none itself: it answers
@@ -28,7 +30,8 @@ export const SESSION_MAX_ITEMS = 100;
 
 /** Who is accessing, as far as sessions care (MemoryContext's CallMeta satisfies it). */
 export interface SessionIdentity {
-  caller: string;
+  /** The caller's stable id: a token's or an OAuth grant's id, else "admin", "local" or "system". */
+  callerId: string;
   /** The client's session key (Mcp-Memory-Session or Mcp-Session-Id). */
   session?: string;
   /** The client's name, for clients without a key. */
@@ -37,7 +40,7 @@ export interface SessionIdentity {
 
 /** The stored key of the session `who` is in; JSON so no caller, key or name can collide with another. */
 export function sessionKey(who: SessionIdentity): string {
-  return who.session !== undefined ? JSON.stringify(["key", who.caller, who.session]) : JSON.stringify(["client", who.caller, who.client ?? ""]);
+  return who.session !== undefined ? JSON.stringify(["key", who.callerId, who.session]) : JSON.stringify(["client", who.callerId, who.client ?? ""]);
 }
 
 /**

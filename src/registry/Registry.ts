@@ -12,8 +12,14 @@
  *
  * ## Concurrency and atomicity
  * Every change is one `transactionSync`; a change and its audit entry commit
- * together (a purge, around its object's wipe, is two). Domain failures come
- * back as `Outcome` values.
+ * together (a purge, around its object's wipe, is two).
+ *
+ * ## Failures
+ * Every RPC method returns an `Outcome`, as a context's runner does
+ * (src/context/runner.ts): a domain failure with its kind and message; anything
+ * else thrown (a SQL fault, a bug, a failed push or wipe) is logged here once as
+ * an `internal_error` line with a reference and comes back as an `Internal`
+ * failure carrying only that reference. No method throws across RPC.
  *
  * ## Pushes to the contexts' objects
  * A context's object checks its own writes (src/context/registration.ts), so
@@ -31,7 +37,7 @@
  * `callStats()` says since when.
  */
 import { DurableObject } from "cloudflare:workers";
-import { capture, describeThrown, DomainError, errorRef, fail, internalFailure, ok, type Outcome } from "../errors";
+import { capture, describeThrown, DomainError, errorRef, fail, internalFailure, type InternalFailure, ok, type Outcome } from "../errors";
 // same level: the push a context's object understands (type only)
 import type { RegistrationPush } from "../context/registration";
 import { DEFAULT_CONTEXT } from "../limits";
@@ -83,7 +89,11 @@ export class Registry extends DurableObject<Env> {
   /** One transaction; each call served counts once (`counted` false: a further step of the same call). */
   private tx<T>(fn: (db: Db, now: number) => T, counted = true): Outcome<T> {
     if (counted) this.served++;
-    return capture(() => this.ctx.storage.transactionSync(() => fn(this.db, this.now())));
+    try {
+      return capture(() => this.ctx.storage.transactionSync(() => fn(this.db, this.now())));
+    } catch (error) {
+      return internal("registry", error);
+    }
   }
 
   /** The calls this object served since it started (not counting this one). */
@@ -117,9 +127,7 @@ export class Registry extends DurableObject<Env> {
       const told = await this.env.MEMORY.getByName(p.name).setRegistration(p);
       return told.ok ? ok(undefined) : told;
     } catch (error) {
-      const ref = errorRef();
-      console.error(JSON.stringify({ event: "internal_error", ref, where: "registry.push", context: p.name, ...describeThrown(error) }));
-      return internalFailure(ref);
+      return internal("registry.push", error, p.name);
     }
   }
 
@@ -323,9 +331,7 @@ export class Registry extends DurableObject<Env> {
       try {
         await this.env.MEMORY.getByName(name).purge(name);
       } catch (error) {
-        const ref = errorRef();
-        console.error(JSON.stringify({ event: "internal_error", ref, where: "registry.purge", context: name, ...describeThrown(error) }));
-        return internalFailure(ref);
+        return internal("registry.purge", error, name);
       }
       const done = this.tx((db, now) => {
         contexts.deleteContext(db, name);
@@ -357,6 +363,13 @@ export class Registry extends DurableObject<Env> {
   auditLog(limit: number, before?: number): Outcome<AuditEntry[]> {
     return this.tx((db) => readAudit(db, limit, before));
   }
+}
+
+/** Logs an unexpected error once, with a fresh reference, and returns the failure that carries only the reference. */
+function internal(where: string, error: unknown, context?: string): InternalFailure {
+  const ref = errorRef();
+  console.error(JSON.stringify({ event: "internal_error", ref, where, ...(context === undefined ? {} : { context }), ...describeThrown(error) }));
+  return internalFailure(ref);
 }
 
 /**

@@ -9,6 +9,7 @@ import type { MemoryContext } from "../../src/context/MemoryContext";
 import { Db } from "../../src/storage/sql";
 import { settings } from "../../src/settings";
 import { CLIENTS, connectV1, freshContext, json, text, workerFetch, type ConnectOptions, type TestClient, type ToolResult } from "../helpers/clients";
+import { ADMIN, api, BASE, bearer, createContext, mint, secured } from "../helpers/teams";
 
 type Related = { item: string; count: number }[];
 const related = (r: ToolResult): Related => (r.structuredContent as { related?: Related }).related ?? [];
@@ -294,5 +295,44 @@ describe("sessions without a key (2025-era client, named by User-Agent)", () => 
     await one.call("view", { path: "c.md" });
     expect(await probe()).toEqual([{ item: "file:c.md", count: 1 }]);
     for (const c of [one, two]) await c.close();
+  });
+});
+
+describe("sessions of two tokens with the same name", () => {
+  it("keeps a revoked token's session apart from a new token given its name", async () => {
+    const ctx = freshContext("cov");
+    await createContext(ctx);
+    const name = freshContext("alice");
+    const grants = [{ context: ctx, role: "write" as const }];
+    const keyed = (token: string, key: string) => connectV1({ url: `${BASE}/mcp/${ctx}`, fetch: secured, headers: { ...bearer(token), "Mcp-Memory-Session": key } });
+    // One session per file, so seeding pairs nothing.
+    for (const path of ["a.md", "b.md", "c.md"]) {
+      const seeder = await keyed(ADMIN, `seed-${path}`);
+      await seeder.call("create", { path, file_text: "x" });
+      await seeder.close();
+    }
+    const probe = async (path: string) => {
+      const c = await keyed(ADMIN, `probe-${Math.random()}`);
+      const r = related(await c.call("view", { path }));
+      await c.close();
+      return r;
+    };
+
+    const first = await mint(grants, name);
+    const one = await keyed(first.token, "shared");
+    await one.call("view", { path: "a.md" });
+    await one.close();
+    expect((await api(`/tokens/${first.id}`, { method: "DELETE" })).status).toBe(200);
+
+    const second = await mint(grants, name);
+    expect(second.id).not.toBe(first.id);
+    const two = await keyed(second.token, "shared");
+    await two.call("view", { path: "b.md" });
+    await two.call("view", { path: "c.md" });
+    await two.close();
+
+    // The second token's own session pairs its items; nothing of the first token's joins it.
+    expect(await probe("b.md")).toEqual([{ item: "file:c.md", count: 1 }]);
+    expect(await probe("a.md")).toEqual([]);
   });
 });

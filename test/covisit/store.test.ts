@@ -60,7 +60,7 @@ describe("co-visitation storage", () => {
       for (let i = 0; i < 10_000; i++) {
         now += 20_000;
         const long = i % 2 === 0;
-        const who = long ? { caller: "marathon", session: "one" } : { caller: `agent-${Math.floor(i / 500)}-${pick(8)}`, client: "cli" };
+        const who = long ? { callerId: "marathon", session: "one" } : { callerId: `agent-${Math.floor(i / 500)}-${pick(8)}`, client: "cli" };
         const item = long ? `file:long/${pick(300)}.md` : `entity:e${pick(2000)}`;
         covisit(db, who, [item], [item], now, OPTS);
         if (i % 500 === 499) {
@@ -147,7 +147,7 @@ describe("co-visitation recording in one call", () => {
   it("counts a call's items as if used one at a time: new items pair with what the session held and with earlier new ones", async () => {
     await runInDurableObject(stub(), (_i: MemoryContext, state) => {
       const db = new Db(state.storage.sql);
-      const who = { caller: "c", session: "s" };
+      const who = { callerId: "c", session: "s" };
       const now = 1_000_000_000_000;
       covisit(db, who, ["file:b", "file:d"], [], now, OPTS);
       // b is already held: it only becomes the latest; a and c are new, a before c; a repeated name counts once.
@@ -166,7 +166,7 @@ describe("co-visitation recording in one call", () => {
       const db = new Db(state.storage.sql);
       for (let k = 0; k < PAIR_WINDOW + 6; k++) db.run("INSERT INTO files (path, content, created_at, updated_at) VALUES (?, '', 0, 0)", `w${k}`);
       db.run("INSERT INTO files (path, content, created_at, updated_at) VALUES ('x', '', 0, 0)");
-      const who = { caller: "c", session: "window" };
+      const who = { callerId: "c", session: "window" };
       let now = 1_000_000_000_000;
       // w0 .. w29 one at a time, then w0 again (it becomes the most recent), then x.
       for (let k = 0; k < PAIR_WINDOW + 6; k++) covisit(db, who, [`file:w${k}`], [], (now += 1000), OPTS);
@@ -181,8 +181,8 @@ describe("co-visitation recording in one call", () => {
       expect(db.one<{ count: number }>("SELECT count FROM covisit_pairs WHERE item = 'file:w29' AND other = 'file:x'")?.count).toBe(1);
       expect(db.one("SELECT 1 AS hit FROM covisit_pairs WHERE item = 'file:w6' AND other = 'file:x'")).toBeUndefined();
       // What a later session is told when it opens x: the strongest of x's recent neighbours.
-      covisit(db, { caller: "c", session: "second" }, ["file:w29", "file:x"], [], (now += 1000), OPTS);
-      expect(covisit(db, { caller: "c", session: "third" }, ["file:x"], ["file:x"], (now += 1000), OPTS)).toEqual([
+      covisit(db, { callerId: "c", session: "second" }, ["file:w29", "file:x"], [], (now += 1000), OPTS);
+      expect(covisit(db, { callerId: "c", session: "third" }, ["file:x"], ["file:x"], (now += 1000), OPTS)).toEqual([
         { item: "file:w29", count: 2 },
         { item: "file:w0", count: 1 },
         { item: "file:w10", count: 1 },

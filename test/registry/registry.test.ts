@@ -1,7 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { Registry } from "../../src/registry/Registry";
+import { registryOf, type Registry } from "../../src/registry/Registry";
 import { freshContext } from "../helpers/clients";
+import { at, withLogs } from "../helpers/logs";
+import { api, mint } from "../helpers/teams";
 
 /** A Registry of its own, so these store-level tests see only their own rows. */
 const fresh = () => env.REGISTRY.getByName(freshContext("registry"));
@@ -65,5 +67,44 @@ describe("Registry object", () => {
     expect(listed.ok && listed.value[0]).toMatchObject({ createdAt: 5_000, lastUsedAt: 5_000 });
     await stub.revokeToken("alice", "admin");
     expect(await stub.lookupToken("ab".repeat(32))).toEqual({ ok: true, value: null });
+  });
+});
+
+describe("Registry failures", () => {
+  it("returns an internal error as a value, logged once under the reference it carries", async () => {
+    const stub = fresh();
+    await runInDurableObject(stub, (r: Registry) => {
+      r.now = () => {
+        throw new Error("clock broke");
+      };
+    });
+    const { value, logged } = await withLogs(async (): Promise<unknown> => stub.listTokens(false));
+    const ref = (value as { ref?: string }).ref ?? "";
+    expect(ref).toMatch(/^[0-9a-f]{8}$/);
+    expect(value).toEqual({ ok: false, kind: "Internal", ref, message: `Internal error (ref ${ref}).` });
+    expect(at(logged, "error")).toEqual([expect.objectContaining({ event: "internal_error", ref, where: "registry", error: "Error: clock broke" })]);
+  });
+
+  it("keeps the HTTP answers to an internal error: 500, and never a 401 for a token it could not look up", async () => {
+    const t = await mint([{ context: "*", role: "read" }]);
+    const registry = registryOf(env);
+    await runInDurableObject(registry, (r: Registry) => {
+      r.now = () => {
+        throw new Error("clock broke");
+      };
+    });
+    try {
+      const { value, logged } = await withLogs(async () => {
+        const listed = await api("/tokens");
+        const looked = await api("/contexts/default/stats", {}, t.token);
+        return [listed.status, ((await listed.json()) as { error: string }).error, looked.status, ((await looked.json()) as { error: string }).error];
+      });
+      expect(value).toEqual([500, "internal_error", 500, "internal_error"]);
+      expect(at(logged, "error").filter((l) => l.event === "internal_error" && l.where === "registry")).toHaveLength(2);
+    } finally {
+      await runInDurableObject(registry, (r: Registry) => {
+        r.now = Date.now;
+      });
+    }
   });
 });

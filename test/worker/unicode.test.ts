@@ -215,7 +215,7 @@ describe("malformed Unicode in the import and the admin API", () => {
       body: JSON.stringify({ name, description: "team \ud800 notes" }),
     });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: "Invalid", message: `description: ${lone} 5` });
+    expect(await res.json()).toEqual({ error: "invalid", message: `description: ${lone} 5` });
     const listed = (await (await f("http://localhost/api/contexts")).json()) as { contexts: { name: string }[] };
     expect(listed.contexts.map((x) => x.name)).not.toContain(name);
   });
