@@ -19,7 +19,7 @@ import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv } from "./app";
-import { authenticate, hostRefusal, openLocalMode, vouch } from "./auth";
+import { authenticate, hasCredential, hostRefusal, OPEN_MODE_TOKEN, openLocalMode, vouch } from "./auth";
 import {
   callerOfProps,
   canonicalMetadataRequest,
@@ -217,8 +217,8 @@ export default {
     if (mcp) {
       const admitted = admit(request, env);
       if ("response" in admitted) return admitted.response;
-      // Open local mode needs no credential, so a request without one never meets the provider.
-      if (openLocalMode(env) && !request.headers.has("Authorization")) return app.fetch(request, env, ctx);
+      // Open local mode needs no credential, so a request without one (an empty bearer included) never meets the provider.
+      if (openLocalMode(env) && !hasCredential(request)) return app.fetch(request, env, ctx);
     } else {
       const refused = hostRefusal(request, env);
       if (refused) return refused;
@@ -230,7 +230,7 @@ export default {
       const refused = url.pathname === OAUTH_PATHS.register ? await registrationRefusal(request, env) : undefined;
       if (refused) return refused;
       const response = await provider.fetch(canonicalMetadataRequest(request, url), env, ctx);
-      return mcp ? await explainUnauthorized(response) : response;
+      return mcp ? await explainUnauthorized(response, openLocalMode(env) ? OPEN_MODE_TOKEN : undefined) : response;
     } catch (error) {
       // The app answers its own failures; this is the provider's (a KV outage, a bug): logged, never shown.
       console.error(JSON.stringify({ event: "unhandled", path: url.pathname, ...describeThrown(error) }));

@@ -14,10 +14,13 @@
  * ## Names and paths
  * What names a new thing (entity names and types, relation types, file
  * paths) must also be free of characters that are invisible or reorder what
- * is shown: C0 and C1 controls (U+0085 included), DEL, the bidirectional
- * embeddings, overrides and isolates (U+202A-202E, U+2066-2069) and the
- * zero-width characters (U+200B-200D, U+2060, U+FEFF). Free text
- * (observations, file and document content) keeps them.
+ * is shown, chosen by Unicode property (`REFUSED`): controls, the
+ * `Default_Ignorable_Code_Point` characters, the `Bidi_Control` characters
+ * and the line and paragraph separators (U+2028, U+2029). Inside the
+ * sequences where they are seen (`KEPT`: emoji such as "❤️" and "👩‍💻", a
+ * kanji's variation, the zero-width non-joiner in a Persian word) they stay.
+ * A refusal names the character as U+XXXX. Free text (observations, file and
+ * document content) keeps them all.
  */
 
 /** The index of the first lone surrogate in `s`, or -1. */
@@ -84,21 +87,83 @@ export function describeMalformed(m: Malformed): string {
   return `${path}: ${m.message}`;
 }
 
-// C0 controls, DEL, C1 controls (U+0085 NEL among them); ZWSP, ZWNJ, ZWJ; bidi embeddings and overrides; word joiner; bidi isolates; BOM.
-const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u200b-\u200d\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
+/**
+ * What no new name may hold, by Unicode property rather than by list: controls
+ * (C0, DEL, C1), default-ignorable code points (invisible by definition: soft
+ * hyphen, zero-width characters, fillers, tags, variation selectors...),
+ * bidirectional controls and the line and paragraph separators.
+ */
+const REFUSED = /[\p{Cc}\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Zl}\p{Zp}]/u;
+const REFUSED_ALL = new RegExp(REFUSED.source, "gu");
+
+/**
+ * Letters and marks of the scripts whose shaping the zero-width joiner and
+ * non-joiner change (so there they are seen): the cursive-joining scripts
+ * (Arabic, whose Persian needs the non-joiner, Syriac, N'Ko, Mongolian...)
+ * and the Indic ones, where a joiner after a virama picks a conjunct form.
+ */
+const SHAPED = String.raw`(?:(?=[\p{L}\p{M}])[\p{scx=Arab}\p{scx=Syrc}\p{scx=Nkoo}\p{scx=Mong}\p{scx=Mand}\p{scx=Mani}\p{scx=Phlp}\p{scx=Adlm}\p{scx=Rohg}\p{scx=Sogd}\p{scx=Phag}\p{scx=Deva}\p{scx=Beng}\p{scx=Guru}\p{scx=Gujr}\p{scx=Orya}\p{scx=Taml}\p{scx=Telu}\p{scx=Knda}\p{scx=Mlym}\p{scx=Sinh}\p{scx=Mymr}\p{scx=Khmr}])`;
+
+/** A pictograph with its skin tone or presentation selector. */
+const PICTOGRAPH = String.raw`\p{Extended_Pictographic}(?:\p{Emoji_Modifier}|[\uFE0E\uFE0F])?`;
+
+/**
+ * The sequences in which default-ignorable characters are part of what is
+ * shown, so a name keeps them: emoji (a variation selector, zero-width joiner
+ * sequences such as 👩‍💻, keycaps, subdivision flags), ideographic variation
+ * sequences (a glyph variant of a kanji, as names registers use), and the
+ * joiners between letters of the scripts in SHAPED.
+ */
+const KEPT = new RegExp(
+  [
+    String.raw`\u{1F3F4}[\u{E0020}-\u{E007E}]+\u{E007F}`,
+    `${PICTOGRAPH}(?:\\u200D${PICTOGRAPH})*`,
+    String.raw`[0-9#*]\uFE0F\u20E3`,
+    String.raw`\p{Ideographic}[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]`,
+    String.raw`(?<=${SHAPED})[\u200C\u200D](?=${SHAPED})`,
+  ].join("|"),
+  "gu",
+);
+
+/** `s` with every kept sequence overwritten by as many "x" (UTF-16 units), so what REFUSED finds is refused and its index is the same in `s`. */
+const withoutKept = (s: string) => s.replace(KEPT, (m) => "x".repeat(m.length));
 
 /** The rule in words, for every message that refuses such a character. */
-const NAME_CHARACTERS_RULE = "must not contain control characters, bidirectional controls (U+202A-202E, U+2066-2069) or zero-width characters";
+const NAME_CHARACTERS_RULE =
+  "must not contain control characters, invisible (default-ignorable) characters outside emoji and joining scripts, bidirectional controls or line and paragraph separators";
 
 export const codePoint = (c: string) => `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
 
-/** Why `s` may not name a new thing (`must not contain ...: U+202E at index 3`; the caller puts the field first), or undefined. */
-export function hiddenCharacterProblem(s: string): string | undefined {
-  const found = HIDDEN.exec(s);
-  return found ? `${NAME_CHARACTERS_RULE}: ${codePoint(found[0])} at index ${found.index}` : undefined;
+/** What a refused character is, in a few words. */
+function kindOf(c: string): string {
+  if (/\p{Cc}/u.test(c)) return "a control character";
+  if (/\p{Bidi_Control}/u.test(c)) return "a bidirectional control";
+  if (/\p{Zl}/u.test(c)) return "a line separator";
+  if (/\p{Zp}/u.test(c)) return "a paragraph separator";
+  return "an invisible character";
 }
 
-const HIDDEN_ALL = new RegExp(HIDDEN.source, "g");
+/** Why `s` may not name a new thing (`must not contain ...: U+202E at index 3 (a bidirectional control)`; the caller puts the field first), or undefined. */
+export function hiddenCharacterProblem(s: string): string | undefined {
+  if (!REFUSED.test(s)) return undefined;
+  const found = REFUSED.exec(withoutKept(s));
+  return found ? `${NAME_CHARACTERS_RULE}: ${codePoint(found[0])} at index ${found.index} (${kindOf(found[0])})` : undefined;
+}
 
-/** `s` with every character the name rule refuses spelled as a \uXXXX escape, so a message quoting it shows it. */
-export const visible = (s: string) => s.replace(HIDDEN_ALL, (c) => `\\u${(c.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`);
+const escaped = (c: string) => {
+  const hex = (c.codePointAt(0) ?? 0).toString(16);
+  return hex.length > 4 ? `\\u{${hex}}` : `\\u${hex.padStart(4, "0")}`;
+};
+
+/** `s` with every character the name rule refuses spelled as an escape (`\u2063`, `\u{e0041}`), so a message quoting it shows it. */
+export function visible(s: string): string {
+  if (!REFUSED.test(s)) return s;
+  const blank = withoutKept(s);
+  let out = "";
+  let last = 0;
+  for (const m of blank.matchAll(REFUSED_ALL)) {
+    out += s.slice(last, m.index) + escaped(m[0]);
+    last = m.index + m[0].length;
+  }
+  return out + s.slice(last);
+}

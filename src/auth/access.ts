@@ -48,19 +48,22 @@ export async function activeContextOf(env: Env, caller: Caller): Promise<Outcome
   return active;
 }
 
-export async function openContext(env: Env, caller: Caller, name: string, need: Need): Promise<Outcome<ContextInfo & { role: Role }>> {
+/** The context a call may use, with the caller's role on it; `created` when this very call registered it (a write to a new name). */
+export async function openContext(env: Env, caller: Caller, name: string, need: Need): Promise<Outcome<ContextInfo & { role: Role; created: boolean }>> {
   const role = roleFor(caller.grants, name);
   if (!role) return fail("Forbidden", noGrant(name));
   const cached = contextCache.get(name);
   let context: ContextInfo;
+  let created = false;
   // A write into a context cached as read-only asks again: the flag may have been lifted elsewhere.
   if (cached && !(need === "write" && cached.readOnly)) context = cached;
   else {
     const write = need === "write";
     const used = await registryOf(env).useContext(name, write && mayCreate(caller.grants, name), caller.id, write);
     if (!used.ok) return used;
-    const { created: _, ...fresh } = used.value;
+    const { created: registered, ...fresh } = used.value;
     context = fresh;
+    created = registered;
     contextCache.set(name, context, settings(env).TOKEN_CACHE_SECONDS * 1000);
   }
   if (need === "write") {
@@ -71,5 +74,5 @@ export async function openContext(env: Env, caller: Caller, name: string, need: 
       return fail("Forbidden", `Context ${JSON.stringify(name)} is read-only, and this call writes. Reads work.`);
     }
   }
-  return ok({ ...context, role });
+  return ok({ ...context, role, created });
 }

@@ -7,11 +7,16 @@
  *   the caller it names, with its grants (looked up by SHA-256 in the
  *   Registry, cached per isolate for TOKEN_CACHE_SECONDS: src/auth/cache.ts);
  *   anything else is 401 with `WWW-Authenticate: Bearer`.
- * - ADMIN_TOKEN unset: requests to a loopback host are served in open local
- *   mode (caller "local"); a request to any other host is refused with 403
- *   (`hostRefusal`), so a deployment is never accidentally public and a
- *   DNS-rebinding page cannot reach a local server. API tokens are not
- *   accepted in this mode.
+ * - ADMIN_TOKEN unset: requests to a loopback host that carry no credential
+ *   are served in open local mode (caller "local"); a request to any other
+ *   host is refused with 403 (`hostRefusal`), so a deployment is never
+ *   accidentally public and a DNS-rebinding page cannot reach a local
+ *   server. No credential means no Authorization header or an empty bearer
+ *   (`Bearer ` is what a client sends when its token variable is unset);
+ *   any other credential is refused with 401 (`OPEN_MODE_TOKEN`), since
+ *   this mode issues no tokens: a stale or mistyped token is reported, never
+ *   silently served as the administrator. (OAuth access tokens the provider
+ *   issued are checked by it first and do work.)
  * - /mcp with a credential: the OAuth provider in front of the app
  *   (src/auth/oauth.ts) has already checked it (its own access tokens, and
  *   the two above through `bearerCaller`) and `vouch`ed for the request.
@@ -44,6 +49,20 @@ function bearerToken(request: Request): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
 }
+
+/**
+ * Whether `request` carries a credential: an Authorization header other than
+ * an empty one or a bare `Bearer` (header values arrive trimmed, so
+ * `Bearer ` is `Bearer`).
+ */
+export function hasCredential(request: Request): boolean {
+  const header = request.headers.get("Authorization");
+  return header !== null && !/^(?:Bearer)?\s*$/i.test(header.trim());
+}
+
+/** Why open local mode refuses a credential, in the 401 of /mcp and /api alike. */
+export const OPEN_MODE_TOKEN =
+  "This server runs in open local mode (no ADMIN_TOKEN) and issues no tokens, so this one is unknown: leave out the Authorization header (an empty `Bearer ` is fine), or give the server an ADMIN_TOKEN to use tokens.";
 
 /** Whether the server runs in open local mode: no ADMIN_TOKEN, so only loopback hosts are served. */
 export const openLocalMode = (env: Env): boolean => !env.ADMIN_TOKEN?.trim();
@@ -104,6 +123,9 @@ export async function authenticate(request: Request, env: Env): Promise<AuthResu
     // hostRefusal has already refused every non-loopback host in this mode; this keeps authenticate safe on its own.
     const refused = hostRefusal(request, env);
     if (refused) return { ok: false, response: refused };
+    if (hasCredential(request)) {
+      return refuse(401, "invalid_token", OPEN_MODE_TOKEN, { "WWW-Authenticate": 'Bearer realm="engram", error="invalid_token"' });
+    }
     return { ok: true, caller: LOCAL };
   }
   const token = bearerToken(request);

@@ -21,7 +21,7 @@
  *   consenting API token live, so revoking that token ends the grant.
  * - Anything else (`resolveExternalToken`): an `eg_` API token or the
  *   ADMIN_TOKEN, resolved as without OAuth (src/auth/index.ts); in open local
- *   mode any other credential is the local administrator.
+ *   mode, which issues no such tokens, none (a 401).
  */
 import { getOAuthApi, OAuthError, OAuthProvider, type OAuthHelpers, type OAuthProviderOptions } from "@cloudflare/workers-oauth-provider";
 import { valueOrThrow } from "../errors";
@@ -30,7 +30,7 @@ import { registryOf } from "../registry/Registry";
 import { settings } from "../settings";
 import { TtlCache } from "./cache";
 import type { Caller } from "./caller";
-import { bearerCaller, LOCAL, openLocalMode, isLoopbackHost } from "./index";
+import { bearerCaller, isLoopbackHost } from "./index";
 import { fromHex, sha256, toHex } from "./secrets";
 
 /** The endpoints, as advertised in the authorization server metadata. */
@@ -112,8 +112,8 @@ function options(resource: string, env: Env, api: Handler, fallback: Handler): O
     // Client ID Metadata Documents (claude.ai, ChatGPT) besides dynamic registration; wrangler.toml sets the flag they need.
     clientIdMetadataDocumentEnabled: true,
     resolveExternalToken: async ({ token, env: e }) => {
-      // Open local mode ignores credentials it did not issue (src/auth/index.ts).
-      const caller = openLocalMode(e) ? LOCAL : await bearerCaller(token, e);
+      // Open local mode knows no bearer secret, so it refuses any (src/auth/index.ts); requests without one never get here.
+      const caller = await bearerCaller(token, e);
       if (!caller) return null;
       const props: OAuthProps = { kind: "bearer", caller };
       return { props, audience: resource };
@@ -255,10 +255,10 @@ export function canonicalMetadataRequest(request: Request, url: URL): Request {
 
 /**
  * A 401 from the provider, with the body bearer clients have always had
- * (`error` and a `message` to act on) beside OAuth's `error_description`;
- * the challenge header stays as it is.
+ * (`error` and a `message` to act on, `invalidMessage` for a credential not
+ * known) beside OAuth's `error_description`; the challenge header stays as it is.
  */
-export async function explainUnauthorized(response: Response): Promise<Response> {
+export async function explainUnauthorized(response: Response, invalidMessage = "The bearer token is not valid (unknown, expired or revoked)."): Promise<Response> {
   if (response.status !== 401) return response;
   let sent: { error?: unknown; error_description?: unknown } = {};
   try {
@@ -269,9 +269,7 @@ export async function explainUnauthorized(response: Response): Promise<Response>
   const invalid = sent.error === "invalid_token";
   const body = {
     error: invalid ? "invalid_token" : "unauthorized",
-    message: invalid
-      ? "The bearer token is not valid (unknown, expired or revoked)."
-      : "Send Authorization: Bearer <token>: an API token, the ADMIN_TOKEN, or an OAuth access token (see resource_metadata).",
+    message: invalid ? invalidMessage : "Send Authorization: Bearer <token>: an API token, the ADMIN_TOKEN, or an OAuth access token (see resource_metadata).",
     ...(typeof sent.error_description === "string" ? { error_description: sent.error_description } : {}),
   };
   const headers = new Headers(response.headers);

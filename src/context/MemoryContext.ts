@@ -253,18 +253,18 @@ export class MemoryContext extends DurableObject<Env> {
 
   // ---- Documents (src/documents/commands.ts): each call reports what it did to items
   readDocument(id: string, meta: CallMeta): Outcome<{ id: string; content: string } & Related> {
-    return this.runner.run(meta, "read", ({ db, now }) => documents.read(db, id, documents.options(this.config()), now));
+    return this.runner.run(meta, "read", ({ db }) => documents.read(db, id, documents.options(this.config())));
   }
   /** One recorded change, whatever the update created and removed. */
   updateDocument(id: string, content: string, meta: CallMeta): Outcome<documents.UpdateResult & Related> {
     return this.runner.run(meta, "write", (w) => documents.update(w, id, content, documents.options(this.config())));
   }
   documentTree(meta: CallMeta): Outcome<{ root: documents.TreeNode; count: number }> {
-    return this.runner.run(meta, "read", ({ db, now }) => documents.tree(db, documents.options(this.config()), now));
+    return this.runner.run(meta, "read", ({ db }) => documents.tree(db, documents.options(this.config())));
   }
   /** The query is parsed here, above the documents domain, with the search tokenizer every search surface shares. */
   searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<documents.DocumentSearch> {
-    return this.runner.run(meta, "search", ({ db, now }) => documents.search(db, parseQuery(query).terms, limit, documents.options(this.config()), now));
+    return this.runner.run(meta, "search", ({ db }) => documents.search(db, parseQuery(query).terms, limit));
   }
 
   // ---- Export and import: the graph's pages, then the archive's, then history's (refused once purged); import lines in batches (./importing.ts)

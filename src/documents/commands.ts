@@ -19,8 +19,8 @@ export const options = (s: { ROOT_TEMPLATE: string; DOCUMENT_MAX_DEPTH: number }
   maxDepth: s.DOCUMENT_MAX_DEPTH,
 });
 
-export const read = (db: Db, id: string, opts: DocumentOptions, now: number): WithEffects<{ id: string; content: string }> => ({
-  value: readDocument(db, id, opts, now),
+export const read = (db: Db, id: string, opts: DocumentOptions): WithEffects<{ id: string; content: string }> => ({
+  value: readDocument(db, id, opts),
   effects: accessed([itemKey.doc(id)], "view"),
 });
 
@@ -29,10 +29,10 @@ export function update(w: WriteScope, id: string, content: string, opts: Documen
   return { value: result, effects: { ...accessed([id, ...result.created].map(itemKey.doc), "write"), removed: result.removed.map(itemKey.doc) } };
 }
 
-export const tree = (db: Db, opts: DocumentOptions, now: number): { value: { root: TreeNode; count: number } } => ({ value: documentTree(db, opts, now) });
+export const tree = (db: Db, opts: DocumentOptions): { value: { root: TreeNode; count: number } } => ({ value: documentTree(db, opts) });
 
-export function search(db: Db, terms: readonly TextTerm[], limit: number, opts: DocumentOptions, now: number): WithEffects<DocumentSearch> {
-  const found = searchDocuments(db, terms, limit, opts, now);
+export function search(db: Db, terms: readonly TextTerm[], limit: number): WithEffects<DocumentSearch> {
+  const found = searchDocuments(db, terms, limit);
   return {
     value: found,
     effects: accessed(

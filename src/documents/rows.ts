@@ -11,7 +11,8 @@
  * The undo appliers (./inverse.ts) replay ops through these same functions,
  * passing the prior row so seq (the FTS rowid), parent and times come back
  * exactly. `ensureRoot` is not a mutation in that sense and is not recorded:
- * the root exists from the start, and creating its row lazily is how the
+ * the root exists from the start (reads serve the template until a write
+ * stores it: ./store.ts), and a write creating its row lazily is how the
  * configured template gets in.
  *
  * ## Invariants

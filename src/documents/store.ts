@@ -3,10 +3,13 @@
  * root by [[id]] links (see docs/documents.md).
  *
  * ## Lifecycle
- * The root exists from the start: every entry point first creates it with
- * the configured template if it is missing, inside the caller's transaction.
- * A document is created only by a link from its parent and deleted only
- * when that link goes away, together with its whole subtree.
+ * The root exists from the start for whoever reads: until the first write
+ * stores it, reads serve the configured template without storing anything
+ * (a read changes nothing, even in a read-only context), and search finds
+ * only what is stored. The first update creates its row from the template,
+ * inside that write's transaction. A document is created only by a link
+ * from its parent and deleted only when that link goes away, together with
+ * its whole subtree.
  *
  * ## Invariants
  * - A document's links are exactly its children (src/documents/integrity.ts
@@ -24,7 +27,7 @@ import type { WriteScope } from "../history";
 import { LIMITS } from "../limits";
 import { planUpdate } from "./integrity";
 import { findDocuments, type DocumentHit } from "./search";
-import { ROOT_ID, childTemplate, utf8Bytes } from "./links";
+import { ROOT_ID, childTemplate, titleOf, utf8Bytes } from "./links";
 import { deleteDocument, ensureRoot, getDocument, putDocument, subtreeByLevel, treeRows, type TreeRow } from "./rows";
 
 export interface DocumentOptions {
@@ -49,11 +52,12 @@ export interface TreeNode {
 
 const notFound = (id: string, hint = "") => new DomainError("NotFound", `${id}: not found${hint}`);
 
-export function readDocument(db: Db, id: string, opts: DocumentOptions, now: number): { id: string; content: string } {
-  ensureRoot(db, opts.rootTemplate, now);
+/** `id`'s content; the root before its first write is the template (see the lifecycle). */
+export function readDocument(db: Db, id: string, opts: DocumentOptions): { id: string; content: string } {
   const row = getDocument(db, id);
-  if (!row) throw notFound(id);
-  return { id, content: row.content };
+  if (row) return { id, content: row.content };
+  if (id === ROOT_ID) return { id, content: opts.rootTemplate };
+  throw notFound(id);
 }
 
 /** Replaces `id`'s content as one recorded change: its new children and removed subtrees included. */
@@ -81,9 +85,9 @@ export function updateDocument(w: WriteScope, id: string, content: string, opts:
 }
 
 /** The whole hierarchy from the root, children in the order their parent links them. */
-export function documentTree(db: Db, opts: DocumentOptions, now: number): { root: TreeNode; count: number } {
-  ensureRoot(db, opts.rootTemplate, now);
-  const rows = treeRows(db);
+export function documentTree(db: Db, opts: DocumentOptions): { root: TreeNode; count: number } {
+  const stored = treeRows(db);
+  const rows = stored.some((r) => r.id === ROOT_ID) ? stored : [{ id: ROOT_ID, parent_id: null, title: titleOf(opts.rootTemplate), pos: 0 }, ...stored];
   const byParent = new Map<string, TreeRow[]>();
   for (const r of rows) {
     if (r.parent_id === null) continue;
@@ -106,9 +110,8 @@ export interface DocumentSearch {
   note?: string;
 }
 
-/** Documents matching the query's `terms`, best first (see ./search.ts for the query rules). */
-export function searchDocuments(db: Db, terms: readonly TextTerm[], limit: number, opts: DocumentOptions, now: number): DocumentSearch {
-  ensureRoot(db, opts.rootTemplate, now);
+/** Documents matching the query's `terms`, best first (see ./search.ts for the query rules). Reading stores nothing. */
+export function searchDocuments(db: Db, terms: readonly TextTerm[], limit: number): DocumentSearch {
   if (terms.length === 0) return { results: [], note: NO_TERMS_NOTE };
   const results = findDocuments(db, terms, limit);
   return results.length > 0 ? { results } : { results, note: NO_MATCH_NOTE };

@@ -11,8 +11,9 @@
  *   the memory root, as in Anthropic's memory tool.
  * - NUL and other control characters never reach storage.
  * - A path that names a new file or directory (create, rename's new_path)
- *   also follows the name rule of src/text.ts (no bidirectional controls or
- *   zero-width characters), and no segment of it may be blank: `" / "` is
+ *   also follows the name rule of src/text.ts (no invisible, bidirectional
+ *   control or line-separator characters outside emoji and joining scripts),
+ *   and no segment of it may be blank: `" / "` is
  *   refused, not trimmed, so the path stored is the path typed. Paths that
  *   refer to what exists skip these two checks, so a file stored before them
  *   can still be read, edited and deleted.

@@ -26,12 +26,15 @@ interface SupersededInfo {
 export type EntityAt = Entity & { superseded?: SupersededInfo[] };
 
 const iso = (t: number) => new Date(t).toISOString();
+const MAX_DATE = 8.64e15;
+const shown = (value: string | number) => (typeof value === "string" ? value.slice(0, 40) : value);
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /**
  * An asOf argument as epoch ms: an ISO 8601 time ("2026-03-01",
  * "2026-03-01T12:00:00Z"; no zone means UTC) or epoch milliseconds (a
- * number or a string of digits). Unparsable or later than `now`: Invalid.
+ * number or a string of digits). Unparsable, past what a Date holds or
+ * later than `now`: Invalid.
  */
 export function parseAsOf(value: string | number, now: number): number {
   const text = typeof value === "string" ? value.trim() : "";
@@ -39,10 +42,17 @@ export function parseAsOf(value: string | number, now: number): number {
   if (typeof value === "number") t = Number.isSafeInteger(value) ? value : Number.NaN;
   else if (/^\d{1,16}$/.test(text)) t = Number(text);
   else if (ISO_TIME.test(text)) t = Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(text) || !text.includes(":") ? text : `${text}Z`);
+  // A Date holds times up to 8.64e15 ms (year 275760): past that there is no time to name, and nothing to read.
+  if (t > MAX_DATE) {
+    throw new DomainError(
+      "Invalid",
+      `asOf: ${JSON.stringify(shown(value))} is past the latest time a date can hold (${iso(MAX_DATE)}); omit asOf for what holds now.`,
+    );
+  }
   if (!Number.isFinite(t) || t < 0) {
     throw new DomainError(
       "Invalid",
-      `asOf: ${JSON.stringify(typeof value === "string" ? value.slice(0, 40) : value)} is not a time; give an ISO 8601 time such as "2026-03-01T12:00:00Z" or epoch milliseconds.`,
+      `asOf: ${JSON.stringify(shown(value))} is not a time; give an ISO 8601 time such as "2026-03-01T12:00:00Z" or epoch milliseconds.`,
     );
   }
   if (t > now) throw new DomainError("Invalid", `asOf: ${iso(t)} is in the future (now is ${iso(now)}); omit asOf for what holds now.`);

@@ -20,7 +20,7 @@ import { z } from "zod";
 import { activeContextOf, openContext, type Need } from "../auth/access";
 import { callerIdOf, type Caller } from "../auth/caller";
 import { describeThrown, errorRef, fail } from "../errors";
-import { CONTEXT_NAME_PATTERN } from "../limits";
+import { CONTEXT_NAME_PATTERN, DEFAULT_CONTEXT } from "../limits";
 import { describeMalformed, malformedIn } from "../text";
 import { VERSION } from "../version";
 import { registerCompletions } from "./completions";
@@ -240,6 +240,12 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
     attempt.name = name;
     const opened = await openContext(scope.env, scope.caller, name, need);
     if (!opened.ok) return opened;
+    // A write to a new name registers it: said, so a mistyped name does not quietly become a context. The default always exists.
+    if (opened.value.created && name !== DEFAULT_CONTEXT) {
+      notes.push(
+        `Note: created context "${name}": no context had this name, and this write registered it. If you meant another one, list_contexts shows them, and remove_context unregisters this one.`,
+      );
+    }
     const resolved: ResolvedContext = {
       name,
       stub: scope.env.MEMORY.getByName(name),

@@ -37,16 +37,16 @@ function inObject<T>(context: string, fn: (db: Db) => T): Promise<T> {
 }
 
 describe("documents store", () => {
-  it("creates the root with the configured template, once", async () => {
+  it("serves the configured template for the root without storing it, and the first write stores it, once", async () => {
     const ctx = freshContext("tpl");
     const custom = { ...OPTS, rootTemplate: "# Team notebook\n\nStart here.\n" };
-    expect(await inObject(ctx, (db) => documents.readDocument(db, "root", custom, 1))).toEqual({
-      id: "root",
-      content: "# Team notebook\n\nStart here.\n",
-    });
-    // The root now exists: a different template later changes nothing.
-    expect(await inObject(ctx, (db) => documents.readDocument(db, "root", OPTS, 2).content)).toBe("# Team notebook\n\nStart here.\n");
+    expect(await inObject(ctx, (db) => documents.readDocument(db, "root", custom))).toEqual({ id: "root", content: "# Team notebook\n\nStart here.\n" });
+    expect(await inObject(ctx, (db) => documents.documentTree(db, custom))).toEqual({ root: { id: "root", title: "Team notebook", children: [] }, count: 1 });
+    expect(await inObject(ctx, (db) => getDocument(db, "root"))).toBeUndefined();
+    await inObject(ctx, (db) => documents.updateDocument(scope(db, 1), "root", "# Team notebook\n\n[[plan]]\n", custom));
     expect(await inObject(ctx, (db) => getDocument(db, "root"))).toMatchObject({ parent_id: null, title: "Team notebook", created_at: 1 });
+    // The root now exists: a different template later changes nothing.
+    expect(await inObject(ctx, (db) => documents.readDocument(db, "root", OPTS).content)).toBe("# Team notebook\n\n[[plan]]\n");
   });
 
   it("sends every mutation through primitives that return the prior row and note its inverse", async () => {

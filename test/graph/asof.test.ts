@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { historyHorizon, trimHistory } from "../../src/history";
 import { Db } from "../../src/storage/sql";
-import { connectV2, freshContext, json, text, type TestClient } from "../helpers/clients";
+import { CLIENTS, connectV2, freshContext, json, text, type TestClient } from "../helpers/clients";
 import { changesOf, exportText, stubOf } from "../helpers/context";
 import { setClock } from "../helpers/priority";
 
@@ -326,6 +326,28 @@ describe("as-of reads", () => {
       entities: [{ name: "Ada", entityType: "person", observations: [] }],
       relations: [],
     });
+    await c.close();
+  });
+});
+
+describe.each(CLIENTS)("asOf past the range of a date (%s)", (_label, connect) => {
+  it.each([
+    ["the number 8640000000000001", 8640000000000001],
+    ['the string "9999999999999999"', "9999999999999999"],
+    ['the string "8640000000000001"', "8640000000000001"],
+  ])("refuses %s on every as-of read with a clear Invalid error, not an internal one", async (_what, asOf) => {
+    const c = await connect({ url: `http://localhost/mcp/${freshContext("asof-range")}` });
+    await c.call("create_entities", { entities: [{ name: "Ada", entityType: "person", observations: [] }] });
+    for (const [tool, a] of [
+      ["read_graph", {}],
+      ["open_nodes", { names: ["Ada"] }],
+      ["search_nodes", { query: "Ada" }],
+    ] as const) {
+      const r = await c.call(tool, { ...a, asOf });
+      expect(r.isError, tool).toBe(true);
+      expect(text(r), tool).toMatch(/Invalid.*asOf: .* is past the latest time a date can hold \(\+275760-09-13T00:00:00\.000Z\)/);
+      expect(text(r), tool).not.toMatch(/Internal/i);
+    }
     await c.close();
   });
 });

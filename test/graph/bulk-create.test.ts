@@ -16,6 +16,7 @@ describe("create_entities in bulk", () => {
     const batch = [entity(0), entity(1, ["a", "b", "a"]), { ...entity(1), entityType: "other" }, entity(2, [])];
     expect(json(await c.call("create_entities", { entities: batch }))).toEqual({
       entities: [entity(1, ["a", "b"]), entity(2, [])],
+      note: 'Skipped 2 entities that already exist, and did not add their observations: "bulk-0", "bulk-1". Use add_observations to add observations to an existing entity.',
     });
     expect(json(await c.call("open_nodes", { names: ["bulk-0", "bulk-1", "bulk-2"] }))).toMatchObject({
       entities: [entity(0), entity(1, ["a", "b"]), entity(2, [])],

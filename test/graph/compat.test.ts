@@ -13,12 +13,28 @@ const acme = { name: "Acme", entityType: "organization", observations: ["makes a
 const works = { from: "Alice", to: "Acme", relationType: "works_at" };
 
 describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_label, connect) => {
+  it("names the entities create_entities skipped, whose observations it did not add, and points to add_observations", async () => {
+    const c = await connect({ url: `http://localhost/mcp/${freshContext("skip")}` });
+    expect(json(await c.call("create_entities", { entities: [alice] }))).toEqual({ entities: [alice] });
+    const again = { ...alice, observations: ["moved to Berlin"] };
+    const bob = { name: "Bob", entityType: "person", observations: ["new"] };
+    const r = json<{ entities: unknown[]; note?: string }>(await c.call("create_entities", { entities: [again, bob, { ...bob, observations: ["twice"] }] }));
+    expect(r.entities).toEqual([bob]);
+    expect(r.note).toBe(
+      'Skipped 2 entities that already exist, and did not add their observations: "Alice", "Bob". Use add_observations to add observations to an existing entity.',
+    );
+    expect(json(await c.call("open_nodes", { names: ["Alice", "Bob"] }))).toMatchObject({ entities: [alice, bob] });
+    // Nothing skipped, no note: the official shape exactly.
+    expect(json(await c.call("create_entities", { entities: [acme] }))).toEqual({ entities: [acme] });
+    await c.close();
+  });
+
   it("answers a scripted session as the official server does", async () => {
     const c = await connect({ url: `http://localhost/mcp/${freshContext("compat")}` });
 
-    // create_entities returns only the entities it created; an existing name is skipped.
+    // create_entities returns only the entities it created; an existing name is skipped (engram adds a note saying so).
     expect(json(await c.call("create_entities", { entities: [alice, acme] }))).toEqual({ entities: [alice, acme] });
-    expect(json(await c.call("create_entities", { entities: [alice] }))).toEqual({ entities: [] });
+    expect(json(await c.call("create_entities", { entities: [alice] }))).toEqual({ entities: [], note: expect.stringContaining('"Alice"') });
 
     // create_relations returns only new relations.
     expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({ relations: [works] });

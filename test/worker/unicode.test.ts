@@ -3,7 +3,9 @@
  * them: JSON's "\ud800" escapes through real MCP clients and the import API.
  * A lone surrogate is refused in every field with the field's path, and a
  * refused call stores and records nothing; names and paths refuse control,
- * bidirectional and zero-width characters that free text keeps.
+ * default-ignorable and bidirectional-control characters and line and
+ * paragraph separators that free text keeps, except inside emoji and
+ * between letters of the scripts that need the joiners.
  */
 import { describe, expect, it } from "vitest";
 import { as, changesOf, exportText, registered, stubOf, unwrap } from "../helpers/context";
@@ -153,6 +155,59 @@ describe.each(CLIENTS)("hidden characters in names and paths (%s)", (_label, con
     expect((await c.call("add_observations", { observations: [{ entityName: "old\u202ename", contents: ["p"] }] })).isError).toBeFalsy();
     expect((await c.call("delete_entities", { entityNames: ["old\u202ename"] })).isError).toBeFalsy();
     expect(json(await c.call("read_graph"))).toMatchObject({ entities: [] });
+    await c.close();
+  });
+});
+
+describe.each(CLIENTS)("invisible characters by Unicode property (%s)", (_label, connect) => {
+  // Default_Ignorable_Code_Point, Bidi_Control and the line and paragraph separators: each once got through between letters.
+  const refused = ["\u200e", "\u200f", "\u061c", "\u2061", "\u2063", "\u00ad", "\u034f", "\u180e", "\u3164", "\u{e0041}", "\u2028", "\u2029", "\u200c", "\ufe0f"];
+  const code = (ch: string) => `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
+
+  it.each(refused.map((ch) => [code(ch), ch]))("refuses %s between letters in names, types and new paths, naming it and the field", async (shown, ch) => {
+    const context = freshContext("inv");
+    const c = await connect({ url: `http://localhost/mcp/${context}` });
+    await c.call("create_entities", { entities: [ent("BobRepro"), ent("b")] });
+    await c.call("create", { path: "notes/keep.md", file_text: "kept" });
+    const before = await state(context);
+    const attempts: [string, Record<string, unknown>, string][] = [
+      ["create_entities", { entities: [ent(`Bob${ch}Repro`)] }, "entity name must not contain"],
+      ["create_entities", { entities: [ent("c", [], `per${ch}son`)] }, "entityType must not contain"],
+      ["create_relations", { relations: [{ from: "BobRepro", to: "b", relationType: `kn${ch}ows` }] }, "relationType must not contain"],
+      ["create", { path: `notes/Bob${ch}Repro.md`, file_text: "x" }, "path "],
+      ["rename", { old_path: "notes/keep.md", new_path: `notes/Bob${ch}Repro.md` }, "new_path "],
+    ];
+    for (const [tool, args, field] of attempts) {
+      const r = await c.call(tool, args);
+      expect(r.isError, `${tool} ${shown}`).toBe(true);
+      expect(text(r), tool).toContain(field);
+      expect(text(r), tool).toContain(`${shown} at index`);
+    }
+    expect(await state(context)).toBe(before);
+    expect(json(await c.call("read_graph")).entities).toHaveLength(2);
+    await c.close();
+  });
+
+  it.each([
+    ["an emoji with its variation selector", "Launch ❤️ team"],
+    ["a zero-width joiner sequence and a skin tone", "👩‍💻 and 👨🏽‍🚀 crew"],
+    ["a keycap and a subdivision flag", "1️⃣ 🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland"],
+    ["the zero-width non-joiner in a Persian name", "مهر\u200cناز می\u200cخواهد"],
+    ["the zero-width joiner after a Sinhala virama", "ශ්\u200dරී ලංකා"],
+  ])("keeps %s in entity names, types and file paths", async (_what, name) => {
+    const context = freshContext("inv");
+    const c = await connect({ url: `http://localhost/mcp/${context}` });
+    const created = await c.call("create_entities", { entities: [ent(name, ["o"], name), ent("b")] });
+    expect(created.isError, text(created)).toBeFalsy();
+    const related = await c.call("create_relations", { relations: [{ from: name, to: "b", relationType: name }] });
+    expect(related.isError, text(related)).toBeFalsy();
+    expect(json(await c.call("open_nodes", { names: [name] }))).toMatchObject({
+      entities: [ent(name, ["o"], name)],
+      relations: [{ from: name, to: "b", relationType: name }],
+    });
+    const file = await c.call("create", { path: `notes/${name}.md`, file_text: "x" });
+    expect(file.isError, text(file)).toBeFalsy();
+    expect(text(await c.call("view", { path: "notes" }))).toContain(`${name}.md`);
     await c.close();
   });
 });
