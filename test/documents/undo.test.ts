@@ -71,8 +71,9 @@ describe.each(CLIENTS)("undo of documents (%s)", (_label, connect) => {
     const ctx = await registered(freshContext("udoc"));
     await tickingClock(ctx);
     const c = await connect({ url: `http://localhost/mcp/${ctx}` });
-    await c.call("read_document");
-    const empty = await snapshot(ctx);
+    const template = (await c.call("read_document")).content[0]?.text;
+    // A read stores nothing: the first write stores the root, from the template.
+    expect(await snapshot(ctx)).toEqual({ documents: [], indexed: [] });
     await growNaturally(c);
     await update(c, "architecture", "# Architecture v2\n\n[[db_schema]] [[service_layer]]\n");
 
@@ -93,7 +94,10 @@ describe.each(CLIENTS)("undo of documents (%s)", (_label, connect) => {
     expect((await c.call("read_document", { id: "architecture" })).content[0]?.text).toBe("# Architecture\n\n- [[db_schema]]\n- [[service_layer]]\n");
     const all = (await c.call("undo", { count: 3 })).structuredContent as { undone: unknown[] };
     expect(all.undone).toHaveLength(3);
-    expect(await snapshot(ctx)).toEqual(empty);
+    const back = await snapshot(ctx);
+    expect(back.documents.map((d) => [d.id, d.content])).toEqual([["root", template]]);
+    expect(back.indexed.map((d) => d.content)).toEqual([template]);
+    expect((await c.call("read_document")).content[0]?.text).toBe(template);
     await expectTreeIntact(ctx);
     await c.close();
   });
