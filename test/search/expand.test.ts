@@ -24,10 +24,10 @@ describe("expandQuery", () => {
     expect(out.find((t) => t.term === "doctor")?.weight).toBe(SYNONYM_WEIGHT);
   });
 
-  it("adds broader words at a lower weight than synonyms, after them", () => {
+  it("adds broader words at a lower weight than synonyms, after them, marked broader", () => {
     const out = added(["wedding"]);
     expect(out).toContainEqual({ term: "marriage", weight: SYNONYM_WEIGHT, of: "wedding" });
-    expect(out).toContainEqual({ term: "ceremony", weight: HYPERNYM_WEIGHT, of: "wedding" });
+    expect(out).toContainEqual({ term: "ceremony", weight: HYPERNYM_WEIGHT, of: "wedding", broader: true });
     expect(out.map((t) => t.weight)).toEqual([...out.map((t) => t.weight)].sort((a, b) => b - a));
   });
 
