@@ -144,9 +144,11 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   for (let i = 0; i < items.length; i += LIMITS.batchItems) {
     let result: ImportBatchResult;
     try {
+      const caller = c.get("caller");
       result = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), {
-        caller: c.get("caller").id,
-        callerId: callerIdOf(c.get("caller")),
+        caller: caller.id,
+        callerId: callerIdOf(caller),
+        ...(caller.tokenId ? { tokenId: caller.tokenId } : {}),
         tool: "api:import",
       });
     } catch (error) {

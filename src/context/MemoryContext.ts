@@ -224,7 +224,7 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   /** recall (src/search/entry.ts): the embedder's call is the only await, before the call's transaction. */
-  async recall(query: string, opts: { budgetTokens: number; kinds: ItemKind[] }, meta: CallMeta): Promise<Outcome<RecallResult>> {
+  async recall(query: string, opts: { budgetTokens: number; kinds: ItemKind[]; provenance?: boolean }, meta: CallMeta): Promise<Outcome<RecallResult>> {
     const s = this.config();
     const prepared = await search.prepareQuery(this.db, query, s, this.upkeep.embedder);
     return this.runner.run(meta, "search", (scope) => search.recallItems(scope, prepared, opts, s));

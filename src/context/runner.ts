@@ -167,7 +167,7 @@ export class Runner {
     return this.host.transaction(() => {
       const relations = relationWatch();
       const rec = new ChangeRecorder(db, meta, now, this.host.inverses, relations.onNote);
-      const value = fn({ db, now, rec, model, items: itemSink(db) });
+      const value = fn({ db, now, rec, model, items: itemSink(db), by: meta.caller });
       // Relating items can put them in a cluster (long term): both ends are re-counted once per call, or queued (src/priority/queue.ts).
       const queued = relations.settle(db, model, now);
       // The search indexes commit with the rows they describe.
