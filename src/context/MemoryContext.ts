@@ -13,6 +13,7 @@ import * as documents from "../documents/commands";
 import type { Outcome } from "../errors";
 import * as files from "../files/commands";
 import * as graph from "../graph";
+import { readerOf, sinceLastLook } from "../history/since";
 import { exportChanges, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
 import { listItems, type ItemKind, type ItemListing, type ItemPosition } from "../items";
 import * as priority from "../priority";
@@ -153,9 +154,13 @@ export class MemoryContext extends DurableObject<Env> {
   listItems(kinds: ItemKind[], after: ItemPosition | undefined, limit: number, meta: CallMeta): Outcome<ItemListing> {
     return this.runner.run(meta, "read", ({ db }) => ({ value: listItems(db, kinds, after, limit) }));
   }
-  /** memory://brief: marked, most used and most recent items within a token budget. */
+  /** memory://brief: what others changed since the caller's last look (src/history/since.ts), then marked, most used and most recent items, within a token budget. */
   brief(opts: priority.BriefOptions, meta: CallMeta): Outcome<priority.Brief> {
-    return this.runner.run(meta, "read", ({ db }) => ({ value: priority.brief(db, opts) }));
+    const max = this.config().BRIEF_CHANGES_MAX;
+    return this.runner.run(meta, "read", ({ db }) => {
+      const since = sinceLastLook(db, readerOf(meta), max);
+      return { value: priority.brief(db, since === undefined ? opts : { ...opts, header: `${since}\n\n${opts.header}` }) };
+    });
   }
   /** completion/complete: names of one kind by prefix, best priority first. */
   completeItems(kind: ItemKind, prefix: string, meta: CallMeta): Outcome<priority.Completion> {
