@@ -22,12 +22,14 @@ CREATE TABLE brief_seen (
 ) STRICT;
 
 -- Webhooks (src/history/webhooks.ts): each delivers every change after
--- `delivered_seq`, in seq order. `secret` is kept raw: an HMAC needs it.
+-- `delivered_seq`, in seq order, as `context` (the name it was added under).
+-- `secret` is kept raw: an HMAC needs it.
 -- `failing_since` is the first failed attempt of the current streak;
 -- `failing` is set once that streak passed the give-up window, and then
 -- nothing more is delivered.
 CREATE TABLE webhooks (
   id            TEXT    PRIMARY KEY,
+  context       TEXT    NOT NULL,
   url           TEXT    NOT NULL,
   secret        TEXT    NOT NULL,
   created_at    INTEGER NOT NULL,

@@ -86,6 +86,8 @@ export interface RunnerHost {
   pending: PendingAccesses;
   upkeep: Upkeep;
   inverses: InverseRegistry;
+  /** Told after each write that recorded a change has committed (the webhooks' kick); it must not wait or throw. */
+  committed?: () => void;
 }
 
 type ReadCall = (s: ReadScope) => Ran<unknown>;
@@ -201,7 +203,10 @@ export class Runner {
       queued = r.queued;
       return r.value;
     });
-    if (recorded) upkeep.changeRecorded(this.host.now());
+    if (recorded) {
+      upkeep.changeRecorded(this.host.now());
+      this.host.committed?.();
+    }
     upkeep.indexWritten(this.host.now(), indexed);
     upkeep.clustersQueued(this.host.now(), queued);
     if (outcome.ok) upkeep.written(this.host.now());
