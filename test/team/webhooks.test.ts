@@ -71,6 +71,7 @@ describe("webhooks", () => {
     expect(short.status).toBe(400);
     expect(((await short.json()) as { message: string }).message).toBe("secret: secret must be at least 16 characters");
     expect(await listHooks(ctx)).toEqual([]);
+    expect((await addHook(freshContext("unregistered"))).status).toBe(404);
     for (const url of ["http://localhost:8787/hook", "http://127.0.0.1/hook", "http://[::1]:9/hook"]) expect((await addHook(ctx, url)).status).toBe(201);
     await close();
   });
