@@ -1,6 +1,10 @@
-import { describe, expect, it } from "vitest";
-import { CLIENTS, freshContext, type TestClient } from "../helpers/clients";
-import { connectAs, createContext, mint, type Minted } from "../helpers/teams";
+import { afterEach, describe, expect, it } from "vitest";
+import { oauthCache } from "../../src/auth/oauth";
+import { CLIENTS, connectV1, freshContext, type TestClient } from "../helpers/clients";
+import { authorize } from "../helpers/oauth";
+import { BASE, bearer, connectAs, createContext, mint, secured, type Minted } from "../helpers/teams";
+
+afterEach(() => oauthCache.clear());
 
 const HEADING = "## Changed since your last look";
 
@@ -10,7 +14,7 @@ async function team(connect: (typeof CLIENTS)[number][1]) {
   const grants = [{ context: ctx, role: "write" as const }];
   const people: Minted[] = await Promise.all([mint(grants), mint(grants), mint(grants)]);
   const clients = (await Promise.all(people.map((p) => connectAs(connect, p.token, `/mcp/${ctx}`)))) as [TestClient, TestClient, TestClient];
-  return { people, clients, close: () => Promise.all(clients.map((c) => c.close())) };
+  return { ctx, people, clients, close: () => Promise.all(clients.map((c) => c.close())) };
 }
 
 const brief = async (c: TestClient) => (await c.readResource("memory://brief")).contents[0]?.text ?? "";
@@ -61,6 +65,22 @@ describe.each(CLIENTS)("changed since your last look (%s client)", (_label, conn
     expect(lines[0]).toContain("entity:Item 11");
     expect(lines[10]).toBe("(2 more not shown: memory_history lists them)");
     expect(section(await brief(alice))).toEqual(["Nothing, by anyone else."]);
+    await close();
+  });
+
+  it("counts an OAuth app as the token that consented to it: its changes are that reader's own, and its look is that reader's look", async () => {
+    const { ctx, people, clients, close } = await team(connect);
+    const [alice, bob] = clients;
+    const app = await connectV1({ url: `${BASE}/mcp/${ctx}`, fetch: secured, headers: bearer((await authorize(people[0]?.token)).access) });
+    await brief(alice);
+    await app.call("create_entities", { entities: [{ name: "From the app", entityType: "t", observations: [] }] });
+    await bob.call("create_entities", { entities: [{ name: "From Bob", entityType: "t", observations: [] }] });
+    const lines = section(await brief(app)) ?? [];
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`- entity:From Bob: +entity From Bob (by ${people[1]?.name}, `);
+    // The app's read was Alice's look: her own brief has nothing new.
+    expect(section(await brief(alice))).toEqual(["Nothing, by anyone else."]);
+    await app.close();
     await close();
   });
 });
