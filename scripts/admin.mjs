@@ -38,6 +38,13 @@ Contexts
   context purge <name> --confirm <name>
                                   delete all of the context's data for good
 
+Webhooks (every change of a context POSTed, signed; see docs/team.md)
+  webhook add <context> <url> [--secret S]
+                                  https, or http to loopback; the secret (16+ characters) signs
+                                  each body; default $ENGRAM_WEBHOOK_SECRET (kept out of shell history)
+  webhook list <context>          delivery state of each (never the secrets)
+  webhook remove <context> <id>
+
 Audit
   audit [--limit N] [--before ID] who did what, newest first
 
@@ -57,6 +64,7 @@ const OPTIONS = {
   removed: { type: "boolean" },
   limit: { type: "string" },
   before: { type: "string" },
+  secret: { type: "string" },
   help: { type: "boolean", short: "h" },
 };
 
@@ -76,7 +84,7 @@ function need(value, what) {
 
 /** The HTTP request a command line stands for. */
 function requestFor(positionals, values) {
-  const [group, action, name] = positionals;
+  const [group, action, name, extra] = positionals;
   const q = (params) => {
     const s = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== false)).toString();
     return s ? `?${s}` : "";
@@ -135,6 +143,16 @@ function requestFor(positionals, values) {
         method: "POST",
         path: `/api/contexts/${encodeURIComponent(need(name, "<name>"))}/purge${q({ confirm: need(values.confirm, "--confirm <name>") })}`,
       };
+    case "webhook add":
+      return {
+        method: "POST",
+        path: `/api/contexts/${encodeURIComponent(need(name, "<context>"))}/webhooks`,
+        body: { url: need(extra, "<url>"), secret: need(values.secret ?? process.env.ENGRAM_WEBHOOK_SECRET, "--secret (or $ENGRAM_WEBHOOK_SECRET)") },
+      };
+    case "webhook list":
+      return { method: "GET", path: `/api/contexts/${encodeURIComponent(need(name, "<context>"))}/webhooks` };
+    case "webhook remove":
+      return { method: "DELETE", path: `/api/contexts/${encodeURIComponent(need(name, "<context>"))}/webhooks/${encodeURIComponent(need(extra, "<id>"))}` };
     case "audit":
       return { method: "GET", path: `/api/audit${q({ limit: values.limit, before: values.before })}` };
     default:

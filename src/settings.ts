@@ -63,6 +63,12 @@ const SettingsSchema = z.object({
   HISTORY_MAX_CHANGES: num(10_000, z.number().int().min(1).max(10_000_000)),
   /** History retention per context: drop changes older than this many days. */
   HISTORY_MAX_DAYS: num(30, z.number().min(1).max(3650)),
+  /** Changes listed at most under "Changed since your last look" in the brief (src/history/since.ts); the rest are counted. */
+  BRIEF_CHANGES_MAX: num(10, z.number().int("must be a whole number").min(1, "must be from 1 to 100").max(100, "must be from 1 to 100")),
+  /** Seconds a webhook's receiver has to answer one delivery (src/context/webhooks.ts). */
+  WEBHOOK_TIMEOUT_SECONDS: num(10, z.number().int("must be a whole number").min(1, "must be from 1 to 60").max(60, "must be from 1 to 60")),
+  /** Hours of failed deliveries after which a webhook is marked failing and stops (src/history/webhooks.ts). */
+  WEBHOOK_GIVE_UP_HOURS: num(24, z.number().min(1, "must be from 1 to 168").max(168, "must be from 1 to 168")),
   /** Content of a context's root document when it is first created. */
   ROOT_TEMPLATE: z
     .string()

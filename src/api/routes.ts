@@ -6,6 +6,7 @@
  *   POST /api/contexts/:name/import    memory.jsonl body (application/x-ndjson); report of counts and rejected lines (write grant)
  *   POST /api/contexts/:name/restore   point-in-time recovery, administrators only (pitr.ts)
  *   GET  /api/contexts/:name/stats     counts, size, settings, entities' access statistics (read grant; stats.ts)
+ *   /api/contexts/:name/webhooks       a context's webhooks, administrators only (webhooks.ts)
  *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
  *   GET  /api/admin/registry-calls      calls the Registry served, administrators only (admin.ts)
  *
@@ -29,6 +30,7 @@ import { oauth } from "./oauth";
 import { recoverToPoint } from "./pitr";
 import { stats } from "./stats";
 import { tokens } from "./tokens";
+import { webhooks } from "./webhooks";
 
 export const api = new Hono<AppEnv>();
 
@@ -144,9 +146,11 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   for (let i = 0; i < items.length; i += LIMITS.batchItems) {
     let result: ImportBatchResult;
     try {
+      const caller = c.get("caller");
       result = await stub.importBatch(items.slice(i, i + LIMITS.batchItems), {
-        caller: c.get("caller").id,
-        callerId: callerIdOf(c.get("caller")),
+        caller: caller.id,
+        callerId: callerIdOf(caller),
+        ...(caller.tokenId ? { tokenId: caller.tokenId } : {}),
         tool: "api:import",
       });
     } catch (error) {
@@ -169,6 +173,7 @@ api.post("/contexts/:name/import", requireContext("write"), async (c) => {
 
 api.route("/tokens", tokens);
 api.route("/oauth", oauth);
+api.route("/contexts/:name/webhooks", webhooks);
 api.route("/contexts", contexts);
 api.route("/audit", audit);
 api.route("/admin", admin);

@@ -10,9 +10,11 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import * as documents from "../documents/commands";
-import type { Outcome } from "../errors";
+import { describeThrown, errorRef, type Outcome } from "../errors";
 import * as files from "../files/commands";
 import * as graph from "../graph";
+import { readerOf, sinceLastLook } from "../history/since";
+import { addWebhook, listWebhooks, removeWebhook, type WebhookInfo } from "../history/webhooks";
 import { exportChanges, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
 import { listItems, type ItemKind, type ItemListing, type ItemPosition } from "../items";
 import * as priority from "../priority";
@@ -35,6 +37,7 @@ import { Runner, type Related } from "./runner";
 import { deploymentEmbedder, openDatabase, recreatePurged, useEmbedder } from "./startup";
 import { contextCounts, contextStats, entityAccessStats, toolStats, type ContextCounts, type ContextStats, type EntityAccessStats } from "./stats";
 import { Upkeep } from "./upkeep";
+import { WebhookSender, type Send } from "./webhooks";
 
 export type { CallMeta } from "../storage/meta";
 
@@ -46,10 +49,13 @@ export class MemoryContext extends DurableObject<Env> {
   schedule: Scheduler = realTimers;
   /** The deployment's settings. Tests replace it (like `now`) to try other values. */
   config: () => Settings = () => settings(this.env);
+  /** How webhooks are sent (./webhooks.ts). Tests replace it (like `now`) with a local receiver. */
+  send: Send = (request) => fetch(request);
   private readonly upkeep: Upkeep;
   /** Search hits not yet recorded (./pending.ts): written before any call but a search reads or writes. */
   private readonly pending: PendingAccesses;
   private readonly runner: Runner;
+  private readonly webhooks: WebhookSender;
   private readonly transaction = <T>(fn: () => T): T => this.ctx.storage.transactionSync(fn);
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -58,7 +64,11 @@ export class MemoryContext extends DurableObject<Env> {
     this.pending = new PendingAccesses(this.db, this.transaction, (fn, ms) => this.schedule(fn, ms));
     this.upkeep = new Upkeep(ctx.storage, this.db, (s, now) => this.evaluate(s, now));
     const { db, transaction, pending, upkeep } = this;
-    this.runner = new Runner({ db, transaction, now: () => this.now(), config: () => this.config(), pending, upkeep, inverses: INVERSES });
+    const now = () => this.now();
+    const config = () => this.config();
+    this.webhooks = new WebhookSender({ db, transaction, now, config, send: (r) => this.send(r), wakeAt: (at) => upkeep.schedule(at) });
+    const committed = () => void this.deliverWebhooks();
+    this.runner = new Runner({ db, transaction, now, config, pending, upkeep, inverses: INVERSES, committed });
     void ctx.blockConcurrencyWhile(async () => {
       openDatabase(this.db, this.transaction);
       await this.upkeep.load();
@@ -76,6 +86,8 @@ export class MemoryContext extends DurableObject<Env> {
     this.pending.flush();
     this.upkeep.run(this.config, this.now());
     await this.upkeep.embed(() => this.now());
+    // The evaluation may have recorded a change, and retries come due here.
+    await this.deliverWebhooks();
   }
   /** The alarm's priority evaluation: one transaction, recorded as "system" / "memory_evaluation" when it prunes. */
   private evaluate(s: Settings, now: number): { next: number | null; recorded: boolean } {
@@ -154,9 +166,13 @@ export class MemoryContext extends DurableObject<Env> {
   listItems(kinds: ItemKind[], after: ItemPosition | undefined, limit: number, meta: CallMeta): Outcome<ItemListing> {
     return this.runner.run(meta, "read", ({ db }) => ({ value: listItems(db, kinds, after, limit) }));
   }
-  /** memory://brief: marked, most used and most recent items within a token budget. */
+  /** memory://brief: what others changed since the caller's last look (src/history/since.ts), then marked, most used and most recent items, within a token budget. */
   brief(opts: priority.BriefOptions, meta: CallMeta): Outcome<priority.Brief> {
-    return this.runner.run(meta, "read", ({ db }) => ({ value: priority.brief(db, opts) }));
+    const max = this.config().BRIEF_CHANGES_MAX;
+    return this.runner.run(meta, "read", ({ db }) => {
+      const since = sinceLastLook(db, readerOf(meta), max);
+      return { value: priority.brief(db, since === undefined ? opts : { ...opts, header: `${since}\n\n${opts.header}` }) };
+    });
   }
   /** completion/complete: names of one kind by prefix, best priority first. */
   completeItems(kind: ItemKind, prefix: string, meta: CallMeta): Outcome<priority.Completion> {
@@ -225,7 +241,7 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   /** recall (src/search/entry.ts): the embedder's call is the only await, before the call's transaction. */
-  async recall(query: string, opts: { budgetTokens: number; kinds: ItemKind[] }, meta: CallMeta): Promise<Outcome<RecallResult>> {
+  async recall(query: string, opts: { budgetTokens: number; kinds: ItemKind[]; provenance?: boolean }, meta: CallMeta): Promise<Outcome<RecallResult>> {
     const s = this.config();
     const prepared = await search.prepareQuery(this.db, query, s, this.upkeep.embedder);
     return this.runner.run(meta, "search", (scope) => search.recallItems(scope, prepared, opts, s));
@@ -281,6 +297,29 @@ export class MemoryContext extends DurableObject<Env> {
   /** One batch of import lines: every good line applied, a line that fails rejected with its number. */
   importBatch(items: ImportLine[], meta: CallMeta): ImportBatchResult {
     return importBatch(this.runner, items, meta);
+  }
+
+  // ---- Webhooks (src/history/webhooks.ts, ./webhooks.ts): the admin API's; delivery follows every committed change
+  addWebhook(context: string, url: string, secret: string): Outcome<{ id: string }> {
+    const id = `wh_${crypto.randomUUID().replaceAll("-", "").slice(0, 16)}`;
+    return this.runner.run(undefined, "own", ({ db, now }) => {
+      addWebhook(db, { id, context, url, secret }, now);
+      return { value: { id } };
+    });
+  }
+  listWebhooks(): Outcome<WebhookInfo[]> {
+    return this.runner.run(undefined, "read", ({ db }) => ({ value: listWebhooks(db) }));
+  }
+  removeWebhook(id: string): Outcome<{ removed: boolean }> {
+    return this.runner.run(undefined, "own", ({ db }) => ({ value: { removed: removeWebhook(db, id) } }));
+  }
+  /** Sends what is due now and resolves when it is sent or waiting for a retry; never throws (a fault is logged). */
+  async deliverWebhooks(): Promise<void> {
+    try {
+      await this.webhooks.pump();
+    } catch (error) {
+      console.error(JSON.stringify({ event: "webhook_pump_failed", ref: errorRef(), ...describeThrown(error) }));
+    }
   }
 
   // ---- History (src/history)

@@ -86,6 +86,8 @@ export interface RunnerHost {
   pending: PendingAccesses;
   upkeep: Upkeep;
   inverses: InverseRegistry;
+  /** Told after each write that recorded a change has committed (the webhooks' kick); it must not wait or throw. */
+  committed?: () => void;
 }
 
 type ReadCall = (s: ReadScope) => Ran<unknown>;
@@ -167,7 +169,7 @@ export class Runner {
     return this.host.transaction(() => {
       const relations = relationWatch();
       const rec = new ChangeRecorder(db, meta, now, this.host.inverses, relations.onNote);
-      const value = fn({ db, now, rec, model, items: itemSink(db) });
+      const value = fn({ db, now, rec, model, items: itemSink(db), by: meta.caller });
       // Relating items can put them in a cluster (long term): both ends are re-counted once per call, or queued (src/priority/queue.ts).
       const queued = relations.settle(db, model, now);
       // The search indexes commit with the rows they describe.
@@ -201,7 +203,10 @@ export class Runner {
       queued = r.queued;
       return r.value;
     });
-    if (recorded) upkeep.changeRecorded(this.host.now());
+    if (recorded) {
+      upkeep.changeRecorded(this.host.now());
+      this.host.committed?.();
+    }
     upkeep.indexWritten(this.host.now(), indexed);
     upkeep.clustersQueued(this.host.now(), queued);
     if (outcome.ok) upkeep.written(this.host.now());

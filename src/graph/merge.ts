@@ -109,8 +109,13 @@ export function mergeEntities(w: WriteScope, target: string, sources: readonly s
     sourceStats.push(statsOf(s));
     // Undone after the source is restored with its observations (which touch its update time): it comes back exactly.
     w.rec.note(itemKey.entity(name), { kind: "entityStats", name, prior: { updatedAt: s.updated_at, stats: statsOf(s) } } satisfies EntityStatsOp);
-    for (const o of w.db.all<{ content: string }>("SELECT content FROM observations WHERE entity_id = ? ORDER BY id", s.id)) {
-      if (insertObservation(w, t.id, target, o.content)) result.observationsAdded++;
+    const moved = w.db.all<{ content: string; created_at: number; written_by: string | null }>(
+      "SELECT content, created_at, written_by FROM observations WHERE entity_id = ? ORDER BY id",
+      s.id,
+    );
+    // A moved observation keeps who wrote it and when.
+    for (const o of moved) {
+      if (insertObservation(w, t.id, target, o.content, { origin: { at: o.created_at, by: o.written_by } })) result.observationsAdded++;
     }
     const relations = w.db.all<{ from_id: number; to_id: number; from_name: string; to_name: string; relation_type: string }>(
       `SELECT r.from_id, r.to_id, f.name AS from_name, tt.name AS to_name, r.relation_type
@@ -124,11 +129,11 @@ export function mergeEntities(w: WriteScope, target: string, sources: readonly s
       if (fromId !== toId && insertRelation(w, fromId, toId, { from, to, relationType: r.relation_type })) result.relationsMoved++;
       else result.relationsDropped++;
     }
-    for (const o of w.db.all<{ id: number; content: string; created_at: number; superseded_at: number }>(
-      "SELECT id, content, created_at, superseded_at FROM superseded_observations WHERE entity_id = ? ORDER BY id",
+    for (const o of w.db.all<{ id: number; content: string; created_at: number; superseded_at: number; written_by: string | null }>(
+      "SELECT id, content, created_at, superseded_at, written_by FROM superseded_observations WHERE entity_id = ? ORDER BY id",
       s.id,
     )) {
-      insertSuperseded(w, t.id, target, { id: o.id, content: o.content, createdAt: o.created_at, supersededAt: o.superseded_at });
+      insertSuperseded(w, t.id, target, { id: o.id, content: o.content, createdAt: o.created_at, supersededAt: o.superseded_at, by: o.written_by });
     }
     const former = aliasesOf(w.db, s.id);
     deleteEntityRow(w, s.id);

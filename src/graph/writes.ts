@@ -10,7 +10,8 @@
  *   deletes it with whatever it holds); prior = its row before it was deleted,
  *   statistics included (`stats`, src/items/stats.ts).
  * - `{kind:"observation", entity, content, prior}`: prior null = added;
- *   prior `{id, createdAt}` = deleted.
+ *   prior `{id, createdAt, by?}` = deleted (`by`: its `written_by`, so a
+ *   restore keeps who wrote it; absent when unknown).
  * - `{kind:"relation", from, to, relationType, prior}`: the same for relations.
  * - `{kind:"superseded", entity, id, content, prior}`: a superseded
  *   observation's row (update_observation, migrations/0014): prior null =
@@ -45,13 +46,30 @@ export type EntityPrior = {
   stats?: ItemStats;
 };
 export type RowPrior = { id: number; createdAt: number };
+/** A deleted observation: its row and, when known, who wrote it (`written_by`). */
+export type ObservationPrior = RowPrior & { by?: string };
+/** Who wrote an observation and when: kept when it moves (a merge) or comes back (an undo, a restore). */
+export type Origin = { at: number; by: string | null };
 
 export type EntityOp = { kind: "entity"; name: string; prior: EntityPrior | null };
-export type ObservationOp = { kind: "observation"; entity: string; content: string; prior: RowPrior | null };
+export type ObservationOp = { kind: "observation"; entity: string; content: string; prior: ObservationPrior | null };
 export type RelationOp = { kind: "relation"; from: string; to: string; relationType: string; prior: RowPrior | null };
-export type SupersededOp = { kind: "superseded"; entity: string; id: number; content: string; prior: { createdAt: number; supersededAt: number } | null };
+export type SupersededOp = {
+  kind: "superseded";
+  entity: string;
+  id: number;
+  content: string;
+  prior: { createdAt: number; supersededAt: number; by?: string } | null;
+};
 /** The graph's inverse ops, by kind. */
 export type GraphOp = EntityOp | ObservationOp | RelationOp | SupersededOp;
+
+/** An observation's prior for an inverse op, with its writer when known. */
+const observationPrior = (row: { id: number; created_at: number; written_by: string | null }): ObservationPrior => ({
+  id: row.id,
+  createdAt: row.created_at,
+  ...(row.written_by !== null ? { by: row.written_by } : {}),
+});
 
 /** `id` when no row of `table` has it, else null (let SQLite choose). */
 function freeId(db: Db, table: "entities" | "observations" | "relations" | "superseded_observations", id: number | undefined): number | null {
@@ -127,11 +145,12 @@ export function insertNewEntities(w: WriteScope, entities: readonly (EntityInput
   }
   for (const batch of jsonBatches(observations)) {
     w.db.run(
-      `INSERT INTO observations (entity_id, content, created_at)
-       SELECT value ->> 0, value ->> 1, ?2 FROM json_each(?1) WHERE true
+      `INSERT INTO observations (entity_id, content, created_at, written_by)
+       SELECT value ->> 0, value ->> 1, ?2, ?3 FROM json_each(?1) WHERE true
        ON CONFLICT (entity_id, content) DO NOTHING`,
       batch,
       w.now,
+      w.by ?? null,
     );
   }
   return created;
@@ -166,8 +185,8 @@ export function deleteEntityRow(w: WriteScope, id: number): number {
       prior: { id: r.id, createdAt: r.created_at },
     } satisfies RelationOp);
   }
-  const observations = w.db.all<{ id: number; content: string; created_at: number }>(
-    "SELECT id, content, created_at FROM observations WHERE entity_id = ? ORDER BY id",
+  const observations = w.db.all<{ id: number; content: string; created_at: number; written_by: string | null }>(
+    "SELECT id, content, created_at, written_by FROM observations WHERE entity_id = ? ORDER BY id",
     id,
   );
   w.db.run("DELETE FROM observations WHERE entity_id = ?", id);
@@ -180,7 +199,7 @@ export function deleteEntityRow(w: WriteScope, id: number): number {
       kind: "observation",
       entity: e.name,
       content: o.content,
-      prior: { id: o.id, createdAt: o.created_at },
+      prior: observationPrior(o),
     } satisfies ObservationOp);
   }
   const prior: EntityPrior = {
@@ -199,14 +218,24 @@ export function deleteEntityRow(w: WriteScope, id: number): number {
 /**
  * Adds an observation; false when the entity already has it. `noted` false
  * is for observations created with their entity (see the module note).
+ * Its provenance is `origin` (a merge moves it), else the prior row's (an
+ * undo or a restore), else this write's (`w.by`, now).
  */
-export function insertObservation(w: WriteScope, entityId: number, entity: string, content: string, opts: { prior?: RowPrior; noted?: boolean } = {}): boolean {
+export function insertObservation(
+  w: WriteScope,
+  entityId: number,
+  entity: string,
+  content: string,
+  opts: { prior?: ObservationPrior; origin?: Origin; noted?: boolean } = {},
+): boolean {
+  const origin = opts.origin ?? (opts.prior ? { at: opts.prior.createdAt, by: opts.prior.by ?? null } : { at: w.now, by: w.by ?? null });
   const written = w.db.run(
-    "INSERT INTO observations (id, entity_id, content, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (entity_id, content) DO NOTHING",
+    "INSERT INTO observations (id, entity_id, content, created_at, written_by) VALUES (?, ?, ?, ?, ?) ON CONFLICT (entity_id, content) DO NOTHING",
     freeId(w.db, "observations", opts.prior?.id),
     entityId,
     content,
-    opts.prior?.createdAt ?? w.now,
+    origin.at,
+    origin.by,
   );
   if (written > 0 && opts.noted !== false) {
     w.rec.note(entityItem(entity), { kind: "observation", entity, content, prior: null } satisfies ObservationOp);
@@ -216,8 +245,8 @@ export function insertObservation(w: WriteScope, entityId: number, entity: strin
 
 /** Deletes one observation; false when the entity did not have it. */
 export function deleteObservation(w: WriteScope, entityId: number, entity: string, content: string): boolean {
-  const row = w.db.one<{ id: number; created_at: number }>(
-    "DELETE FROM observations WHERE entity_id = ? AND content = ? RETURNING id, created_at",
+  const row = w.db.one<{ id: number; created_at: number; written_by: string | null }>(
+    "DELETE FROM observations WHERE entity_id = ? AND content = ? RETURNING id, created_at, written_by",
     entityId,
     content,
   );
@@ -226,7 +255,7 @@ export function deleteObservation(w: WriteScope, entityId: number, entity: strin
       kind: "observation",
       entity,
       content,
-      prior: { id: row.id, createdAt: row.created_at },
+      prior: observationPrior(row),
     } satisfies ObservationOp);
   }
   return row !== undefined;
@@ -304,17 +333,20 @@ export interface SupersededRow {
   content: string;
   createdAt: number;
   supersededAt: number;
+  /** Who wrote it (`written_by`), when known. */
+  by?: string | null;
 }
 
 /** Puts a superseded row in (under `row.id` when free); returns its id. */
 export function insertSuperseded(w: WriteScope, entityId: number, entity: string, row: SupersededRow): number {
   const written = w.db.one<{ id: number }>(
-    "INSERT INTO superseded_observations (id, entity_id, content, created_at, superseded_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+    "INSERT INTO superseded_observations (id, entity_id, content, created_at, superseded_at, written_by) VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
     freeId(w.db, "superseded_observations", row.id),
     entityId,
     row.content,
     row.createdAt,
     row.supersededAt,
+    row.by ?? null,
   );
   if (!written) throw new Error("INSERT INTO superseded_observations returned no id");
   w.rec.note(entityItem(entity), { kind: "superseded", entity, id: written.id, content: row.content, prior: null } satisfies SupersededOp);
@@ -323,12 +355,12 @@ export function insertSuperseded(w: WriteScope, entityId: number, entity: string
 
 /** Deletes one superseded row; false when there was none of that id. */
 export function deleteSuperseded(w: WriteScope, entity: string, id: number): boolean {
-  const row = w.db.one<{ content: string; created_at: number; superseded_at: number }>(
-    "DELETE FROM superseded_observations WHERE id = ? RETURNING content, created_at, superseded_at",
+  const row = w.db.one<{ content: string; created_at: number; superseded_at: number; written_by: string | null }>(
+    "DELETE FROM superseded_observations WHERE id = ? RETURNING content, created_at, superseded_at, written_by",
     id,
   );
   if (row) {
-    const prior = { createdAt: row.created_at, supersededAt: row.superseded_at };
+    const prior = { createdAt: row.created_at, supersededAt: row.superseded_at, ...(row.written_by !== null ? { by: row.written_by } : {}) };
     w.rec.note(entityItem(entity), { kind: "superseded", entity, id, content: row.content, prior } satisfies SupersededOp);
   }
   return row !== undefined;
@@ -347,9 +379,13 @@ function deleteSupersededOf(w: WriteScope, entityId: number, entity: string): vo
  * checks that `next` is not one already.
  */
 export function supersedeObservation(w: WriteScope, entityId: number, entity: string, old: string, next: string): boolean {
-  const row = w.db.one<{ id: number; created_at: number }>("DELETE FROM observations WHERE entity_id = ? AND content = ? RETURNING id, created_at", entityId, old);
+  const row = w.db.one<{ id: number; created_at: number; written_by: string | null }>(
+    "DELETE FROM observations WHERE entity_id = ? AND content = ? RETURNING id, created_at, written_by",
+    entityId,
+    old,
+  );
   if (!row) return false;
-  w.rec.note(entityItem(entity), { kind: "observation", entity, content: old, prior: { id: row.id, createdAt: row.created_at } } satisfies ObservationOp);
-  insertSuperseded(w, entityId, entity, { id: row.id, content: old, createdAt: row.created_at, supersededAt: w.now });
+  w.rec.note(entityItem(entity), { kind: "observation", entity, content: old, prior: observationPrior(row) } satisfies ObservationOp);
+  insertSuperseded(w, entityId, entity, { id: row.id, content: old, createdAt: row.created_at, supersededAt: w.now, by: row.written_by });
   return insertObservation(w, entityId, entity, next);
 }

@@ -44,6 +44,12 @@ export interface WriteScope {
    * the call's options). Absent in scopes built by tests: DEFAULT_MODEL.
    */
   model?: ModelOptions;
+  /**
+   * Who writes (CallMeta.caller, as memory_history shows it), stamped on the
+   * observations written as their provenance (`written_by`). Absent in
+   * scopes built by tests: NULL.
+   */
+  by?: string;
 }
 
 /** The scope a write call is handed (src/context/runner.ts): a WriteScope whose recorder is the full ChangeRecorder (undo needs its seq). */
@@ -98,6 +104,8 @@ export interface ChangeMeta {
   caller: string;
   /** The caller's stable id (a token's id, else the built-in caller's name): whose change it is, for undo. */
   callerId: string;
+  /** The API token behind the change (CallMeta.tokenId). */
+  tokenId?: string;
   tool: string;
   session?: string;
 }
@@ -160,10 +168,11 @@ export class ChangeRecorder implements Recorder {
   seq(): number {
     if (this.seqValue !== undefined) return this.seqValue;
     const row = this.db.one<{ seq: number }>(
-      "INSERT INTO changes (at, caller, caller_id, session, tool, summary) VALUES (?, ?, ?, ?, ?, '') RETURNING seq",
+      "INSERT INTO changes (at, caller, caller_id, token_id, session, tool, summary) VALUES (?, ?, ?, ?, ?, ?, '') RETURNING seq",
       this.now,
       this.meta.caller,
       this.meta.callerId,
+      this.meta.tokenId ?? null,
       this.meta.session ?? null,
       this.meta.tool,
     );

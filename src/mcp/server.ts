@@ -252,6 +252,7 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
       meta: {
         caller: scope.caller.id,
         callerId: callerIdOf(scope.caller),
+        ...(scope.caller.tokenId ? { tokenId: scope.caller.tokenId } : {}),
         tool,
         ...(scope.session ? { session: scope.session } : {}),
         ...(client ? { client } : {}),

@@ -63,10 +63,11 @@ type EntityPayload = {
   createdAt: number;
   updatedAt: number;
   stats: ItemStats;
-  observations: { id: number; content: string; createdAt: number }[];
+  /** `by`: who wrote it (its provenance), when known. */
+  observations: { id: number; content: string; createdAt: number; by?: string }[];
   relations: ArchivedRelation[];
   /** Observations it had replaced (update_observation), oldest first; absent in rows archived before they were kept. */
-  superseded?: { id: number; content: string; createdAt: number; supersededAt: number }[];
+  superseded?: { id: number; content: string; createdAt: number; supersededAt: number; by?: string }[];
   /** Names merged into it (merge_entities), oldest first; absent likewise. */
   aliases?: { alias: string; createdAt: number }[];
 };
@@ -175,8 +176,11 @@ function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undef
   );
   if ((n?.n ?? 0) > ARCHIVE_MAX_ROWS) return "tooLarge";
   const observations = db
-    .all<{ id: number; content: string; created_at: number }>("SELECT id, content, created_at FROM observations WHERE entity_id = ? ORDER BY id", e.id)
-    .map((o) => ({ id: o.id, content: o.content, createdAt: o.created_at }));
+    .all<{ id: number; content: string; created_at: number; written_by: string | null }>(
+      "SELECT id, content, created_at, written_by FROM observations WHERE entity_id = ? ORDER BY id",
+      e.id,
+    )
+    .map((o) => ({ id: o.id, content: o.content, createdAt: o.created_at, ...(o.written_by !== null ? { by: o.written_by } : {}) }));
   const relations = db
     .all<{ id: number; f: string; t: string; relation_type: string; created_at: number }>(
       `SELECT r.id, f.name AS f, t.name AS t, r.relation_type, r.created_at
@@ -186,11 +190,11 @@ function entityPayload(db: Db, name: string): EntityPayload | "tooLarge" | undef
     )
     .map((r) => ({ id: r.id, from: r.f, to: r.t, relationType: r.relation_type, createdAt: r.created_at }));
   const superseded = db
-    .all<{ id: number; content: string; created_at: number; superseded_at: number }>(
-      "SELECT id, content, created_at, superseded_at FROM superseded_observations WHERE entity_id = ? ORDER BY id",
+    .all<{ id: number; content: string; created_at: number; superseded_at: number; written_by: string | null }>(
+      "SELECT id, content, created_at, superseded_at, written_by FROM superseded_observations WHERE entity_id = ? ORDER BY id",
       e.id,
     )
-    .map((o) => ({ id: o.id, content: o.content, createdAt: o.created_at, supersededAt: o.superseded_at }));
+    .map((o) => ({ id: o.id, content: o.content, createdAt: o.created_at, supersededAt: o.superseded_at, ...(o.written_by !== null ? { by: o.written_by } : {}) }));
   const aliases = db
     .all<{ alias: string; created_at: number }>("SELECT alias, created_at FROM entity_aliases WHERE entity_id = ? ORDER BY created_at, alias", e.id)
     .map((a) => ({ alias: a.alias, createdAt: a.created_at }));

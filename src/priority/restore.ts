@@ -155,7 +155,7 @@ function bring(w: WriteScope, p: Payload, skipped: RestoreReport["aliasesSkipped
     });
     if (id === undefined) throw new Error(`entity ${p.name} could not be inserted after the check`);
     // Not noted one by one, as create_entities: undoing the restore removes the entity with them.
-    for (const o of p.observations) insertObservation(w, id, p.name, o.content, { prior: { id: o.id, createdAt: o.createdAt }, noted: false });
+    for (const o of p.observations) insertObservation(w, id, p.name, o.content, { prior: o, noted: false });
     for (const o of p.superseded ?? []) insertSuperseded(w, id, p.name, o);
     for (const t of addAliasesUnlessTaken(w, id, p.name, p.aliases ?? [])) skipped.push({ item: `entity:${p.name}`, ...t });
     writeStats(w.db, "entity", p.name, used(p.stats, w.now, w.model ?? DEFAULT_MODEL));

@@ -23,6 +23,7 @@ import { modelOptions } from "../priority/weights";
 import type { Settings } from "../settings";
 import type { Db } from "../storage/sql";
 import { withAliasHits } from "./aliases";
+import { withProvenance } from "./provenance";
 import { searchGraphAt } from "./asof";
 import type { WeightedTerm } from "./expand";
 import type { RankedId } from "./fuse";
@@ -84,16 +85,18 @@ export function searchNodes({ db, now }: SearchScope, prepared: PreparedQuery, o
   return { value: result, effects: searched(result.entities.map((e) => itemKey.entity(e.name))) };
 }
 
-/** recall: the best items across kinds within a token budget (./recall.ts). */
+/** recall: the best items across kinds within a token budget (./recall.ts); with `provenance`, who wrote each item's text and when (./provenance.ts). */
 export function recallItems(
   { db, now }: SearchScope,
   prepared: PreparedQuery,
-  opts: { budgetTokens: number; kinds: ItemKind[] },
+  opts: { budgetTokens: number; kinds: ItemKind[]; provenance?: boolean },
   s: Settings,
 ): Searched<RecallResult> {
   const { query, expansion, semantic } = prepared;
-  const result = recall(db, query, { ...opts, now, model: modelOptions(s), expansion, semantic, mode: searchMode(expansion, semantic) });
-  return { value: result, effects: searched(result.items.map((i) => i.key)) };
+  const { provenance, ...packing } = opts;
+  const result = recall(db, query, { ...packing, now, model: modelOptions(s), expansion, semantic, mode: searchMode(expansion, semantic) });
+  const value = provenance ? { ...result, items: withProvenance(db, result.items) } : result;
+  return { value, effects: searched(result.items.map((i) => i.key)) };
 }
 
 /** Effects of a search that returned `items` and removed or moved none. */

@@ -13,6 +13,12 @@ export interface CallMeta {
    * id never does; history keeps it so "my changes" means this token's.
    */
   callerId: string;
+  /**
+   * The API token behind the call: the token's id, or the consenting token's
+   * for an OAuth grant; absent for admin and local. It is who "your last look"
+   * means in the brief, and history keeps it with each change.
+   */
+  tokenId?: string;
   /** The tool (or API route) that made the call. */
   tool: string;
   /** Session key, when the client has one: Mcp-Memory-Session, else Mcp-Session-Id (src/covisit/session.ts). */

@@ -8,9 +8,19 @@ export default defineTool({
   toolset: "graph",
   title: "Open Nodes",
   description: "Entities by name with all their relations; notFound: missing names; related: items often used with them.",
-  input: { names: batch(entityName), asOf: asOfArg, includeSuperseded: z.boolean().optional() },
+  input: {
+    names: batch(entityName),
+    asOf: asOfArg,
+    includeSuperseded: z.boolean().optional(),
+    provenance: z.boolean().optional(),
+  },
   output: {
-    entities: z.array(EntityOut.extend({ superseded: z.array(z.object({ text: z.string(), addedAt: z.string(), supersededAt: z.string() })).optional() })),
+    entities: z.array(
+      EntityOut.extend({
+        superseded: z.array(z.object({ text: z.string(), addedAt: z.string(), supersededAt: z.string() })).optional(),
+        provenance: z.array(z.object({ observation: z.string(), by: z.string(), at: z.string() })).optional(),
+      }),
+    ),
     relations: z.array(RelationOut),
     notFound: z.array(z.string()).optional(),
     aliases: z.record(z.string(), z.string()).optional(),
@@ -20,11 +30,11 @@ export default defineTool({
   annotations: READ,
   access: "read",
   listOutputSchema: true,
-  run: ({ names, asOf, includeSuperseded, context }, ctx) =>
+  run: ({ names, asOf, includeSuperseded, provenance, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (resolved) => resolved.stub.openNodes(names, resolved.meta, { asOf, includeSuperseded }),
+      (resolved) => resolved.stub.openNodes(names, resolved.meta, { asOf, includeSuperseded, provenance }),
       (r, resolved) => {
         const out: Record<string, unknown> = { entities: r.entities, relations: r.relations };
         if (r.notFound.length > 0) out.notFound = r.notFound;

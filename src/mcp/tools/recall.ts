@@ -17,6 +17,7 @@ export default defineTool({
       .min(1, "kinds must name at least one kind")
       .optional()
       .describe("Omitted: all"),
+    provenance: z.boolean().optional(),
   },
   output: {
     items: z.array(
@@ -27,6 +28,8 @@ export default defineTool({
         score: z.number(),
         text: z.string(),
         via: z.enum(["connector", "covisited"]).optional(),
+        by: z.string().optional(),
+        at: z.string().optional(),
       }),
     ),
     omitted: z.number(),
@@ -37,11 +40,12 @@ export default defineTool({
   },
   annotations: READ,
   access: "read",
-  run: ({ query, budgetTokens, kinds, context }, ctx) =>
+  run: ({ query, budgetTokens, kinds, provenance, context }, ctx) =>
     callContext(
       ctx,
       context,
-      (resolved) => resolved.stub.recall(cutQuery(query), { budgetTokens: budgetTokens ?? RECALL_BUDGET.default, kinds: kinds ?? [...ITEM_KINDS] }, resolved.meta),
+      (resolved) =>
+        resolved.stub.recall(cutQuery(query), { budgetTokens: budgetTokens ?? RECALL_BUDGET.default, kinds: kinds ?? [...ITEM_KINDS], provenance }, resolved.meta),
       (result, resolved) => reply(resolved.name, { ...result }),
     ),
 });
