@@ -1,7 +1,7 @@
 /**
  * Provenance of observations: who wrote each current observation of an
  * entity and when (open_nodes `provenance: true`, recall's `by` and `at`).
- * The writer is the row's `written_by` (migrations/0022_team.sql), set by
+ * The writer is the row's `written_by` (migrations/0021_team.sql), set by
  * every write from its caller and carried along by merges, undo and the
  * archive; a row written before that column existed is looked up in history
  * by its entity and time (src/history/provenance.ts), and shows "unknown"

@@ -1,7 +1,7 @@
 /**
  * Who last wrote an item, read from the change log: the writer of a file's
  * or document's current text, and of an observation written before
- * observations kept their writer (migrations/0022_team.sql). Read-only.
+ * observations kept their writer (migrations/0021_team.sql). Read-only.
  * A change trimmed by retention is gone, and so is what it could tell.
  */
 import type { Db } from "../storage/sql";

@@ -9,7 +9,7 @@
  * (`changes.token_id`) or, for a built-in caller, its caller id.
  *
  * ## Storage layout
- * `brief_seen(reader, seq)` (migrations/0022_team.sql): the last seq a
+ * `brief_seen(reader, seq)` (migrations/0021_team.sql): the last seq a
  * reader's brief covered. Reading the brief moves it to the newest change,
  * so a change is listed to a reader once; one left out for the cap is
  * counted, not listed later. A reader's first read has no row: it lists

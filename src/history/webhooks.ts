@@ -4,7 +4,7 @@
  * in src/context/webhooks.ts.
  *
  * ## Storage layout
- * `webhooks` (migrations/0022_team.sql): one row per webhook. The change log
+ * `webhooks` (migrations/0021_team.sql): one row per webhook. The change log
  * is the queue: a webhook delivers the changes after its `delivered_seq`,
  * oldest first, one at a time, so deliveries are in seq order and a change
  * is retried until a 2xx answer moves the cursor (at least once).
