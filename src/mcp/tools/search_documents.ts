@@ -11,7 +11,7 @@ export default defineTool({
   name: "search_documents",
   toolset: "documents",
   title: "Search Documents",
-  description: `Search working-memory documents, best first: a question or keywords, any word may match (stemmed), documents holding every word first; no operators. ${cutNote}`,
+  description: `Search working-memory documents, best first: any word may match (stemmed), documents holding every word first. ${cutNote}`,
   input: {
     query: z.string().min(1, "query must not be empty"),
     limit: intIn("limit", 1, LIMITS.documentSearchResults).optional(),
