@@ -30,6 +30,7 @@ import m0017 from "../../migrations/0017_load_indexes.sql";
 import m0018 from "../../migrations/0018_vector_lists.sql";
 import m0019 from "../../migrations/0019_cluster_queue.sql";
 import m0020 from "../../migrations/0020_registration.sql";
+import m0027 from "../../migrations/0027_browse_indexes.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -59,6 +60,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 18, name: "0018_vector_lists", sql: m0018 },
   { version: 19, name: "0019_cluster_queue", sql: m0019 },
   { version: 20, name: "0020_registration", sql: m0020 },
+  { version: 27, name: "0027_browse_indexes", sql: m0027 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;
