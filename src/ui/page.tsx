@@ -121,6 +121,64 @@ const SearchPanel: FC = () => (
   </section>
 );
 
+/** Every entity, a page at a time, sorted and filtered (src/ui/client/dom/entities.ts). */
+const EntitiesPanel: FC = () => (
+  <section role="tabpanel" id="panel-entities" aria-labelledby="tab-entities" class="panel" hidden>
+    <h2 class="sr-only">Entities</h2>
+    <div class="row">
+      <label for="entities-sort">Sort by</label>
+      <select id="entities-sort">
+        <option value="name">Name</option>
+        <option value="updated">Last update</option>
+        <option value="priority">Priority</option>
+      </select>
+      <label for="entities-type">Type</label>
+      <select id="entities-type">
+        <option value="">All types</option>
+      </select>
+      <button type="button" id="entities-new" class="write">
+        New entity
+      </button>
+    </div>
+    <div id="entity-create" hidden></div>
+    <table class="entities">
+      <caption id="entities-note" class="muted" aria-live="polite"></caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Type</th>
+          <th scope="col">Observations</th>
+          <th scope="col">Relations</th>
+          <th scope="col">Updated</th>
+        </tr>
+      </thead>
+      <tbody id="entities-list"></tbody>
+    </table>
+    <div class="row">
+      <button type="button" id="entities-previous" disabled>
+        Previous
+      </button>
+      <button type="button" id="entities-next" disabled>
+        Next
+      </button>
+    </div>
+  </section>
+);
+
+/** The whole context as a picture, most important and connected first (src/ui/client/dom/context-graph.ts). */
+const GraphPanel: FC = () => (
+  <section role="tabpanel" id="panel-graph" aria-labelledby="tab-graph" class="panel" hidden>
+    <h2 class="sr-only">Graph</h2>
+    <div class="row">
+      <span id="graph-note" class="muted" aria-live="polite"></span>
+      <button type="button" id="graph-more" hidden>
+        Show more
+      </button>
+    </div>
+    <div id="context-graph" class="graph"></div>
+  </section>
+);
+
 const TreePanel: FC<{ id: string; label: string; treeId: string }> = ({ id, label, treeId }) => (
   <section role="tabpanel" id={`panel-${id}`} aria-labelledby={`tab-${id}`} class="panel" hidden>
     <div class="row">
@@ -217,6 +275,8 @@ export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) =
         <div class="center">
           <div role="tablist" aria-label="Views" class="tabs">
             <Tab id="search" label="Search" selected />
+            <Tab id="entities" label="Entities" />
+            <Tab id="graph" label="Graph" />
             <Tab id="files" label="Files" />
             <Tab id="docs" label="Documents" />
             <Tab id="history" label="History" />
@@ -224,6 +284,8 @@ export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) =
             <Tab id="apps" label="Connected apps" />
           </div>
           <SearchPanel />
+          <EntitiesPanel />
+          <GraphPanel />
           <TreePanel id="files" label="Files" treeId="file-tree" />
           <TreePanel id="docs" label="Documents" treeId="doc-tree" />
           <HistoryPanel />

@@ -18,7 +18,9 @@ import { contextChoices, type ContextChoice, type Listed } from "../contexts";
 import { App } from "./app";
 import { AppsView } from "./apps";
 import { DetailView } from "./detail";
+import { ContextGraphView } from "./context-graph";
 import { byId, fill, h } from "./dom";
+import { EntitiesView } from "./entities";
 import { HistoryView } from "./history";
 import { DuplicatesView } from "./duplicates";
 import { loadOverview } from "./overview";
@@ -43,17 +45,25 @@ function tabSession(): string {
 const client = new EngramClient({ token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined, session: tabSession() });
 const app = new App(client, tabSession());
 const search = new SearchView(app, (name) => void detail.open(`entity:${name}`));
-const detail = new DetailView(app, (item) => search.select(item?.startsWith("entity:") ? item.slice(7) : undefined));
+const contextGraph = new ContextGraphView(app, (name) => void detail.open(`entity:${name}`));
+const detail = new DetailView(app, (item) => {
+  const name = item?.startsWith("entity:") ? item.slice(7) : undefined;
+  search.select(name);
+  contextGraph.select(name);
+});
+const entities = new EntitiesView(app, (item) => void detail.open(item));
 const trees = new TreesView(app, (item) => void detail.open(item));
 const history = new HistoryView(app);
 const duplicates = new DuplicatesView(app, (item) => void detail.open(item));
 const apps = new AppsView(app);
 
-type TabId = "search" | "files" | "docs" | "history" | "dups" | "apps";
-const TABS: TabId[] = ["search", "files", "docs", "history", "dups", "apps"];
-/** The tool a tab needs; a server that does not list it hides the tab. Connected apps needs none (it reads /api/oauth/grants). */
+type TabId = "search" | "entities" | "graph" | "files" | "docs" | "history" | "dups" | "apps";
+const TABS: TabId[] = ["search", "entities", "graph", "files", "docs", "history", "dups", "apps"];
+/** The tool a tab needs; a server that does not list it hides the tab. Entities, Graph and Connected apps need none (they read /api routes). */
 const TAB_TOOL: Record<TabId, string | undefined> = {
   search: "search_nodes",
+  entities: undefined,
+  graph: undefined,
   files: "view",
   docs: "get_document_tree",
   history: "memory_history",
@@ -80,7 +90,9 @@ function showTab(id: TabId, focus = false): void {
 
 async function loadTab(id: TabId): Promise<void> {
   if (!app.context) return;
-  if (id === "files") await trees.loadFiles();
+  if (id === "entities") await entities.load();
+  else if (id === "graph") await contextGraph.load();
+  else if (id === "files") await trees.loadFiles();
   else if (id === "docs") await trees.loadDocs();
   else if (id === "history") await history.load();
   else if (id === "dups") await duplicates.load();
@@ -118,6 +130,8 @@ async function pickContext(choice: ContextChoice): Promise<void> {
   app.hideNotice();
   detail.close();
   search.reset();
+  entities.reset();
+  contextGraph.reset();
   try {
     app.tools = new Map((await client.listTools(choice.name)).map((t) => [t.name, t]));
   } catch (error) {

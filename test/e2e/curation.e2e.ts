@@ -1,0 +1,194 @@
+/**
+ * The web page as a curation tool, end to end in Chromium against a real
+ * `wrangler dev` in open local mode: superseded facts read as text, the
+ * whole-context graph at 50+ nodes with its labels apart (measured from the
+ * rendered label boxes), zoom, pan and neighbourhoods, and the Entities tab
+ * paging, sorting and filtering through the server. Every view is checked
+ * with axe-core (no serious or critical violations) at 1,400 and 800 px,
+ * and screenshots go to test-results/ui/.
+ */
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
+import axe from "axe-core";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EngramClient } from "../../src/ui/client/mcp";
+import { launchChromium, requireChromium, startDev, type Browser, type Dev } from "./harness";
+
+const OUT = resolve(import.meta.dirname, "../../test-results/ui");
+const WAIT = { timeout: 15_000 };
+
+let dev: Dev;
+let browser: Browser;
+let client: EngramClient;
+
+const WORDS = ["billing", "service", "Alice", "Postgres", "auth", "gateway", "queue", "worker", "cache", "ledger"];
+/** 60 entities, two types, each related to an earlier one and some to a second: a graph past the picture's first cap. */
+const NAMES = Array.from({ length: 60 }, (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]} ${String(i).padStart(2, "0")}`);
+
+async function seed(ctx: string): Promise<void> {
+  await client.callTool(ctx, "create_entities", {
+    entities: NAMES.map((name, i) => ({ name, entityType: i % 4 === 0 ? "person" : "component", observations: [`fact ${i}`] })),
+  });
+  const relations = NAMES.slice(1).map((name, i) => ({ from: NAMES[Math.floor(i / 2)] ?? "", to: name, relationType: "uses" }));
+  for (let i = 5; i < NAMES.length; i += 3) relations.push({ from: NAMES[i] ?? "", to: NAMES[(i * 7) % NAMES.length] ?? "", relationType: "knows" });
+  await client.callTool(ctx, "create_relations", { relations: relations.filter((r) => r.from !== r.to) });
+}
+
+async function open(page: Page): Promise<void> {
+  await page.goto(`${dev.url}/`);
+  await page.locator("#workspace").waitFor({ state: "visible", ...WAIT });
+}
+
+/** axe-core's serious and critical violations on the page as it is now, as "rule: target" lines. */
+async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's CSP (script-src 'self') does not govern.
+  await page.evaluate(axe.source);
+  const found = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations)`)) as {
+    id: string;
+    impact: string;
+    nodes: { target: string[] }[];
+  }[];
+  return found.filter((v) => v.impact === "serious" || v.impact === "critical").flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(" ")}`));
+}
+
+/** How many of the rendered node labels overlap another label's box. */
+const overlappingLabels = (page: Page) =>
+  page.locator("#context-graph .node .label").evaluateAll((labels) => {
+    const boxes = labels.map((l) => l.getBoundingClientRect());
+    return boxes.filter((b, i) => boxes.some((o, j) => j !== i && o.left < b.right && b.left < o.right && o.top < b.bottom && b.top < o.bottom)).length;
+  });
+
+beforeAll(async () => {
+  requireChromium();
+  browser = await launchChromium();
+  dev = await startDev();
+  client = new EngramClient({ base: dev.url });
+  await seed("default");
+  await mkdir(OUT, { recursive: true });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await dev?.stop();
+});
+
+describe("web page as a curation tool (open local mode)", () => {
+  it("shows superseded observations as text, one per line, with when each held", async () => {
+    await client.callTool("default", "update_observation", { entityName: NAMES[0], old: "fact 0", new: "fact 0, revised" });
+    await client.callTool("default", "update_observation", {
+      entityName: NAMES[0],
+      old: "fact 0, revised",
+      new: "fact 0, revised twice and now rather longer than before",
+    });
+    const page = await browser.context.newPage();
+    await open(page);
+    await page.getByRole("tab", { name: "Entities" }).click();
+    await page.locator("#entities-list").getByRole("button", { name: NAMES[0] }).click();
+    const rows = page.locator("#detail .observation.superseded");
+    await expect.poll(() => rows.count(), WAIT).toBe(2);
+    expect(await rows.locator(".text").allTextContents()).toEqual(["fact 0", "fact 0, revised"]);
+    for (const row of await rows.all()) {
+      const text = await row.locator(".text").boundingBox();
+      const chars = (await row.locator(".text").textContent())?.length ?? 0;
+      // A line of text, not a column of letters: as wide as its characters and one line high.
+      expect(text?.width).toBeGreaterThan(5 * chars);
+      expect(text?.height).toBeLessThan(30);
+      expect(await row.locator(".held").textContent()).toMatch(/^held \d{4}-.+ – \d{4}-/);
+    }
+    await page.screenshot({ path: `${OUT}/superseded.png`, fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("draws the whole context, most connected first up to a cap, with at most 10% of 50 labels overlapping; zooms, pans, shows more and expands a neighbourhood", async () => {
+    const page = await browser.context.newPage();
+    await open(page);
+    await page.getByRole("tab", { name: "Graph" }).click();
+    const nodes = page.locator("#context-graph .node");
+    await expect.poll(() => nodes.count(), WAIT).toBe(50);
+    expect(await page.locator("#graph-note").textContent()).toBe("Showing 50 of 60 entities, the most important and most connected first.");
+    const overlapping = await overlappingLabels(page);
+    expect(overlapping).toBeLessThanOrEqual(5);
+    // Labels are text in the picture, readable by tests and screen readers.
+    expect(await page.locator("#context-graph .node .label").first().textContent()).not.toBe("");
+    await page.screenshot({ path: `${OUT}/graph-50.png`, fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
+
+    const viewBox = () => page.locator("#context-graph svg").getAttribute("viewBox");
+    const fitted = await viewBox();
+    await page.getByRole("button", { name: "Zoom in" }).click();
+    const zoomed = await viewBox();
+    expect(zoomed).not.toBe(fitted);
+    const width = (v: string | null) => Number(v?.split(" ")[2]);
+    expect(width(zoomed)).toBeLessThan(width(fitted));
+    // Dragging the background pans: the view moves, its size stays.
+    const frame = await page.locator("#context-graph svg").boundingBox();
+    if (!frame) throw new Error("no graph frame");
+    await page.mouse.move(frame.x + 5, frame.y + 5);
+    await page.mouse.down();
+    await page.mouse.move(frame.x + 105, frame.y + 45, { steps: 4 });
+    await page.mouse.up();
+    const panned = await viewBox();
+    expect(panned).not.toBe(zoomed);
+    expect(width(panned)).toBeCloseTo(width(zoomed));
+    await page.getByRole("button", { name: "Zoom out" }).click();
+    expect(width(await viewBox())).toBeGreaterThan(width(panned));
+    await page.getByRole("button", { name: "Fit" }).click();
+    expect(await viewBox()).toBe(fitted);
+
+    // Clicking a node opens it and brings in its neighbours that the cap left out.
+    const shown = new Set(await nodes.evaluateAll((els) => els.map((e) => e.getAttribute("data-name") ?? "")));
+    const outside = NAMES.find((n) => !shown.has(n)) ?? "";
+    const index = NAMES.indexOf(outside);
+    const parent = NAMES[Math.floor((index - 1) / 2)] ?? "";
+    expect(shown.has(parent)).toBe(true);
+    await page.locator(`#context-graph .node[data-name="${parent}"]`).click();
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe(parent);
+    await page.locator(`#context-graph .node[data-name="${outside}"]`).waitFor(WAIT);
+
+    await page.getByRole("button", { name: "Show more" }).click();
+    await expect.poll(() => nodes.count(), WAIT).toBe(60);
+    expect(await page.locator("#graph-note").textContent()).toBe("All 60 entities.");
+    expect(await page.getByRole("button", { name: "Show more" }).count()).toBe(0);
+    await page.close();
+  });
+
+  it("lists every entity without a search, a page at a time, sorted and filtered through the server, at 1,400 and 800 px", async () => {
+    const page = await browser.context.newPage();
+    const asked: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/entities?")) asked.push(new URL(r.url()).search);
+    });
+    await open(page);
+    await page.getByRole("tab", { name: "Entities" }).click();
+    const names = () => page.locator("#entities-list button").allTextContents();
+    await expect.poll(names, WAIT).toEqual([...NAMES].sort().slice(0, 50));
+    expect(await page.getByRole("button", { name: "Previous" }).isDisabled()).toBe(true);
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(names, WAIT).toEqual([...NAMES].sort().slice(50));
+    expect(await page.getByRole("button", { name: "Next" }).isDisabled()).toBe(true);
+    await page.getByRole("button", { name: "Previous" }).click();
+    await expect.poll(names, WAIT).toEqual([...NAMES].sort().slice(0, 50));
+    // Every page came from the server, 50 at a time, by cursor.
+    expect(asked.every((q) => q.includes("limit=50"))).toBe(true);
+    expect(asked.filter((q) => q.includes("cursor=")).length).toBe(2);
+
+    await page.getByLabel("Type").selectOption("person");
+    await expect.poll(names, WAIT).toEqual(NAMES.filter((_, i) => i % 4 === 0).sort());
+    await page.getByLabel("Sort by").selectOption("updated");
+    await client.callTool("default", "add_observations", { observations: [{ entityName: NAMES[8], contents: ["touched"] }] });
+    await page.getByLabel("Sort by").selectOption("name");
+    await page.getByLabel("Sort by").selectOption("updated");
+    await expect.poll(async () => (await names())[0], WAIT).toBe(NAMES[8]);
+    await page.screenshot({ path: `${OUT}/entities-1400.png`, fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
+
+    await page.setViewportSize({ width: 800, height: 900 });
+    // Narrow, nothing spills sideways.
+    expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(800);
+    await page.screenshot({ path: `${OUT}/entities-800.png`, fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.close();
+  });
+});
