@@ -132,7 +132,7 @@ const EntitiesPanel: FC = () => (
         <option value="updated">Last update</option>
         <option value="priority">Priority</option>
       </select>
-      <label for="entities-type">Type</label>
+      <label for="entities-type">Filter by type</label>
       <select id="entities-type">
         <option value="">All types</option>
       </select>

@@ -174,7 +174,7 @@ describe("web page as a curation tool (open local mode)", () => {
     expect(asked.every((q) => q.includes("limit=50"))).toBe(true);
     expect(asked.filter((q) => q.includes("cursor=")).length).toBe(2);
 
-    await page.getByLabel("Type").selectOption("person");
+    await page.getByLabel("Filter by type").selectOption("person");
     await expect.poll(names, WAIT).toEqual(NAMES.filter((_, i) => i % 4 === 0).sort());
     await page.getByLabel("Sort by").selectOption("updated");
     await client.callTool("default", "add_observations", { observations: [{ entityName: NAMES[8], contents: ["touched"] }] });
@@ -189,6 +189,66 @@ describe("web page as a curation tool (open local mode)", () => {
     expect(await page.evaluate("document.documentElement.scrollWidth")).toBeLessThanOrEqual(800);
     await page.screenshot({ path: `${OUT}/entities-800.png`, fullPage: true });
     expect(await axeViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("creates, relates, renames and deletes entities through the MCP tools, each change in history and undoable", async () => {
+    const page = await browser.context.newPage();
+    await open(page);
+    await page.getByRole("tab", { name: "Entities" }).click();
+    await page.getByRole("button", { name: "New entity" }).click();
+    await page.getByLabel("Name", { exact: true }).fill("Zeta team");
+    await page.getByLabel("Type", { exact: true }).fill("team");
+    await page.getByLabel("Observations").fill("owns billing\nmeets weekly\n");
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Create" }).click();
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("Zeta team");
+    expect(await page.locator("#detail .observation:not(.superseded) .text").allTextContents()).toEqual(["owns billing", "meets weekly"]);
+
+    const target = NAMES[1] ?? "";
+    await page.getByRole("button", { name: "Add relation" }).click();
+    await page.getByLabel("Relation type").fill("owns");
+    // "To" suggests existing names.
+    const listId = await page.getByLabel("To", { exact: true }).getAttribute("list");
+    await expect.poll(() => page.locator(`datalist[id="${listId}"] option`).count(), WAIT).toBeGreaterThan(0);
+    const suggested = await page.locator(`datalist[id="${listId}"] option`).evaluateAll((options) => options.map((o) => o.getAttribute("value")));
+    expect(suggested).toContain(target);
+    await page.getByLabel("To", { exact: true }).fill(target);
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    await page.locator("#detail .relations").getByRole("button", { name: target, exact: true }).waitFor(WAIT);
+
+    await page.getByRole("button", { name: "Rename" }).click();
+    await page.getByLabel("New name").fill("Omega team");
+    await page.getByRole("button", { name: "Rename" }).click();
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("Omega team");
+    expect(await page.locator("#detail .observation:not(.superseded) .text").allTextContents()).toEqual(["owns billing", "meets weekly"]);
+    await page.locator("#detail .relations").getByRole("button", { name: target, exact: true }).waitFor(WAIT);
+    await page.screenshot({ path: `${OUT}/curate.png`, fullPage: true });
+    const tools = async () => (await client.call<{ changes: { tool: string }[] }>("default", "memory_history", { limit: 4 })).changes.map((c) => c.tool);
+    expect(await tools()).toEqual(["merge_entities", "create_entities", "create_relations", "create_entities"]);
+    // The notice's Undo takes the whole rename back.
+    await page.locator("#notice-undo").click();
+    const names = async (n: string[]) => (await client.call<{ entities: { name: string }[] }>("default", "open_nodes", { names: n })).entities.map((e) => e.name);
+    await expect.poll(() => names(["Zeta team", "Omega team"]), WAIT).toEqual(["Zeta team"]);
+
+    await page.getByRole("tab", { name: "Entities" }).click();
+    await page.getByLabel("Sort by").selectOption("updated");
+    await page.locator("#entities-list").getByRole("button", { name: "Zeta team" }).click();
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("Zeta team");
+    await page.getByRole("button", { name: `Delete relation Zeta team owns ${target}` }).click();
+    await expect.poll(() => page.locator("#detail .relations").count(), WAIT).toBe(0);
+
+    // Deleting asks first; Cancel keeps it.
+    await page.getByRole("button", { name: "Delete entity" }).click();
+    expect(await page.getByRole("group", { name: "Confirm deletion" }).textContent()).toContain("Delete “Zeta team”");
+    await page.getByRole("group", { name: "Confirm deletion" }).getByRole("button", { name: "Cancel" }).click();
+    expect(await names(["Zeta team"])).toEqual(["Zeta team"]);
+    await page.getByRole("button", { name: "Delete entity" }).click();
+    await page.getByRole("button", { name: "Confirm delete" }).click();
+    await expect.poll(() => page.locator("#detail").isHidden(), WAIT).toBe(true);
+    expect(await names(["Zeta team"])).toEqual([]);
+    expect((await tools())[0]).toBe("delete_entities");
     await page.close();
   });
 });

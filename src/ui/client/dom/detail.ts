@@ -40,7 +40,14 @@ export class DetailView {
     const body = byId("detail-body");
     try {
       let shown: string | undefined;
-      if (parsed.kind === "entity") shown = await renderEntity(this.app, body, parsed.name, (i) => void this.open(i));
+      if (parsed.kind === "entity")
+        shown = await renderEntity(
+          this.app,
+          body,
+          parsed.name,
+          (i) => void this.open(i),
+          () => this.close(),
+        );
       else if (parsed.kind === "file") shown = await this.renderFile(body, parsed.name);
       else shown = await this.renderDoc(body, parsed.name);
       if (shown === undefined) {

@@ -7,6 +7,7 @@
  */
 import { formatTime } from "../changes";
 import type { App } from "./app";
+import { newEntityForm } from "./curate";
 import { byId, fill, h } from "./dom";
 
 const PAGE = 50;
@@ -36,14 +37,33 @@ export class EntitiesView {
     };
     byId("entities-sort").addEventListener("change", first);
     byId("entities-type").addEventListener("change", first);
+    byId("entities-new").addEventListener("click", () => this.showCreate());
     byId("entities-next").addEventListener("click", () => this.turn(this.page?.next, 1));
     byId("entities-previous").addEventListener("click", () => this.turn(this.page?.previous, -1));
+  }
+
+  /** The "New entity" form above the list; it closes after a creation or on Cancel. */
+  private showCreate(): void {
+    const slot = byId("entity-create");
+    const button = byId("entities-new");
+    const done = () => {
+      slot.hidden = true;
+      fill(slot);
+      button.hidden = false;
+      button.focus();
+    };
+    fill(slot, newEntityForm(this.app, this.open, done));
+    slot.hidden = false;
+    button.hidden = true;
+    slot.querySelector<HTMLElement>("input")?.focus();
   }
 
   reset(): void {
     this.page = undefined;
     this.cursor = undefined;
     this.number = 1;
+    byId("entity-create").hidden = true;
+    byId("entities-new").hidden = false;
     byId<HTMLSelectElement>("entities-sort").value = "name";
     fill(byId("entities-type"), h("option", { value: "" }, "All types"));
     fill(byId("entities-list"));
