@@ -236,7 +236,7 @@ describe("web page as a curation tool (open local mode)", () => {
     await page.getByLabel("Sort by").selectOption("updated");
     await page.locator("#entities-list").getByRole("button", { name: "Zeta team" }).click();
     await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("Zeta team");
-    await page.getByRole("button", { name: `Delete relation Zeta team owns ${target}` }).click();
+    await page.locator("#detail .relations li", { hasText: target }).getByRole("button", { name: "Delete this owns relation" }).click();
     await expect.poll(() => page.locator("#detail .relations").count(), WAIT).toBe(0);
 
     // Deleting asks first; Cancel keeps it.
@@ -249,6 +249,26 @@ describe("web page as a curation tool (open local mode)", () => {
     await expect.poll(() => page.locator("#detail").isHidden(), WAIT).toBe(true);
     expect(await names(["Zeta team"])).toEqual([]);
     expect((await tools())[0]).toBe("delete_entities");
+    await page.close();
+  });
+
+  it("shows changes made elsewhere within 5 s without a reload: the list, the open entity and the overview", async () => {
+    const page = await browser.context.newPage();
+    await open(page);
+    await page.getByRole("tab", { name: "Entities" }).click();
+    const first = NAMES[2] ?? "";
+    await page.locator("#entities-list").getByRole("button", { name: first, exact: true }).click();
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe(first);
+    const count = await page.locator('#counts [data-count="entities"]').textContent();
+    const live = { timeout: 5_000, interval: 250 };
+    // Another client (an agent) changes the context.
+    await client.callTool("default", "create_entities", {
+      entities: [{ name: "Live arrival", entityType: "event", observations: ["came in while the page was open"] }],
+    });
+    await client.callTool("default", "add_observations", { observations: [{ entityName: first, contents: ["added by an agent"] }] });
+    await expect.poll(() => page.locator("#detail .observation:not(.superseded) .text").allTextContents(), live).toContain("added by an agent");
+    await expect.poll(() => page.locator("#entities-list").getByRole("button", { name: "Live arrival" }).count(), live).toBe(1);
+    expect(Number(await page.locator('#counts [data-count="entities"]').textContent())).toBe(Number(count) + 1);
     await page.close();
   });
 });

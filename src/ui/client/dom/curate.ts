@@ -163,7 +163,8 @@ export function relationDelete(app: App, relation: { from: string; to: string; r
     {
       type: "button",
       class: "small write danger",
-      "aria-label": `Delete relation ${relation.from} ${relation.relationType} ${relation.to}`,
+      // Named by its type only: the list item around it says which entities it joins.
+      "aria-label": `Delete this ${relation.relationType} relation`,
       onclick: () => void app.write("Relation deleted.", [{ tool: "delete_relations", args: { relations: [relation] } }]),
     },
     "Delete",

@@ -22,6 +22,7 @@ import { ContextGraphView } from "./context-graph";
 import { byId, fill, h } from "./dom";
 import { EntitiesView } from "./entities";
 import { HistoryView } from "./history";
+import { watchChanges } from "./live";
 import { DuplicatesView } from "./duplicates";
 import { loadOverview } from "./overview";
 import { SearchView } from "./search";
@@ -56,6 +57,7 @@ const trees = new TreesView(app, (item) => void detail.open(item));
 const history = new HistoryView(app);
 const duplicates = new DuplicatesView(app, (item) => void detail.open(item));
 const apps = new AppsView(app);
+const live = watchChanges(app);
 
 type TabId = "search" | "entities" | "graph" | "files" | "docs" | "history" | "dups" | "apps";
 const TABS: TabId[] = ["search", "entities", "graph", "files", "docs", "history", "dups", "apps"];
@@ -139,6 +141,7 @@ async function pickContext(choice: ContextChoice): Promise<void> {
     return;
   }
   for (const t of TABS) byId(`tab-${t}`).hidden = !offered(t);
+  await live.baseline();
   // Controls that write are hidden for a read grant or a read-only context.
   document.body.classList.toggle("readonly", !app.writable);
   byId("workspace").hidden = false;
