@@ -90,6 +90,16 @@ const Overview: FC = () => (
     <p id="capacity" class="muted"></p>
     <h3>Recent changes</h3>
     <ol id="recent" class="changes"></ol>
+    <h3>Export and import</h3>
+    <button type="button" id="export">
+      Export
+    </button>
+    <form id="import-form" class="write transfer" aria-label="Import memory.jsonl">
+      <label for="import-file">Import</label>
+      <input id="import-file" type="file" accept=".jsonl,.ndjson,application/x-ndjson,application/jsonl" />
+      <button type="submit">Import</button>
+    </form>
+    <div id="import-report" aria-live="polite"></div>
   </section>
 );
 

@@ -7,7 +7,7 @@
  * with axe-core (no serious or critical violations) at 1,400 and 800 px,
  * and screenshots go to test-results/ui/.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import axe from "axe-core";
 import type { Page } from "playwright-core";
@@ -269,6 +269,37 @@ describe("web page as a curation tool (open local mode)", () => {
     await expect.poll(() => page.locator("#detail .observation:not(.superseded) .text").allTextContents(), live).toContain("added by an agent");
     await expect.poll(() => page.locator("#entities-list").getByRole("button", { name: "Live arrival" }).count(), live).toBe(1);
     expect(Number(await page.locator('#counts [data-count="entities"]').textContent())).toBe(Number(count) + 1);
+    await page.close();
+  });
+
+  it("exports memory.jsonl and imports one, showing the counts and the rejected lines by number", async () => {
+    const page = await browser.context.newPage();
+    await open(page);
+    const download = page.waitForEvent("download");
+    await page.getByRole("button", { name: "Export" }).click();
+    const file = await download;
+    expect(file.suggestedFilename()).toBe("memory.jsonl");
+    const path = await file.path();
+    const lines = (await readFile(path, "utf8")).trim().split("\n");
+    expect(lines.some((l) => l.includes(`"name":"${NAMES[3]}"`))).toBe(true);
+
+    const upload = [
+      JSON.stringify({ type: "entity", name: "Imported one", entityType: "thing", observations: ["from a file"] }),
+      "not json at all",
+      JSON.stringify({ type: "relation", from: "Imported one", to: NAMES[4], relationType: "mentions" }),
+    ].join("\n");
+    await page.getByLabel("Import", { exact: true }).setInputFiles({ name: "memory.jsonl", mimeType: "application/x-ndjson", buffer: Buffer.from(upload) });
+    // Chromium gives the file input the role button too, so the button is the <button> of that name.
+    await page.getByRole("button", { name: "Import", exact: true }).and(page.locator("button")).click();
+    const report = page.locator("#import-report");
+    await expect.poll(() => report.textContent(), WAIT).toContain("Imported memory.jsonl.");
+    const count = (term: string) => report.locator("dt", { hasText: term }).locator("xpath=following-sibling::dd[1]").textContent();
+    expect(await count("Entities created")).toBe("1");
+    expect(await count("Relations created")).toBe("1");
+    expect(await report.locator(".rejected li").allTextContents()).toEqual([expect.stringMatching(/^Line 2: /)]);
+    expect((await client.call<{ entities: { name: string }[] }>("default", "open_nodes", { names: ["Imported one"] })).entities).toHaveLength(1);
+    await page.screenshot({ path: `${OUT}/import.png`, fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
     await page.close();
   });
 });

@@ -6,7 +6,9 @@
  * POLL_MS while the tab is visible; when the number moves, every view that
  * shows memory refreshes (App.emitChanged): lists, the open item, the
  * overview. While the visitor is typing in a form the refresh waits, so an
- * edit in progress is never thrown away.
+ * edit in progress is never thrown away. After the page's own write (which
+ * refreshes the views itself) the number is read again, so the same change
+ * does not refresh them twice.
  */
 import type { Change } from "../changes";
 import type { App } from "./app";
@@ -29,16 +31,31 @@ export function watchChanges(app: App): { baseline: () => Promise<void> } {
       // The first tick takes the baseline instead.
     }
   };
+  const typing = () => document.activeElement?.closest("form:not(#search-form)") != null;
+  let polled = false;
+  // A refresh the page made itself (after its own write) reads the views again: the number it shows moves with them.
+  app.onChanged(async () => {
+    if (!polled) await baseline();
+  });
   const tick = async () => {
     if (busy || document.hidden || app.context === "" || !app.has("memory_history")) return;
-    if (document.activeElement?.closest("form:not(#search-form)") && seen !== undefined && context === app.context) return;
+    if (typing() && seen !== undefined && context === app.context) return;
     busy = true;
     try {
       const now = await newest();
       const moved = context === app.context && seen !== undefined && now !== seen;
+      // The visitor may have started an edit while the number was on its way: keep it, and look again later.
+      if (moved && typing()) return;
       context = app.context;
       seen = now;
-      if (moved) await app.emitChanged();
+      if (moved) {
+        polled = true;
+        try {
+          await app.emitChanged();
+        } finally {
+          polled = false;
+        }
+      }
     } catch {
       // A missed poll is retried at the next tick; a refused token shows at the next call the visitor makes.
     } finally {

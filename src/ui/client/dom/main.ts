@@ -26,6 +26,7 @@ import { watchChanges } from "./live";
 import { DuplicatesView } from "./duplicates";
 import { loadOverview } from "./overview";
 import { SearchView } from "./search";
+import { TransferView } from "./transfer";
 import { TreesView } from "./trees";
 
 const TOKEN_KEY = "engram.token";
@@ -58,6 +59,7 @@ const history = new HistoryView(app);
 const duplicates = new DuplicatesView(app, (item) => void detail.open(item));
 const apps = new AppsView(app);
 const live = watchChanges(app);
+new TransferView(app);
 
 type TabId = "search" | "entities" | "graph" | "files" | "docs" | "history" | "dups" | "apps";
 const TABS: TabId[] = ["search", "entities", "graph", "files", "docs", "history", "dups", "apps"];
@@ -130,6 +132,7 @@ async function pickContext(choice: ContextChoice): Promise<void> {
   sessionStorage.setItem(CONTEXT_KEY, choice.name);
   app.clearAlert();
   app.hideNotice();
+  fill(byId("import-report"));
   detail.close();
   search.reset();
   entities.reset();
