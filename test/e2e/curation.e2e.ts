@@ -302,4 +302,51 @@ describe("web page as a curation tool (open local mode)", () => {
     expect(await axeViolations(page)).toEqual([]);
     await page.close();
   });
+
+  it("edits files and documents; a link against the rules is refused with the server's message and nothing is saved", async () => {
+    await client.callTool("default", "create", { path: "notes/plan.md", file_text: "# Plan\nship it\n" });
+    await client.callTool("default", "update_document", { id: "root", content: "# Team\n[[runbook]]\n" });
+    const page = await browser.context.newPage();
+    await open(page);
+    await page.getByRole("tab", { name: "Files" }).click();
+    await page.getByRole("button", { name: "plan.md" }).click();
+    await page.getByRole("button", { name: "Edit file" }).click();
+    expect(await page.getByLabel("File content").inputValue()).toBe("# Plan\nship it\n");
+    await page.getByLabel("File content").fill("# Plan\nship it on Friday\n");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.locator("#detail pre").textContent(), WAIT).toContain("ship it on Friday");
+    const file = await client.call<{ text: string }>("default", "view", { path: "notes/plan.md" });
+    expect(file.text).toContain("ship it on Friday");
+
+    await page.getByRole("tab", { name: "Documents" }).click();
+    await page.locator('button[data-doc="runbook"]').click();
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe("runbook");
+    await page.getByRole("button", { name: "Edit document" }).click();
+    // A child may not link its parent: refused, the server says why, the editor keeps the text.
+    await page.getByLabel("Document content").fill("# Runbook\nsee [[root]]\n");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(() => page.locator("#alert").textContent(), WAIT).toContain("rejected, nothing was written");
+    expect(await page.getByLabel("Document content").inputValue()).toBe("# Runbook\nsee [[root]]\n");
+    expect((await client.call<{ content: string }>("default", "read_document", { id: "runbook" })).content).not.toContain("[[root]]");
+    await page.screenshot({ path: `${OUT}/document-rejected.png`, fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
+    // Linking a new id creates the child document; removing the link deletes it.
+    await page.getByLabel("Document content").fill("# Runbook\n[[oncall]]\n");
+    await page.getByRole("button", { name: "Save" }).click();
+    await page.locator("#detail-body").getByRole("button", { name: "oncall" }).waitFor(WAIT);
+    const tree = async () => JSON.stringify(await client.call("default", "get_document_tree"));
+    expect(await tree()).toContain("oncall");
+    await page.getByRole("button", { name: "Edit document" }).click();
+    await page.getByLabel("Document content").fill("# Runbook\n");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect.poll(tree, WAIT).not.toContain("oncall");
+
+    await page.getByRole("tab", { name: "Files" }).click();
+    await page.getByRole("button", { name: "plan.md" }).click();
+    await page.getByRole("button", { name: "Delete file" }).click();
+    await page.getByRole("button", { name: "Confirm delete" }).click();
+    await expect.poll(() => page.locator("#detail").isHidden(), WAIT).toBe(true);
+    expect(JSON.stringify(await client.call("default", "view", { path: "/" }))).not.toContain("plan.md");
+    await page.close();
+  });
 });
