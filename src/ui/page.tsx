@@ -213,6 +213,13 @@ const HistoryPanel: FC = () => (
         Undo my last change
       </button>
     </div>
+    <form id="history-filter" class="row" aria-label="Filter the history">
+      <label for="history-caller">Caller</label>
+      <input id="history-caller" autocomplete="off" placeholder="token name" />
+      <label for="history-item">Item</label>
+      <input id="history-item" autocomplete="off" placeholder="entity:Alice, file:notes/a.md, doc:root" />
+      <button type="submit">Filter</button>
+    </form>
     <ol id="history" class="changes"></ol>
     <button type="button" id="history-more" hidden>
       Older changes

@@ -349,4 +349,35 @@ describe("web page as a curation tool (open local mode)", () => {
     expect(JSON.stringify(await client.call("default", "view", { path: "/" }))).not.toContain("plan.md");
     await page.close();
   });
+
+  it("filters the history by caller and item, and shows markup in names as text everywhere", async () => {
+    const payload = `<img src=x onerror="document.body.dataset.pwned=1">`;
+    await client.callTool("default", "create_entities", {
+      entities: [{ name: payload, entityType: "<b>type</b>", observations: ["<script>document.body.dataset.pwned=1</script>"] }],
+    });
+    const page = await browser.context.newPage();
+    await open(page);
+    await page.getByRole("tab", { name: "History" }).click();
+    await page.getByLabel("Item").fill(`entity:${NAMES[0]}`);
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect
+      .poll(async () => (await page.locator("#history li .tool").allTextContents()).sort(), WAIT)
+      .toEqual(["create_entities", "create_relations", "update_observation", "update_observation"]);
+    await page.getByLabel("Item").fill("");
+    await page.getByLabel("Caller").fill("nobody-by-that-name");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect.poll(() => page.locator("#history li").textContent(), WAIT).toBe("No change matches.");
+
+    await page.getByRole("tab", { name: "Entities" }).click();
+    await page.getByLabel("Sort by").selectOption("updated");
+    await page.locator("#entities-list").getByRole("button", { name: payload, exact: true }).click();
+    await expect.poll(() => page.locator("#detail-h").textContent(), WAIT).toBe(payload);
+    await page.getByRole("tab", { name: "Graph" }).click();
+    await page.getByRole("button", { name: "Show more" }).click();
+    await page.locator("#context-graph .node .label", { hasText: "<img" }).first().waitFor(WAIT);
+    expect(await page.locator("img").count()).toBe(0);
+    expect(await page.locator("#detail b, #entities-list b").count()).toBe(0);
+    expect(await page.evaluate("document.body.dataset.pwned ?? null")).toBeNull();
+    await page.close();
+  });
 });
