@@ -240,6 +240,29 @@ const AppsPanel: FC = () => (
   </section>
 );
 
+/** Contexts and tokens, for the administrator only (src/ui/client/dom/admin.ts). */
+const AdminPanel: FC = () => (
+  <section role="tabpanel" id="panel-admin" aria-labelledby="tab-admin" class="panel" hidden>
+    <h2>Contexts</h2>
+    <form id="admin-context-form" class="row">
+      <label for="admin-context-name">Context name</label>
+      <input id="admin-context-name" autocomplete="off" required />
+      <button type="submit">Create context</button>
+    </form>
+    <ul id="admin-contexts" class="changes"></ul>
+    <h2>Tokens</h2>
+    <form id="admin-token-form" class="row">
+      <label for="admin-token-name">Token name</label>
+      <input id="admin-token-name" autocomplete="off" required />
+      <label for="admin-token-grants">Grants</label>
+      <input id="admin-token-grants" autocomplete="off" placeholder="team=write, docs=read" />
+      <button type="submit">Mint token</button>
+    </form>
+    <div id="admin-secret" aria-live="polite"></div>
+    <ul id="admin-tokens" class="changes"></ul>
+  </section>
+);
+
 /** find_duplicates' suggestions, each with its merge buttons (src/ui/client/dom/duplicates.ts). */
 const DuplicatesPanel: FC = () => (
   <section role="tabpanel" id="panel-dups" aria-labelledby="tab-dups" class="panel" hidden>
@@ -299,6 +322,7 @@ export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) =
             <Tab id="history" label="History" />
             <Tab id="dups" label="Duplicates" />
             <Tab id="apps" label="Connected apps" />
+            <Tab id="admin" label="Administration" />
           </div>
           <SearchPanel />
           <EntitiesPanel />
@@ -308,6 +332,7 @@ export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) =
           <HistoryPanel />
           <DuplicatesPanel />
           <AppsPanel />
+          <AdminPanel />
         </div>
         <aside id="detail" class="detail" aria-labelledby="detail-h" hidden>
           <div class="row detail-head">

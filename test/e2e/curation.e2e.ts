@@ -380,4 +380,30 @@ describe("web page as a curation tool (open local mode)", () => {
     expect(await page.evaluate("document.body.dataset.pwned ?? null")).toBeNull();
     await page.close();
   });
+
+  it("lets the administrator create, flag and remove contexts and mint, list and revoke tokens, the secret shown once", async () => {
+    const page = await browser.context.newPage();
+    await open(page);
+    await page.getByRole("tab", { name: "Administration" }).click();
+    await page.getByLabel("Context name").fill("ops-team");
+    await page.getByRole("button", { name: "Create context" }).click();
+    const row = page.locator("#admin-contexts li", { hasText: "ops-team" });
+    await row.waitFor(WAIT);
+    await page.getByRole("button", { name: "Read-only: ops-team" }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Read-only: ops-team" }).getAttribute("aria-pressed"), WAIT).toBe("true");
+    await page.getByLabel("Token name").fill("carol");
+    await page.getByLabel("Grants").fill("ops-team=read, default=write");
+    await page.getByRole("button", { name: "Mint token" }).click();
+    const secret = await page.locator("#admin-secret-value").textContent();
+    expect(secret?.length).toBeGreaterThan(20);
+    await page.locator("#admin-tokens li", { hasText: "carol" }).waitFor(WAIT);
+    expect(await page.locator("#admin-tokens li", { hasText: "carol" }).textContent()).toContain("ops-team=read, default=write");
+    await page.screenshot({ path: `${OUT}/admin.png`, fullPage: true });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Revoke token carol" }).click();
+    await expect.poll(() => page.locator("#admin-tokens li", { hasText: "carol" }).count(), WAIT).toBe(0);
+    await page.getByRole("button", { name: "Remove context ops-team" }).click();
+    await expect.poll(() => row.count(), WAIT).toBe(0);
+    await page.close();
+  });
 });

@@ -206,6 +206,17 @@ export class EngramClient {
     }
   }
 
+  /** A POST or PATCH of a JSON body under /api with the same auth; the JSON answer, or a CallError with the server's message. */
+  async sendJson<T>(method: "POST" | "PATCH", path: string, body: unknown): Promise<T> {
+    const response = await this.fetch(`${this.options.base ?? ""}/api${path}`, {
+      method,
+      headers: this.headers({ Accept: "application/json", "Content-Type": "application/json" }),
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new CallError(await errorMessage(response), failureKind(response.status), response.status);
+    return (await response.json()) as T;
+  }
+
   /** A DELETE under /api with the same auth (declared JSON, no body, as the API asks of state changes); the JSON body, or a CallError. */
   async deleteJson<T>(path: string): Promise<T> {
     const response = await this.fetch(`${this.options.base ?? ""}/api${path}`, {

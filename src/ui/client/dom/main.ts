@@ -15,6 +15,7 @@
  */
 import { CallError, EngramClient } from "../mcp";
 import { contextChoices, type ContextChoice, type Listed } from "../contexts";
+import { AdminView } from "./admin";
 import { App } from "./app";
 import { AppsView } from "./apps";
 import { DetailView } from "./detail";
@@ -59,10 +60,14 @@ const history = new HistoryView(app);
 const duplicates = new DuplicatesView(app, (item) => void detail.open(item));
 const apps = new AppsView(app);
 const live = watchChanges(app);
+const admin = new AdminView(app);
+let isAdmin = false;
+/** Grants that may make the visitor the administrator ("*" with the admin role); only then is the server asked (AdminView.allowed). */
+let mayAdminister = false;
 new TransferView(app);
 
-type TabId = "search" | "entities" | "graph" | "files" | "docs" | "history" | "dups" | "apps";
-const TABS: TabId[] = ["search", "entities", "graph", "files", "docs", "history", "dups", "apps"];
+type TabId = "search" | "entities" | "graph" | "files" | "docs" | "history" | "dups" | "apps" | "admin";
+const TABS: TabId[] = ["search", "entities", "graph", "files", "docs", "history", "dups", "apps", "admin"];
 /** The tool a tab needs; a server that does not list it hides the tab. Entities, Graph and Connected apps need none (they read /api routes). */
 const TAB_TOOL: Record<TabId, string | undefined> = {
   search: "search_nodes",
@@ -73,8 +78,10 @@ const TAB_TOOL: Record<TabId, string | undefined> = {
   history: "memory_history",
   dups: "find_duplicates",
   apps: undefined,
+  admin: undefined,
 };
 const offered = (t: TabId) => {
+  if (t === "admin") return isAdmin;
   const tool = TAB_TOOL[t];
   return tool === undefined || app.has(tool);
 };
@@ -101,6 +108,7 @@ async function loadTab(id: TabId): Promise<void> {
   else if (id === "history") await history.load();
   else if (id === "dups") await duplicates.load();
   else if (id === "apps") await apps.load();
+  else if (id === "admin") await admin.load();
 }
 
 for (const t of TABS) {
@@ -143,6 +151,7 @@ async function pickContext(choice: ContextChoice): Promise<void> {
     app.fail(error);
     return;
   }
+  isAdmin = mayAdminister && (await admin.allowed());
   for (const t of TABS) byId(`tab-${t}`).hidden = !offered(t);
   await live.baseline();
   // Controls that write are hidden for a read grant or a read-only context.
@@ -170,6 +179,7 @@ async function connect(): Promise<void> {
   byId("who").textContent = openMode
     ? "Open local mode (no ADMIN_TOKEN): no token needed, and only this machine can connect."
     : "Signed in with an API token (kept in this tab only).";
+  mayAdminister = listed.grants.some((g) => g.context === "*" && g.role === "admin");
   const { choices, first } = contextChoices(listed, sessionStorage.getItem(CONTEXT_KEY));
   const select = byId<HTMLSelectElement>("context");
   fill(select, ...choices.map((c) => h("option", { value: c.name }, `${c.name}${c.readOnly ? " (read-only)" : ""}${c.role === "read" ? " (read)" : ""}`)));
