@@ -66,7 +66,7 @@ const ORDERS: Record<EntitySort, Order> = {
 
 type Key = (string | number)[];
 
-interface Cursor {
+export interface Cursor {
   /** The sort key of the row at the page's edge. */
   k: Key;
   /** "n": the rows after it; "p": the rows before it. */
@@ -117,6 +117,35 @@ const toBrowsed = (r: BrowseRow): BrowsedEntity => ({
 
 const keyOf = (r: BrowseRow, sort: EntitySort): Key => (sort === "name" ? [r.name, r.id] : sort === "updated" ? [r.updated_at, r.id] : [r.important, r.uses, r.id]);
 
+/**
+ * The statement reading one page (and one row more, to know whether another
+ * follows): a row-value comparison with the cursor's key, so an index on
+ * the order's columns serves it. Walking backwards reads the reverse order
+ * from the cursor; the caller turns the rows round.
+ */
+export function pageStatement(
+  sort: EntitySort,
+  type: string | undefined,
+  cursor: Cursor | undefined,
+  limit: number,
+): { query: string; params: (string | number)[] } {
+  const order = ORDERS[sort];
+  const descending = order.descending !== (cursor?.d === "p");
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (type !== undefined) {
+    where.push("e.entity_type = ?");
+    params.push(type);
+  }
+  if (cursor) {
+    where.push(`(${order.columns.join(", ")}) ${descending ? "<" : ">"} (${order.columns.map(() => "?").join(", ")})`);
+    params.push(...cursor.k);
+  }
+  const query = `${BROWSE_SELECT} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
+     ORDER BY ${order.columns.map((c) => `${c} ${descending ? "DESC" : "ASC"}`).join(", ")} LIMIT ${sqlLimit(limit + 1)}`;
+  return { query, params };
+}
+
 /** One page of entities in `sort` order (optionally of one type), with cursors to the pages around it. */
 export function browseEntities(db: Db, opts: BrowseOptions): EntityPage {
   const order = ORDERS[opts.sort];
@@ -125,24 +154,9 @@ export function browseEntities(db: Db, opts: BrowseOptions): EntityPage {
   if (opts.type !== undefined && (opts.type === "" || opts.type.length > LIMITS.entityName)) {
     throw new DomainError("Invalid", `type: 1-${LIMITS.entityName} characters.`);
   }
-  // Walking backwards reads the reverse order from the cursor, then turns the rows round.
   const backwards = cursor?.d === "p";
-  const descending = order.descending !== backwards;
-  const where: string[] = [];
-  const params: (string | number)[] = [];
-  if (opts.type !== undefined) {
-    where.push("e.entity_type = ?");
-    params.push(opts.type);
-  }
-  if (cursor) {
-    where.push(`(${order.columns.join(", ")}) ${descending ? "<" : ">"} (${order.columns.map(() => "?").join(", ")})`);
-    params.push(...cursor.k);
-  }
-  const rows = db.all<BrowseRow>(
-    `${BROWSE_SELECT} ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""}
-     ORDER BY ${order.columns.map((c) => `${c} ${descending ? "DESC" : "ASC"}`).join(", ")} LIMIT ${sqlLimit(limit + 1)}`,
-    ...params,
-  );
+  const { query, params } = pageStatement(opts.sort, opts.type, cursor, limit);
+  const rows = db.all<BrowseRow>(query, ...params);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (backwards) page.reverse();
