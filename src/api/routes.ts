@@ -7,6 +7,8 @@
  *   POST /api/contexts/:name/restore   point-in-time recovery, administrators only (pitr.ts)
  *   GET  /api/contexts/:name/stats     counts, size, settings, entities' access statistics (read grant; stats.ts)
  *   /api/contexts/:name/webhooks       a context's webhooks, administrators only (webhooks.ts)
+ *   GET  /api/contexts/:name/entities  a keyset page of entities by name, update or priority (read grant; browse.ts)
+ *   GET  /api/contexts/:name/graph     the best-ranked entities or one's neighbourhood, with their relations (read grant; browse.ts)
  *   /api/tokens, /api/contexts, /api/audit   administration (src/api/tokens.ts, contexts.ts, audit.ts)
  *   GET  /api/admin/registry-calls      calls the Registry served, administrators only (admin.ts)
  *
@@ -23,6 +25,7 @@ import { describeThrown, errorRef } from "../errors";
 import { addReport, emptyImportReport, type ImportReport } from "../graph/import";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
+import { browseEntities, graphPicture } from "./browse";
 import { contexts } from "./contexts";
 import { CODE, JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
@@ -114,6 +117,8 @@ api.get("/contexts/:name/export", requireContext("read"), (c) => {
 api.post("/contexts/:name/restore", requireAdmin, requireContext("write"), recoverToPoint);
 
 api.get("/contexts/:name/stats", stats);
+api.get("/contexts/:name/entities", requireContext("read"), browseEntities);
+api.get("/contexts/:name/graph", requireContext("read"), graphPicture);
 
 /** The answer of an import that stopped part-way: where and why, and exactly what was written before it stopped. */
 function stoppedAnswer(stop: ImportStop, report: ImportReport, inFlight = false) {

@@ -223,6 +223,17 @@ export class MemoryContext extends DurableObject<Env> {
   mergeEntities(target: string, sources: string[], meta: CallMeta): Outcome<MergeResult & { change: number }> {
     return this.runner.run(meta, "write", (w) => ({ value: mergeEntities(w, target, sources) }));
   }
+  /** The web page's Entities tab: one keyset page in a chosen order, with the types in use on the first page; not an access. */
+  browseEntities(opts: graph.BrowseOptions): Outcome<graph.EntityPage & { types?: { type: string; count: number }[] }> {
+    return this.runner.run(undefined, "read", ({ db }) => {
+      const page = graph.browseEntities(db, opts);
+      return { value: opts.cursor === undefined ? { ...page, types: graph.entityTypes(db) } : page };
+    });
+  }
+  /** The web page's graph: the best-ranked entities, or one's neighbourhood, with the relations among them; not an access. */
+  graphView(opts: graph.GraphViewOptions): Outcome<graph.GraphView> {
+    return this.runner.run(undefined, "read", ({ db }) => ({ value: graph.graphView(db, opts) }));
+  }
   /** A listing without hits: it runs as a search, so it neither waits for earlier searches' hits nor records any (./runner.ts). */
   readGraph(opts: graph.ReadGraphOptions, meta: CallMeta, asOf?: string | number): Outcome<graph.GraphPage> {
     return this.runner.run(meta, "search", ({ db, now }) => ({ value: graph.readGraphAsOf(db, opts, asOf, now) }));

@@ -31,6 +31,7 @@ import m0018 from "../../migrations/0018_vector_lists.sql";
 import m0019 from "../../migrations/0019_cluster_queue.sql";
 import m0020 from "../../migrations/0020_registration.sql";
 import m0021 from "../../migrations/0021_team.sql";
+import m0022 from "../../migrations/0022_browse_indexes.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -61,6 +62,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 19, name: "0019_cluster_queue", sql: m0019 },
   { version: 20, name: "0020_registration", sql: m0020 },
   { version: 21, name: "0021_team", sql: m0021 },
+  { version: 22, name: "0022_browse_indexes", sql: m0022 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -90,6 +90,16 @@ const Overview: FC = () => (
     <p id="capacity" class="muted"></p>
     <h3>Recent changes</h3>
     <ol id="recent" class="changes"></ol>
+    <h3>Export and import</h3>
+    <button type="button" id="export">
+      Export
+    </button>
+    <form id="import-form" class="write transfer" aria-label="Import memory.jsonl">
+      <label for="import-file">Import</label>
+      <input id="import-file" type="file" accept=".jsonl,.ndjson,application/x-ndjson,application/jsonl" />
+      <button type="submit">Import</button>
+    </form>
+    <div id="import-report" aria-live="polite"></div>
   </section>
 );
 
@@ -121,6 +131,64 @@ const SearchPanel: FC = () => (
   </section>
 );
 
+/** Every entity, a page at a time, sorted and filtered (src/ui/client/dom/entities.ts). */
+const EntitiesPanel: FC = () => (
+  <section role="tabpanel" id="panel-entities" aria-labelledby="tab-entities" class="panel" hidden>
+    <h2 class="sr-only">Entities</h2>
+    <div class="row">
+      <label for="entities-sort">Sort by</label>
+      <select id="entities-sort">
+        <option value="name">Name</option>
+        <option value="updated">Last update</option>
+        <option value="priority">Priority</option>
+      </select>
+      <label for="entities-type">Filter by type</label>
+      <select id="entities-type">
+        <option value="">All types</option>
+      </select>
+      <button type="button" id="entities-new" class="write">
+        New entity
+      </button>
+    </div>
+    <div id="entity-create" hidden></div>
+    <table class="entities">
+      <caption id="entities-note" class="muted" aria-live="polite"></caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Type</th>
+          <th scope="col">Observations</th>
+          <th scope="col">Relations</th>
+          <th scope="col">Updated</th>
+        </tr>
+      </thead>
+      <tbody id="entities-list"></tbody>
+    </table>
+    <div class="row">
+      <button type="button" id="entities-previous" disabled>
+        Previous
+      </button>
+      <button type="button" id="entities-next" disabled>
+        Next
+      </button>
+    </div>
+  </section>
+);
+
+/** The whole context as a picture, most important and connected first (src/ui/client/dom/context-graph.ts). */
+const GraphPanel: FC = () => (
+  <section role="tabpanel" id="panel-graph" aria-labelledby="tab-graph" class="panel" hidden>
+    <h2 class="sr-only">Graph</h2>
+    <div class="row">
+      <span id="graph-note" class="muted" aria-live="polite"></span>
+      <button type="button" id="graph-more" hidden>
+        Show more
+      </button>
+    </div>
+    <div id="context-graph" class="graph"></div>
+  </section>
+);
+
 const TreePanel: FC<{ id: string; label: string; treeId: string }> = ({ id, label, treeId }) => (
   <section role="tabpanel" id={`panel-${id}`} aria-labelledby={`tab-${id}`} class="panel" hidden>
     <div class="row">
@@ -145,6 +213,13 @@ const HistoryPanel: FC = () => (
         Undo my last change
       </button>
     </div>
+    <form id="history-filter" class="row" aria-label="Filter the history">
+      <label for="history-caller">Caller</label>
+      <input id="history-caller" autocomplete="off" placeholder="token name" />
+      <label for="history-item">Item</label>
+      <input id="history-item" autocomplete="off" placeholder="entity:Alice, file:notes/a.md, doc:root" />
+      <button type="submit">Filter</button>
+    </form>
     <ol id="history" class="changes"></ol>
     <button type="button" id="history-more" hidden>
       Older changes
@@ -162,6 +237,29 @@ const AppsPanel: FC = () => (
       </button>
     </div>
     <ul id="apps-list" class="changes"></ul>
+  </section>
+);
+
+/** Contexts and tokens, for the administrator only (src/ui/client/dom/admin.ts). */
+const AdminPanel: FC = () => (
+  <section role="tabpanel" id="panel-admin" aria-labelledby="tab-admin" class="panel" hidden>
+    <h2>Contexts</h2>
+    <form id="admin-context-form" class="row">
+      <label for="admin-context-name">Context name</label>
+      <input id="admin-context-name" autocomplete="off" required />
+      <button type="submit">Create context</button>
+    </form>
+    <ul id="admin-contexts" class="changes"></ul>
+    <h2>Tokens</h2>
+    <form id="admin-token-form" class="row">
+      <label for="admin-token-name">Token name</label>
+      <input id="admin-token-name" autocomplete="off" required />
+      <label for="admin-token-grants">Grants</label>
+      <input id="admin-token-grants" autocomplete="off" placeholder="team=write, docs=read" />
+      <button type="submit">Mint token</button>
+    </form>
+    <div id="admin-secret" aria-live="polite"></div>
+    <ul id="admin-tokens" class="changes"></ul>
   </section>
 );
 
@@ -217,18 +315,24 @@ export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) =
         <div class="center">
           <div role="tablist" aria-label="Views" class="tabs">
             <Tab id="search" label="Search" selected />
+            <Tab id="entities" label="Entities" />
+            <Tab id="graph" label="Graph" />
             <Tab id="files" label="Files" />
             <Tab id="docs" label="Documents" />
             <Tab id="history" label="History" />
             <Tab id="dups" label="Duplicates" />
             <Tab id="apps" label="Connected apps" />
+            <Tab id="admin" label="Administration" />
           </div>
           <SearchPanel />
+          <EntitiesPanel />
+          <GraphPanel />
           <TreePanel id="files" label="Files" treeId="file-tree" />
           <TreePanel id="docs" label="Documents" treeId="doc-tree" />
           <HistoryPanel />
           <DuplicatesPanel />
           <AppsPanel />
+          <AdminPanel />
         </div>
         <aside id="detail" class="detail" aria-labelledby="detail-h" hidden>
           <div class="row detail-head">

@@ -234,6 +234,8 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     expect(await page.getByRole("button", { name: /^Delete observation/ }).count()).toBe(0);
     expect(await page.getByLabel("New observation").count()).toBe(0);
     expect(await page.locator("#important").count()).toBe(0);
+    // No administration for a teammate.
+    expect(await page.getByRole("tab", { name: "Administration" }).count()).toBe(0);
     await page.close();
   });
 

@@ -1,21 +1,26 @@
 /**
- * The search result as a graph to draw: nodes with their role, edges from
- * relations, and a deterministic force-directed layout. Pure (no DOM), so
- * it is tested on its own.
+ * A graph to draw: nodes with their role, edges from relations, and a
+ * deterministic force-directed layout (d3-force). Pure (no DOM), so it is
+ * tested on its own.
  *
  * ## Degrading
  * The search engine adds per-entity `score` and `role` ("entry" or
  * "connector") and top-level `paths`; an older engine answers only
  * `{entities, relations}`. Without roles every entity is an "other" match,
  * without paths no edge is highlighted: the picture stays correct, just
- * plainer.
+ * plainer. The whole-context picture (/api/contexts/<name>/graph) has no
+ * roles either.
  *
  * ## Layout
- * Fruchterman-Reingold with a fixed start (entries on an inner ring, the
- * rest on an outer one, in result order) and a fixed number of cooling
- * steps: the same result always gets the same picture, and tests can check
- * it. O(n² × steps) with n <= 200 (search_nodes' cap) is a few milliseconds.
+ * d3-force, chosen by measurement among d3-force, cytoscape.js and elkjs
+ * (docs/performance-history.md): links pull, nodes repel, and a collision
+ * force keeps every node's label box apart, so labels do not pile up. The
+ * coordinates are free (the view fits them to its frame and zooms); a
+ * fixed start (d3's phyllotaxis, or where a node was before) and a fixed
+ * number of ticks make the same graph always get the same picture.
  */
+import { forceCollide, forceLink, forceManyBody, forceSimulation, forceX, forceY, type SimulationLinkDatum, type SimulationNodeDatum } from "d3-force";
+
 type NodeRole = "entry" | "connector" | "other";
 
 export interface GraphNode {
@@ -44,7 +49,8 @@ export interface SearchGraph {
 interface SearchEntity {
   name: string;
   entityType: string;
-  observations?: string[];
+  /** The observations (search results), or their count (the whole-context picture). */
+  observations?: string[] | number;
   score?: number;
   role?: string;
 }
@@ -72,7 +78,7 @@ export function graphOf(result: SearchResult): SearchGraph {
       entityType: e.entityType,
       role,
       ...(typeof e.score === "number" ? { score: e.score } : {}),
-      observations: e.observations?.length ?? 0,
+      observations: typeof e.observations === "number" ? e.observations : (e.observations?.length ?? 0),
     });
   }
   const onPath = new Set<string>();
@@ -91,116 +97,73 @@ export function graphOf(result: SearchResult): SearchGraph {
   return { nodes, edges, hasRoles };
 }
 
+/** `base` with the nodes and edges of `more` it lacks (a neighbourhood opened into the picture); base's nodes keep their roles. */
+export function mergeGraphs(base: SearchGraph, more: SearchGraph): SearchGraph {
+  const ids = new Set(base.nodes.map((n) => n.id));
+  const edgeKey = (e: GraphEdge) => `${e.from}\u0000${e.to}\u0000${e.relationType}`;
+  const edges = new Set(base.edges.map(edgeKey));
+  return {
+    nodes: [...base.nodes, ...more.nodes.filter((n) => !ids.has(n.id))],
+    edges: [...base.edges, ...more.edges.filter((e) => !edges.has(edgeKey(e)))],
+    hasRoles: base.hasRoles,
+  };
+}
+
 export interface Point {
   x: number;
   y: number;
 }
 
+/** Characters of a label before it is cut with "…". */
+export const LABEL_MAX = 22;
+/** The label's estimated width in px at the view's 12 px font (the e2e test measures the real boxes). */
+export const labelWidth = (id: string) => Math.min(id.length, LABEL_MAX) * 7.2 + 8;
+
 export interface LayoutOptions {
-  width: number;
-  height: number;
-  /** Kept free at the edges, for labels. */
-  margin?: number;
-  steps?: number;
+  /** Where nodes were in an earlier picture: they start there, so expanding a neighbourhood keeps the picture steady. */
+  previous?: ReadonlyMap<string, Point>;
+  ticks?: number;
 }
 
-/** Positions for every node id, inside [margin, width - margin] × [margin, height - margin]. */
-export function layout(graph: SearchGraph, options: LayoutOptions): Map<string, Point> {
-  const { width, height } = options;
-  const margin = options.margin ?? 40;
-  const steps = options.steps ?? 300;
-  const n = graph.nodes.length;
+interface SimNode extends SimulationNodeDatum {
+  id: string;
+  radius: number;
+}
+
+/** Positions for every node id, in free coordinates around (0, 0). */
+export function layout(graph: SearchGraph, options: LayoutOptions = {}): Map<string, Point> {
+  const previous = options.previous ?? new Map<string, Point>();
+  const nodes: SimNode[] = graph.nodes.map((node) => {
+    const at = previous.get(node.id);
+    return { id: node.id, radius: labelWidth(node.id) / 2 + 4, ...(at ? { x: at.x, y: at.y } : {}) };
+  });
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  // A node new to the picture starts next to a neighbour that was already placed, not across the frame.
+  nodes.forEach((node, i) => {
+    if (node.x !== undefined) return;
+    const edge = graph.edges.find((e) => (e.from === node.id && byId.get(e.to)?.x !== undefined) || (e.to === node.id && byId.get(e.from)?.x !== undefined));
+    const anchor = edge ? byId.get(edge.from === node.id ? edge.to : edge.from) : undefined;
+    if (anchor?.x !== undefined && anchor.y !== undefined) {
+      node.x = anchor.x + Math.cos(i) * 40;
+      node.y = anchor.y + Math.sin(i) * 40;
+    }
+  });
+  const links = graph.edges.map((e) => ({ source: e.from, target: e.to }));
+  const simulation = forceSimulation(nodes)
+    .force(
+      "link",
+      forceLink<SimNode, SimulationLinkDatum<SimNode>>(links)
+        .id((d) => d.id)
+        .distance(70),
+    )
+    .force("charge", forceManyBody().strength(-220))
+    .force("collide", forceCollide<SimNode>((d) => d.radius).iterations(3))
+    // Gentle pulls to the middle keep unconnected parts on screen; wider than high, like the frame.
+    .force("x", forceX(0).strength(0.04))
+    .force("y", forceY(0).strength(0.1))
+    .stop();
+  simulation.tick(options.ticks ?? 300);
   const positions = new Map<string, Point>();
-  if (n === 0) return positions;
-  const cx = width / 2;
-  const cy = height / 2;
-  const innerW = Math.max(1, width - 2 * margin);
-  const innerH = Math.max(1, height - 2 * margin);
-  if (n === 1) {
-    positions.set(graph.nodes[0]?.id ?? "", { x: cx, y: cy });
-    return positions;
-  }
-
-  const index = new Map(graph.nodes.map((node, i) => [node.id, i]));
-  const xs = new Float64Array(n);
-  const ys = new Float64Array(n);
-  // Entries start on an inner ring when there are others to surround them; else everyone shares one ring.
-  const entries = graph.nodes.filter((node) => node.role === "entry").length;
-  const inner = entries < n ? entries : 0;
-  const outer = n - inner;
-  let iInner = 0;
-  let iOuter = 0;
-  graph.nodes.forEach((node, i) => {
-    const isInner = inner > 0 && node.role === "entry";
-    const k = isInner ? iInner++ : iOuter++;
-    const count = isInner ? inner : outer;
-    const radius = isInner ? 0.2 : 0.42;
-    // A half-step offset on the outer ring keeps its nodes off the inner ring's spokes.
-    const angle = (2 * Math.PI * (k + (isInner ? 0 : 0.5))) / Math.max(1, count);
-    xs[i] = cx + Math.cos(angle) * innerW * radius;
-    ys[i] = cy + Math.sin(angle) * innerH * radius;
-  });
-
-  const edges = graph.edges.flatMap((e) => {
-    const a = index.get(e.from);
-    const b = index.get(e.to);
-    return a === undefined || b === undefined ? [] : [[a, b] as const];
-  });
-  const area = innerW * innerH;
-  const k = Math.sqrt(area / n);
-  const dx = new Float64Array(n);
-  const dy = new Float64Array(n);
-  let temperature = Math.min(innerW, innerH) / 8;
-  const cooling = temperature / (steps + 1);
-
-  for (let step = 0; step < steps; step++) {
-    dx.fill(0);
-    dy.fill(0);
-    for (let i = 0; i < n; i++) {
-      for (let j = i + 1; j < n; j++) {
-        let ex = (xs[i] ?? 0) - (xs[j] ?? 0);
-        let ey = (ys[i] ?? 0) - (ys[j] ?? 0);
-        let d = Math.hypot(ex, ey);
-        if (d < 0.01) {
-          // Coincident nodes: push apart along a direction fixed by their indices.
-          ex = Math.cos(i + j);
-          ey = Math.sin(i + j);
-          d = 0.01;
-        }
-        const force = (k * k) / d;
-        const fx = (ex / d) * force;
-        const fy = (ey / d) * force;
-        dx[i] = (dx[i] ?? 0) + fx;
-        dy[i] = (dy[i] ?? 0) + fy;
-        dx[j] = (dx[j] ?? 0) - fx;
-        dy[j] = (dy[j] ?? 0) - fy;
-      }
-    }
-    for (const [a, b] of edges) {
-      const ex = (xs[a] ?? 0) - (xs[b] ?? 0);
-      const ey = (ys[a] ?? 0) - (ys[b] ?? 0);
-      const d = Math.max(0.01, Math.hypot(ex, ey));
-      const force = (d * d) / k;
-      const fx = (ex / d) * force;
-      const fy = (ey / d) * force;
-      dx[a] = (dx[a] ?? 0) - fx;
-      dy[a] = (dy[a] ?? 0) - fy;
-      dx[b] = (dx[b] ?? 0) + fx;
-      dy[b] = (dy[b] ?? 0) + fy;
-    }
-    for (let i = 0; i < n; i++) {
-      // A little gravity keeps unconnected parts of the result on screen.
-      const gx = (dx[i] ?? 0) + (cx - (xs[i] ?? 0)) * 0.05 * (k / 10);
-      const gy = (dy[i] ?? 0) + (cy - (ys[i] ?? 0)) * 0.05 * (k / 10);
-      const d = Math.max(0.01, Math.hypot(gx, gy));
-      const move = Math.min(d, temperature);
-      xs[i] = Math.min(width - margin, Math.max(margin, (xs[i] ?? 0) + (gx / d) * move));
-      ys[i] = Math.min(height - margin, Math.max(margin, (ys[i] ?? 0) + (gy / d) * move));
-    }
-    temperature -= cooling;
-  }
-  graph.nodes.forEach((node, i) => {
-    positions.set(node.id, { x: Math.round(xs[i] ?? cx), y: Math.round(ys[i] ?? cy) });
-  });
+  for (const n of nodes) positions.set(n.id, { x: Math.round(n.x ?? 0), y: Math.round(n.y ?? 0) });
   return positions;
 }

@@ -183,6 +183,40 @@ export class EngramClient {
     return (await response.json()) as T;
   }
 
+  /** A GET under /api with the same auth, its body as a Blob (a download), or a CallError. */
+  async getBlob(path: string): Promise<Blob> {
+    const response = await this.fetch(`${this.options.base ?? ""}/api${path}`, { method: "GET", headers: this.headers({}) });
+    if (!response.ok) throw new CallError(await errorMessage(response), failureKind(response.status), response.status);
+    return response.blob();
+  }
+
+  /** A POST of `body` (of media type `type`) under /api with the same auth: the status and the JSON answer, whatever the status; a 401 is a CallError. */
+  async postBody<T>(path: string, body: Blob | string, type: string): Promise<{ status: number; body: T }> {
+    const response = await this.fetch(`${this.options.base ?? ""}/api${path}`, {
+      method: "POST",
+      headers: this.headers({ Accept: "application/json", "Content-Type": type }),
+      body,
+    });
+    if (response.status === 401) throw new CallError(await errorMessage(response), "auth", 401);
+    const text = await response.text();
+    try {
+      return { status: response.status, body: JSON.parse(text) as T };
+    } catch {
+      throw new CallError(text.slice(0, 300) || `HTTP ${response.status}`, failureKind(response.status), response.status);
+    }
+  }
+
+  /** A POST or PATCH of a JSON body under /api with the same auth; the JSON answer, or a CallError with the server's message. */
+  async sendJson<T>(method: "POST" | "PATCH", path: string, body: unknown): Promise<T> {
+    const response = await this.fetch(`${this.options.base ?? ""}/api${path}`, {
+      method,
+      headers: this.headers({ Accept: "application/json", "Content-Type": "application/json" }),
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new CallError(await errorMessage(response), failureKind(response.status), response.status);
+    return (await response.json()) as T;
+  }
+
   /** A DELETE under /api with the same auth (declared JSON, no body, as the API asks of state changes); the JSON body, or a CallError. */
   async deleteJson<T>(path: string): Promise<T> {
     const response = await this.fetch(`${this.options.base ?? ""}/api${path}`, {

@@ -93,3 +93,12 @@ export function parseItem(key: string): { kind: ItemKind; name: string } | undef
   if (colon < 0 || (kind !== "entity" && kind !== "file" && kind !== "doc")) return undefined;
   return { kind, name: key.slice(colon + 1) };
 }
+
+/** A whole file's text from `view`'s numbered lines (`   1: text`); undefined when the view was cut, so the file cannot be edited from it. */
+export function fileContent(view: { text: string; truncated: boolean; lines?: { from: number; to: number; total: number } }): string | undefined {
+  if (view.truncated || (view.lines && (view.lines.from > 1 || view.lines.to < view.lines.total))) return undefined;
+  if (view.lines?.total === 0) return "";
+  const lines = view.text.split("\n");
+  if (lines.some((l) => !/^ *\d+: /.test(l) || /… \[line \d+ cut at/.test(l))) return undefined;
+  return `${lines.map((l) => l.replace(/^ *\d+: /, "")).join("\n")}\n`;
+}

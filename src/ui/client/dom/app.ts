@@ -9,7 +9,8 @@
  * tools, checks and history as an agent's. Before it, the page notes the
  * newest change's #seq; after it, it looks up this tab's changes since then
  * (memory_history, by the tab's session key) and offers to undo them with
- * one `undo{change}`. Then every view that shows memory refreshes.
+ * one `undo{change}`. Then every view that shows memory refreshes (unless
+ * the write was refused with nothing written: then an editor keeps its text).
  */
 import { type Change, ownChangeToUndo } from "../changes";
 import type { ContextChoice } from "../contexts";
@@ -122,6 +123,11 @@ export class App {
       }
       if (ok) this.notice(done, target);
       else if (target !== undefined) this.notice("Part of the change was made.", target);
+      // Refused with nothing written: the views stay as they are, an editor keeps its text.
+      if (!ok && before !== undefined && target === undefined) {
+        this.hideNotice();
+        return false;
+      }
     } catch (error) {
       ok = false;
       this.fail(error);

@@ -3,9 +3,10 @@
  * its key, and shows it again after a change. Escape or the × button
  * closes it and returns focus where the visitor was.
  */
-import { docLinks, parseItem } from "../trees";
+import { docLinks, fileContent, parseItem } from "../trees";
 import type { App } from "./app";
 import { byId, fill, h, linkButton } from "./dom";
+import { deleteFileButton, editButton } from "./editor";
 import { relatedList, renderEntity } from "./entity";
 
 interface FileView {
@@ -40,7 +41,14 @@ export class DetailView {
     const body = byId("detail-body");
     try {
       let shown: string | undefined;
-      if (parsed.kind === "entity") shown = await renderEntity(this.app, body, parsed.name, (i) => void this.open(i));
+      if (parsed.kind === "entity")
+        shown = await renderEntity(
+          this.app,
+          body,
+          parsed.name,
+          (i) => void this.open(i),
+          () => this.close(),
+        );
       else if (parsed.kind === "file") shown = await this.renderFile(body, parsed.name);
       else shown = await this.renderDoc(body, parsed.name);
       if (shown === undefined) {
@@ -83,10 +91,23 @@ export class DetailView {
       throw error;
     }
     const lines = r.lines ? `Lines ${r.lines.from}-${r.lines.to} of ${r.lines.total}` : r.type;
+    const slot = h("div", {}, h("pre", { class: "content", tabindex: 0, "aria-label": `Content of ${path}` }, r.text));
+    const content = r.type === "file" ? fileContent(r) : undefined;
+    const writable = this.app.writable && r.type === "file";
     fill(
       body,
       h("p", { class: "muted" }, r.truncated ? `${lines} (cut; an agent pages with view_range)` : lines),
-      h("pre", { class: "content", tabindex: 0, "aria-label": `Content of ${path}` }, r.text),
+      writable
+        ? h(
+            "div",
+            { class: "entity-actions write" },
+            content === undefined
+              ? null
+              : editButton(this.app, "Edit file", "File content", slot, content, (text) => [{ tool: "create", args: { path, file_text: text, overwrite: true } }]),
+            deleteFileButton(this.app, path, () => this.close()),
+          )
+        : null,
+      slot,
       relatedList(r.related, (i) => void this.open(i)),
     );
     return `file:${path}`;
@@ -101,9 +122,18 @@ export class DetailView {
       throw error;
     }
     const children = docLinks(r.content);
+    const slot = h("div", {}, h("pre", { class: "content", tabindex: 0, "aria-label": `Content of document ${id}` }, r.content));
     fill(
       body,
-      h("pre", { class: "content", tabindex: 0, "aria-label": `Content of document ${id}` }, r.content),
+      this.app.writable
+        ? h(
+            "div",
+            { class: "entity-actions write" },
+            editButton(this.app, "Edit document", "Document content", slot, r.content, (text) => [{ tool: "update_document", args: { id, content: text } }]),
+          )
+        : null,
+      slot,
+      h("p", { class: "hint" }, "Link [[new-id]] to create a child document; remove a link to delete that child."),
       h("h3", {}, `Linked documents (${children.length})`),
       children.length === 0
         ? h("p", { class: "muted" }, "None.")

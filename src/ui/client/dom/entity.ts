@@ -18,6 +18,7 @@ import { asOfFromPicker, heldLabel, pickerValue, type Superseded } from "../asof
 import { type Change, formatTime } from "../changes";
 import { parseItem } from "../trees";
 import type { App } from "./app";
+import { entityActions, relationDelete } from "./curate";
 import { fill, h, linkButton } from "./dom";
 import { changeItem } from "./history";
 
@@ -143,7 +144,7 @@ function addForm(app: App, entity: string): HTMLFormElement {
     },
     h("label", { for: id }, "New observation"),
     area,
-    h("button", { type: "submit", class: "small" }, "Add"),
+    h("button", { type: "submit", class: "small" }, "Add observation"),
   );
 }
 
@@ -182,13 +183,20 @@ function asOfPicker(asOf: string | undefined, show: (asOf: string | undefined) =
   );
 }
 
-export async function renderEntity(app: App, body: HTMLElement, name: string, open: (item: string) => void, asOf?: string): Promise<string | undefined> {
+export async function renderEntity(
+  app: App,
+  body: HTMLElement,
+  name: string,
+  open: (item: string) => void,
+  closed: () => void,
+  asOf?: string,
+): Promise<string | undefined> {
   // update_observation comes with includeSuperseded and asOf (docs/graph.md); an older server gets the plain call.
   const dated = app.has("update_observation");
   const r = await app.call<Opened>("open_nodes", { names: [name], ...(dated ? { includeSuperseded: true } : {}), ...(asOf ? { asOf } : {}) });
   const entity = r.entities[0];
   const item = `entity:${name}`;
-  const again = (at: string | undefined) => void renderEntity(app, body, name, open, at).catch((error) => app.fail(error));
+  const again = (at: string | undefined) => void renderEntity(app, body, name, open, closed, at).catch((error) => app.fail(error));
   if (!entity && asOf) {
     fill(body, asOfPicker(asOf, again), h("p", { class: "muted" }, `“${name}” did not exist at that time.`));
     return item;
@@ -208,6 +216,7 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
   fill(
     body,
     h("p", { class: "muted" }, entity.entityType),
+    app.writable && !past ? entityActions(app, name, entity.entityType, open, closed) : null,
     dated ? asOfPicker(asOf, again) : null,
     // The mark is part of the entity's statistics: open_nodes keeps the official shape.
     past ? null : importantToggle(app, item, stats?.important === true),
@@ -230,6 +239,7 @@ export async function renderEntity(app: App, body: HTMLElement, name: string, op
               h("em", {}, rel.relationType),
               " ",
               linkButton(other(rel), () => open(`entity:${other(rel)}`)),
+              past ? null : relationDelete(app, rel),
             ),
           ),
         ),

@@ -38,6 +38,10 @@ export class HistoryView {
     byId("history-refresh").addEventListener("click", () => void this.load());
     byId("history-more").addEventListener("click", () => void this.load(this.oldest));
     byId("undo-last").addEventListener("click", () => void app.undo());
+    byId<HTMLFormElement>("history-filter").addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.load();
+    });
   }
 
   /** The newest changes, or the page before `before`, appended. */
@@ -51,11 +55,18 @@ export class HistoryView {
       return;
     }
     try {
-      const r = await this.app.call<{ changes: Change[]; more: boolean }>("memory_history", { limit: PAGE, ...(before !== undefined ? { before } : {}) });
+      const caller = byId<HTMLInputElement>("history-caller").value.trim();
+      const item = byId<HTMLInputElement>("history-item").value.trim();
+      const r = await this.app.call<{ changes: Change[]; more: boolean }>("memory_history", {
+        limit: PAGE,
+        ...(before !== undefined ? { before } : {}),
+        ...(caller ? { caller } : {}),
+        ...(item ? { item } : {}),
+      });
       const items = r.changes.map((c) => changeItem(this.app, c, true));
       if (before === undefined) fill(list, ...items);
       else list.append(...items);
-      if (before === undefined && r.changes.length === 0) fill(list, h("li", { class: "muted" }, "No changes yet."));
+      if (before === undefined && r.changes.length === 0) fill(list, h("li", { class: "muted" }, caller || item ? "No change matches." : "No changes yet."));
       this.oldest = r.changes[r.changes.length - 1]?.seq ?? this.oldest;
       more.hidden = !r.more;
     } catch (error) {

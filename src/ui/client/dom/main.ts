@@ -15,14 +15,19 @@
  */
 import { CallError, EngramClient } from "../mcp";
 import { contextChoices, type ContextChoice, type Listed } from "../contexts";
+import { AdminView } from "./admin";
 import { App } from "./app";
 import { AppsView } from "./apps";
 import { DetailView } from "./detail";
+import { ContextGraphView } from "./context-graph";
 import { byId, fill, h } from "./dom";
+import { EntitiesView } from "./entities";
 import { HistoryView } from "./history";
+import { watchChanges } from "./live";
 import { DuplicatesView } from "./duplicates";
 import { loadOverview } from "./overview";
 import { SearchView } from "./search";
+import { TransferView } from "./transfer";
 import { TreesView } from "./trees";
 
 const TOKEN_KEY = "engram.token";
@@ -43,24 +48,40 @@ function tabSession(): string {
 const client = new EngramClient({ token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined, session: tabSession() });
 const app = new App(client, tabSession());
 const search = new SearchView(app, (name) => void detail.open(`entity:${name}`));
-const detail = new DetailView(app, (item) => search.select(item?.startsWith("entity:") ? item.slice(7) : undefined));
+const contextGraph = new ContextGraphView(app, (name) => void detail.open(`entity:${name}`));
+const detail = new DetailView(app, (item) => {
+  const name = item?.startsWith("entity:") ? item.slice(7) : undefined;
+  search.select(name);
+  contextGraph.select(name);
+});
+const entities = new EntitiesView(app, (item) => void detail.open(item));
 const trees = new TreesView(app, (item) => void detail.open(item));
 const history = new HistoryView(app);
 const duplicates = new DuplicatesView(app, (item) => void detail.open(item));
 const apps = new AppsView(app);
+const live = watchChanges(app);
+const admin = new AdminView(app);
+let isAdmin = false;
+/** Grants that may make the visitor the administrator ("*" with the admin role); only then is the server asked (AdminView.allowed). */
+let mayAdminister = false;
+new TransferView(app);
 
-type TabId = "search" | "files" | "docs" | "history" | "dups" | "apps";
-const TABS: TabId[] = ["search", "files", "docs", "history", "dups", "apps"];
-/** The tool a tab needs; a server that does not list it hides the tab. Connected apps needs none (it reads /api/oauth/grants). */
+type TabId = "search" | "entities" | "graph" | "files" | "docs" | "history" | "dups" | "apps" | "admin";
+const TABS: TabId[] = ["search", "entities", "graph", "files", "docs", "history", "dups", "apps", "admin"];
+/** The tool a tab needs; a server that does not list it hides the tab. Entities, Graph and Connected apps need none (they read /api routes). */
 const TAB_TOOL: Record<TabId, string | undefined> = {
   search: "search_nodes",
+  entities: undefined,
+  graph: undefined,
   files: "view",
   docs: "get_document_tree",
   history: "memory_history",
   dups: "find_duplicates",
   apps: undefined,
+  admin: undefined,
 };
 const offered = (t: TabId) => {
+  if (t === "admin") return isAdmin;
   const tool = TAB_TOOL[t];
   return tool === undefined || app.has(tool);
 };
@@ -80,11 +101,14 @@ function showTab(id: TabId, focus = false): void {
 
 async function loadTab(id: TabId): Promise<void> {
   if (!app.context) return;
-  if (id === "files") await trees.loadFiles();
+  if (id === "entities") await entities.load();
+  else if (id === "graph") await contextGraph.load();
+  else if (id === "files") await trees.loadFiles();
   else if (id === "docs") await trees.loadDocs();
   else if (id === "history") await history.load();
   else if (id === "dups") await duplicates.load();
   else if (id === "apps") await apps.load();
+  else if (id === "admin") await admin.load();
 }
 
 for (const t of TABS) {
@@ -116,15 +140,20 @@ async function pickContext(choice: ContextChoice): Promise<void> {
   sessionStorage.setItem(CONTEXT_KEY, choice.name);
   app.clearAlert();
   app.hideNotice();
+  fill(byId("import-report"));
   detail.close();
   search.reset();
+  entities.reset();
+  contextGraph.reset();
   try {
     app.tools = new Map((await client.listTools(choice.name)).map((t) => [t.name, t]));
   } catch (error) {
     app.fail(error);
     return;
   }
+  isAdmin = mayAdminister && (await admin.allowed());
   for (const t of TABS) byId(`tab-${t}`).hidden = !offered(t);
+  await live.baseline();
   // Controls that write are hidden for a read grant or a read-only context.
   document.body.classList.toggle("readonly", !app.writable);
   byId("workspace").hidden = false;
@@ -150,6 +179,7 @@ async function connect(): Promise<void> {
   byId("who").textContent = openMode
     ? "Open local mode (no ADMIN_TOKEN): no token needed, and only this machine can connect."
     : "Signed in with an API token (kept in this tab only).";
+  mayAdminister = listed.grants.some((g) => g.context === "*" && g.role === "admin");
   const { choices, first } = contextChoices(listed, sessionStorage.getItem(CONTEXT_KEY));
   const select = byId<HTMLSelectElement>("context");
   fill(select, ...choices.map((c) => h("option", { value: c.name }, `${c.name}${c.readOnly ? " (read-only)" : ""}${c.role === "read" ? " (read)" : ""}`)));

@@ -6,7 +6,8 @@
 import { graphOf, type SearchGraph } from "../graph";
 import type { App } from "./app";
 import { byId, fill, h } from "./dom";
-import { nodeLabel, renderGraph } from "./graph-view";
+import { neighbourhood } from "./context-graph";
+import { GraphView, nodeLabel } from "./graph-view";
 
 interface SearchResult {
   entities: { name: string; entityType: string; observations: string[]; score?: number; role?: string }[];
@@ -18,11 +19,13 @@ interface SearchResult {
 export class SearchView {
   private graph: SearchGraph | undefined;
   private query = "";
+  private readonly view: GraphView;
 
   constructor(
     private readonly app: App,
     private readonly openEntity: (name: string) => void,
   ) {
+    this.view = new GraphView(byId("graph"), { label: "Graph of the search result", open: openEntity, neighbourhood: (name) => neighbourhood(app, name) });
     byId<HTMLFormElement>("search-form").addEventListener("submit", (event) => {
       event.preventDefault();
       void this.search(byId<HTMLInputElement>("q").value);
@@ -31,7 +34,7 @@ export class SearchView {
     let pending = 0;
     window.addEventListener("resize", () => {
       clearTimeout(pending);
-      pending = window.setTimeout(() => this.draw(), 150);
+      pending = window.setTimeout(() => this.view.redraw(), 150);
     });
   }
 
@@ -39,7 +42,7 @@ export class SearchView {
     this.graph = undefined;
     this.query = "";
     byId<HTMLInputElement>("q").value = "";
-    fill(byId("graph"));
+    this.view.show(undefined);
     fill(byId("results"));
     byId("legend").hidden = true;
     byId("search-note").textContent = "";
@@ -78,14 +81,15 @@ export class SearchView {
 
   /** Marks the open entity in the picture and the list. */
   select(name: string | undefined): void {
-    for (const el of byId("graph").querySelectorAll(".node")) el.classList.toggle("selected", el.getAttribute("data-name") === name);
+    this.view.select(name);
     for (const el of byId("results").querySelectorAll("button")) el.setAttribute("aria-current", String(el.dataset.name === name));
   }
 
   private draw(): void {
     if (!this.graph) return;
     const selected = this.app.openItem?.startsWith("entity:") ? this.app.openItem.slice(7) : undefined;
-    renderGraph(byId("graph"), this.graph, this.openEntity, selected);
+    this.view.select(selected);
+    this.view.show(this.graph);
     fill(
       byId("results"),
       ...this.graph.nodes.map((node) =>

@@ -1,0 +1,159 @@
+/**
+ * The Administration tab, for the administrator only: contexts (create,
+ * toggle read-only, remove) and API tokens (mint with grants, the secret
+ * shown once; list; revoke), through the admin REST routes the command
+ * line uses (/api/contexts, /api/tokens) and the remove_context tool.
+ * Whether to show the tab is the server's answer to GET /api/tokens: a
+ * refusal hides it, and every route refuses anyone else anyway.
+ */
+import type { App } from "./app";
+import { byId, fill, h } from "./dom";
+
+interface ContextRow {
+  name: string;
+  description: string;
+  readOnly: boolean;
+}
+interface TokenRow {
+  id: string;
+  name: string;
+  grants: { context: string; role: string }[];
+  lastUsedAt: number | null;
+}
+
+/** "ctx=role, other=read" as grants; a bad entry is named. */
+function parseGrants(text: string): { context: string; role: string }[] {
+  return text
+    .split(/[,\s]+/)
+    .filter((g) => g !== "")
+    .map((g) => {
+      const [context, role] = g.split("=");
+      if (!context || !role) throw new Error(`Grant “${g}”: write it as context=role (read, write or admin).`);
+      return { context, role };
+    });
+}
+
+export class AdminView {
+  constructor(private readonly app: App) {
+    byId<HTMLFormElement>("admin-context-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.createContext();
+    });
+    byId<HTMLFormElement>("admin-token-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.mint();
+    });
+  }
+
+  /** Whether the visitor is the administrator: the server decides. */
+  async allowed(): Promise<boolean> {
+    try {
+      await this.app.client.getJson("/tokens");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async run(action: () => Promise<void>): Promise<void> {
+    this.app.clearAlert();
+    try {
+      await action();
+    } catch (error) {
+      this.app.fail(error);
+    }
+    await this.load();
+  }
+
+  async load(): Promise<void> {
+    try {
+      const [{ contexts }, { tokens }] = await Promise.all([
+        this.app.client.getJson<{ contexts: ContextRow[] }>("/contexts"),
+        this.app.client.getJson<{ tokens: TokenRow[] }>("/tokens"),
+      ]);
+      fill(
+        byId("admin-contexts"),
+        ...contexts.map((c) =>
+          h(
+            "li",
+            {},
+            h("span", { class: "name" }, c.name),
+            c.readOnly ? h("span", { class: "muted" }, " (read-only)") : null,
+            " ",
+            h(
+              "button",
+              {
+                type: "button",
+                class: "small toggle",
+                "aria-pressed": String(c.readOnly),
+                "aria-label": `Read-only: ${c.name}`,
+                onclick: () => void this.run(() => this.app.client.sendJson("PATCH", `/contexts/${encodeURIComponent(c.name)}`, { readOnly: !c.readOnly })),
+              },
+              "Read-only",
+            ),
+            " ",
+            h(
+              "button",
+              {
+                type: "button",
+                class: "small danger",
+                "aria-label": `Remove context ${c.name}`,
+                onclick: () => void this.run(async () => void (await this.app.client.callTool(undefined, "remove_context", { name: c.name }))),
+              },
+              "Remove",
+            ),
+          ),
+        ),
+      );
+      fill(
+        byId("admin-tokens"),
+        ...tokens.map((t) =>
+          h(
+            "li",
+            {},
+            h("span", { class: "name" }, t.name),
+            h("span", { class: "muted" }, ` ${t.grants.map((g) => `${g.context}=${g.role}`).join(", ") || "no grants"}`),
+            " ",
+            h(
+              "button",
+              {
+                type: "button",
+                class: "small danger",
+                "aria-label": `Revoke token ${t.name}`,
+                onclick: () => void this.run(async () => void (await this.app.client.deleteJson(`/tokens/${encodeURIComponent(t.id)}`))),
+              },
+              "Revoke",
+            ),
+          ),
+        ),
+      );
+    } catch (error) {
+      this.app.fail(error);
+    }
+  }
+
+  private async createContext(): Promise<void> {
+    const input = byId<HTMLInputElement>("admin-context-name");
+    const name = input.value.trim();
+    if (name === "") return;
+    await this.run(async () => {
+      await this.app.client.sendJson("POST", "/contexts", { name });
+      input.value = "";
+    });
+  }
+
+  private async mint(): Promise<void> {
+    const name = byId<HTMLInputElement>("admin-token-name").value.trim();
+    const grantsText = byId<HTMLInputElement>("admin-token-grants").value;
+    if (name === "") return;
+    await this.run(async () => {
+      const minted = await this.app.client.sendJson<{ token: string; name: string }>("POST", "/tokens", { name, grants: parseGrants(grantsText) });
+      // Shown once: the server keeps only a hash.
+      fill(
+        byId("admin-secret"),
+        h("p", {}, `Token for ${minted.name}, shown once; copy it now:`),
+        h("code", { id: "admin-secret-value", tabindex: 0 }, minted.token),
+      );
+    });
+  }
+}
