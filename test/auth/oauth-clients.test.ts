@@ -11,6 +11,7 @@ import { LocalLimiter } from "../../src/auth/registration";
 import { authorizeUrl, consentPage, nextAddress, pkce, postConsent, REDIRECT, register, tokenRequest } from "../helpers/oauth";
 import { BASE, mint, secured } from "../helpers/teams";
 import { workerFetch } from "../helpers/clients";
+import { withLogs } from "../helpers/logs";
 
 const registerRaw = (body: string, address = nextAddress()) =>
   secured(`${BASE}/oauth/register`, { method: "POST", headers: { "Content-Type": "application/json", "CF-Connecting-IP": address }, body });
@@ -97,7 +98,11 @@ describe("client ID metadata documents", () => {
   it("answers a metadata document that cannot be fetched with a 4xx invalid_client, never a 500", async () => {
     const { challenge } = await pkce();
     const clientId = "https://engram-cimd-test.invalid-tld-for-tests.example.org/client.json";
-    const res = await secured(authorizeUrl({ clientId, challenge, redirect: "https://engram-cimd-test.example.org/cb" }), { redirect: "manual" });
+    const { value: res, logged } = await withLogs(() =>
+      secured(authorizeUrl({ clientId, challenge, redirect: "https://engram-cimd-test.example.org/cb" }), { redirect: "manual" }),
+    );
+    // The OAuth library logs the failed fetch itself (the workers tests answer every outbound fetch with a 502).
+    expect(logged.map((l) => String(l.line.text))).toEqual([expect.stringMatching(/^CIMD fetch failed for https:\/\/engram-cimd-test\..*HTTP 502/)]);
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(await res.text()).toMatch(/invalid_client/);

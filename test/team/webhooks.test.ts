@@ -2,6 +2,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Send } from "../../src/context/webhooks";
 import { connectV1, connectV2, freshContext, type TestClient } from "../helpers/clients";
+import { withLogs } from "../helpers/logs";
 import { stubOf } from "../helpers/context";
 import { api, connectAs, createContext, mint, type Minted } from "../helpers/teams";
 
@@ -111,18 +112,25 @@ describe("webhooks", () => {
     const { received, send } = receiver([503, 503, 200]);
     const clock = await rig(ctx, send);
     await addHook(ctx);
-    await clients[0].call("create_entities", entity("One"));
-    await clients[1].call("create_entities", entity("Two"));
-    await stubOf(ctx).deliverWebhooks();
-    expect(received.map((r) => JSON.parse(r.body).seq)).toEqual([1]);
-    const alarm = await runInDurableObject(stubOf(ctx), (_i, state) => state.storage.getAlarm());
-    expect(alarm).toBeLessThanOrEqual(clock.at + 5000);
-    expect((await listHooks(ctx))[0]).toMatchObject({ lastStatus: "503", failures: 1, pending: 2, failing: false });
+    const { logged } = await withLogs(async () => {
+      await clients[0].call("create_entities", entity("One"));
+      await clients[1].call("create_entities", entity("Two"));
+      await stubOf(ctx).deliverWebhooks();
+      expect(received.map((r) => JSON.parse(r.body).seq)).toEqual([1]);
+      const alarm = await runInDurableObject(stubOf(ctx), (_i, state) => state.storage.getAlarm());
+      expect(alarm).toBeLessThanOrEqual(clock.at + 5000);
+      expect((await listHooks(ctx))[0]).toMatchObject({ lastStatus: "503", failures: 1, pending: 2, failing: false });
 
-    clock.at += 1000;
-    expect(await runDurableObjectAlarm(stubOf(ctx))).toBe(true);
-    clock.at += 2000;
-    expect(await runDurableObjectAlarm(stubOf(ctx))).toBe(true);
+      clock.at += 1000;
+      expect(await runDurableObjectAlarm(stubOf(ctx))).toBe(true);
+      clock.at += 2000;
+      expect(await runDurableObjectAlarm(stubOf(ctx))).toBe(true);
+    });
+    // Each failed attempt is logged once, with the change and the status.
+    expect(logged.map((l) => [l.line.event, l.line.seq, l.line.status])).toEqual([
+      ["webhook_failed", 1, "503"],
+      ["webhook_failed", 1, "503"],
+    ]);
     expect(received.map((r) => JSON.parse(r.body).seq)).toEqual([1, 1, 1, 2]);
     expect((await listHooks(ctx))[0]).toMatchObject({ lastStatus: "200", failures: 2, deliveredSeq: 2, pending: 0 });
     await close();
@@ -133,10 +141,16 @@ describe("webhooks", () => {
     const { received, send } = receiver([503]);
     const clock = await rig(ctx, send);
     await addHook(ctx);
-    await clients[0].call("create_entities", entity("One"));
-    await stubOf(ctx).deliverWebhooks();
-    clock.at += 24 * HOUR;
-    await runDurableObjectAlarm(stubOf(ctx));
+    const { logged } = await withLogs(async () => {
+      await clients[0].call("create_entities", entity("One"));
+      await stubOf(ctx).deliverWebhooks();
+      clock.at += 24 * HOUR;
+      await runDurableObjectAlarm(stubOf(ctx));
+    });
+    expect(logged.map((l) => [l.line.event, l.line.seq, l.line.status])).toEqual([
+      ["webhook_failed", 1, "503"],
+      ["webhook_failed", 1, "503"],
+    ]);
     const [hook] = await listHooks(ctx);
     expect(hook).toMatchObject({ failing: true, failures: 2, lastStatus: "503", pending: 1 });
     expect(hook).not.toHaveProperty("nextAttemptAt");
