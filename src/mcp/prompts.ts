@@ -15,7 +15,7 @@
  */
 import type { GetPromptResult, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { BRIEF_TOKENS, estimateTokens } from "../priority/brief";
+import { BRIEF_BUDGET, BRIEF_TOKENS, estimateTokens } from "../priority/brief";
 import { runGuarded, noteLines, resourceUri, servedKinds, unwrapped, type GuideScope } from "./guide";
 import { memoryGuide } from "./guidance";
 import { readBrief } from "./resources";
@@ -59,6 +59,15 @@ const required = (name: string) =>
     .string({ error: `${name} is required` })
     .refine((s) => s.trim() !== "", `${name} is required and must not be empty`)
     .describe(name);
+
+/** The brief prompt's optional budget: prompt arguments are strings, so a whole number of tokens in BRIEF_BUDGET, as text. */
+const briefBudget = z
+  .string()
+  .refine((s) => /^\d+$/.test(s) && Number(s) >= BRIEF_BUDGET.min && Number(s) <= BRIEF_BUDGET.max, {
+    message: `budgetTokens must be a whole number of tokens from ${BRIEF_BUDGET.min} to ${BRIEF_BUDGET.max}`,
+  })
+  .optional()
+  .describe(`tokens, ${BRIEF_BUDGET.min}-${BRIEF_BUDGET.max}; default ${BRIEF_TOKENS}`);
 
 async function recall(scope: GuideScope, topic: string): Promise<GetPromptResult> {
   const opened = await scope.open("prompt:recall");
@@ -151,8 +160,15 @@ export function registerPrompts(server: McpServer, scope: GuideScope): void {
   if (servedKinds(scope.toolsets).length > 0) {
     server.registerPrompt(
       "brief",
-      { title: "Memory brief", description: `The context's briefing: marked important, most used, most recent (within ${PROMPT_TOKENS.brief} tokens)` },
-      () => runGuarded("prompt:brief", async () => message((await readBrief(scope, "prompt:brief", PROMPT_TOKENS.brief)).text)),
+      {
+        title: "Memory brief",
+        description: `The context's briefing: marked important, most used, most recent (within ${PROMPT_TOKENS.brief} tokens)`,
+        argsSchema: z.object({ budgetTokens: briefBudget }),
+      },
+      ({ budgetTokens }) =>
+        runGuarded("prompt:brief", async () =>
+          message((await readBrief(scope, "prompt:brief", budgetTokens === undefined ? PROMPT_TOKENS.brief : Number(budgetTokens))).text),
+        ),
     );
   }
 }

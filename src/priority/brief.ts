@@ -22,8 +22,10 @@ export const estimateTokens = (text: string): number => Math.ceil(text.length / 
 
 /** The default budget of memory://brief (tokens, see `estimateTokens`). */
 export const BRIEF_TOKENS = 1500;
-/** Rows read per section and kind: more than a brief of BRIEF_TOKENS can show. */
-const SECTION_ROWS = 40;
+/** The brief prompt's budget range: a client that injects the brief on its own (a session-start hook) may ask for more. */
+export const BRIEF_BUDGET = { min: 200, max: 3000 } as const;
+/** Rows read per section and kind: more than a brief of `BRIEF_BUDGET.max` tokens can show. */
+const SECTION_ROWS = 80;
 /** Characters of one observation, of one line. */
 const OBSERVATION_CHARS = 160;
 const LINE_CHARS = 400;

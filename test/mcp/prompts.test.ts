@@ -4,7 +4,7 @@
  * Invalid Params naming it, and only the served toolsets' prompts appear.
  */
 import { describe, expect, it } from "vitest";
-import { estimateTokens } from "../../src/priority/brief";
+import { BRIEF_BUDGET, estimateTokens } from "../../src/priority/brief";
 import { PROMPT_TOKENS } from "../../src/mcp/prompts";
 import { CLIENTS, freshContext, rejection } from "../helpers/clients";
 import { as, registered, stubOf, unwrap } from "../helpers/context";
@@ -83,6 +83,30 @@ describe.each(CLIENTS)("prompts, with %s client", (_label, connect) => {
     const brief = textOf(await c.getPrompt("brief"));
     expect(brief).toContain("Ada Lovelace");
     expect(estimateTokens(brief)).toBeLessThanOrEqual(PROMPT_TOKENS.brief);
+    await c.close();
+  });
+
+  it("brief takes a budget from 200 to 3000 tokens, so a client that injects it on its own can ask for more", async () => {
+    const context = await registered(freshContext("prm"));
+    const c = await connect({ url: `http://localhost/mcp/${context}` });
+    const entities = Array.from({ length: 120 }, (_, i) => ({
+      name: `Service ${i}`,
+      entityType: "service",
+      observations: [`Service ${i} runs the nightly ledger export for region ${i} and pages the billing on-call rotation`],
+    }));
+    expect((await c.call("create_entities", { entities })).isError).toBeFalsy();
+    const tokens = async (budgetTokens?: string) => estimateTokens(textOf(await c.getPrompt("brief", budgetTokens === undefined ? undefined : { budgetTokens })));
+    const [least, standard, most] = [await tokens(String(BRIEF_BUDGET.min)), await tokens(), await tokens(String(BRIEF_BUDGET.max))];
+    expect(least).toBeLessThanOrEqual(BRIEF_BUDGET.min);
+    expect(standard).toBeGreaterThan(least);
+    expect(standard).toBeLessThanOrEqual(PROMPT_TOKENS.brief);
+    expect(most).toBeGreaterThan(PROMPT_TOKENS.brief);
+    expect(most).toBeLessThanOrEqual(BRIEF_BUDGET.max);
+    for (const budgetTokens of ["199", "3001", "lots", "1.5"]) {
+      const e = await rejection(c.getPrompt("brief", { budgetTokens }));
+      expect(e.code, budgetTokens).toBe(-32602);
+      expect(e.message, budgetTokens).toContain("budgetTokens must be a whole number of tokens from 200 to 3000");
+    }
     await c.close();
   });
 

@@ -50,7 +50,7 @@ function fromEventStream(text, id) {
 }
 
 /**
- * A connected client: `{ call(name, args), read(uri) }`, each resolving to
+ * A connected client: `{ call(name, args), prompt(name, args), read(uri) }`, each resolving to
  * the JSON-RPC result. `token` empty or undefined sends no Authorization header.
  */
 export async function connect({ url, token, signal }) {
@@ -122,6 +122,11 @@ export async function connect({ url, token, signal }) {
         throw new EngramError(`${name} failed: ${String(text).split("\n")[0]}`);
       }
       return result;
+    },
+    /** prompts/get: the text of its messages, joined. */
+    async prompt(name, args) {
+      const result = await request("prompts/get", { name, arguments: args });
+      return (result?.messages ?? []).map((m) => (typeof m?.content?.text === "string" ? m.content.text : "")).join("\n");
     },
     /** resources/read: the text of the first content. */
     async read(uri) {
