@@ -4,8 +4,9 @@
  * entities are read as they stood then (./asof.ts), names as they were then.
  * Every entity returned counts as opened, except one deleted since the time
  * an as-of read looked at. With `provenance`, each entity also lists who
- * wrote each of its observations and when (./provenance.ts): a read of now
- * only.
+ * wrote each of its current observations and when (./provenance.ts): a read
+ * of now only, with or without includeSuperseded (superseded texts carry
+ * their own times and no writer).
  */
 import { DomainError } from "../errors";
 import { accessed, itemKey, type WithEffects } from "../items";
@@ -33,8 +34,8 @@ export interface OpenedNodes {
 
 export function openNodes(db: Db, names: readonly string[], now: number, opts: OpenOptions): WithEffects<OpenedNodes> {
   const past = opts.asOf !== undefined || opts.includeSuperseded === true;
-  if (past && opts.provenance) {
-    throw new DomainError("Invalid", "provenance shows who wrote the current observations; leave out asOf and includeSuperseded to get it.");
+  if (opts.asOf !== undefined && opts.provenance) {
+    throw new DomainError("Invalid", "provenance shows who wrote the current observations; leave out asOf to get it.");
   }
   const { names: resolved, aliases }: { names: readonly string[]; aliases: Record<string, string> } =
     opts.asOf === undefined ? openByAlias(db, names) : { names, aliases: {} };

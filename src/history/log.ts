@@ -23,6 +23,8 @@ export interface HistoryQuery {
   item?: string;
   /** Only changes by this caller. */
   caller?: string;
+  /** Only changes made by this tool (its exact name, e.g. `update_observation` or `api:import`). */
+  tool?: string;
   /** Only changes made at or after this time (ms). */
   since?: number;
   /** Only changes older than this seq (paging). */
@@ -81,6 +83,11 @@ export function listChanges(db: Db, q: HistoryQuery): { changes: ChangeInfo[]; m
   if (q.caller !== undefined) {
     where.push("c.caller = ?");
     params.push(q.caller);
+  }
+  if (q.tool !== undefined) {
+    // No index on tool: the newest-first walk over seq filters it (the log is bounded by retention).
+    where.push("c.tool = ?");
+    params.push(q.tool);
   }
   if (q.since !== undefined) {
     where.push("c.at >= ?");

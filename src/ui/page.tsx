@@ -216,6 +216,8 @@ const HistoryPanel: FC = () => (
     <form id="history-filter" class="row" aria-label="Filter the history">
       <label for="history-caller">Caller</label>
       <input id="history-caller" autocomplete="off" placeholder="token name" />
+      <label for="history-tool">Tool</label>
+      <input id="history-tool" autocomplete="off" placeholder="update_observation" />
       <label for="history-item">Item</label>
       <input id="history-item" autocomplete="off" placeholder="entity:Alice, file:notes/a.md, doc:root" />
       <button type="submit">Filter</button>

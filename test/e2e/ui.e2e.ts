@@ -169,6 +169,9 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await page.keyboard.press("Enter");
     await expect.poll(() => observations(page), WAIT).toEqual(["owns the billing service", "prefers Go and Rust"]);
     await page.locator("#notice-undo").waitFor({ state: "visible", ...WAIT });
+    // Under each current observation, who wrote it and when: the seed's admin token, then this teammate's token.
+    const writers = () => page.locator("#detail .observation:not(.superseded) .by").allTextContents();
+    await expect.poll(writers, WAIT).toEqual([expect.stringMatching(/^by admin · \d{4}-/), expect.stringMatching(/^by alice-e2e · \d{4}-/)]);
     // The edit is update_observation: the old text stays, greyed, with when it held.
     expect(await superseded(page)).toEqual(["prefers Go"]);
     expect(await page.locator("#detail .observation.superseded .held").textContent()).toMatch(/^held \d{4}-.+ – \d{4}-/);
@@ -189,6 +192,11 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await expect.poll(() => observations(page), WAIT).toEqual(["prefers Go", "owns the billing service"]);
     expect(await superseded(page)).toEqual([]);
     await expect.poll(() => page.locator("#history li").first().textContent(), WAIT).toContain("undo");
+    // Filtered by tool (its exact name): only the edit, not the seed's writes or the undo.
+    await page.getByLabel("Tool").fill("update_observation");
+    await page.getByRole("button", { name: "Filter" }).click();
+    await expect.poll(() => page.locator("#history li .tool").allTextContents(), WAIT).toEqual(["update_observation"]);
+    expect(await page.locator("#history li .caller").allTextContents()).toEqual(["alice-e2e"]);
 
     await page.getByRole("tab", { name: "Files" }).click();
     await page.getByRole("button", { name: "billing.md" }).click();

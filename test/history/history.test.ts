@@ -87,7 +87,7 @@ describe("change recording", () => {
 });
 
 describe.each(CLIENTS)("memory_history with %s client", (_label, connect) => {
-  it("lists compact lines newest first, filtered by item, caller and time, with paging", async () => {
+  it("lists compact lines newest first, filtered by item, caller, tool and time, with paging", async () => {
     const ctx = freshContext("hist");
     const c = await connect({ url: `http://localhost/mcp/${ctx}` });
     await c.call("create_entities", { entities: [ent("Alice"), ent("Bob")] });
@@ -107,6 +107,12 @@ describe.each(CLIENTS)("memory_history with %s client", (_label, connect) => {
     expect(byBob.changes.map((x) => x.summary)).toEqual(["+obs Bob"]);
     const byItem = (await c.call("memory_history", { item: "entity:Alice" })).structuredContent as { changes: unknown[] };
     expect(byItem.changes).toHaveLength(2);
+    const byTool = (await c.call("memory_history", { tool: "add_observations" })).structuredContent as { changes: { summary: string }[] };
+    expect(byTool.changes.map((x) => x.summary)).toEqual(["+obs Alice", "+obs Bob"]);
+    const byToolAndCaller = (await c.call("memory_history", { tool: "add_observations", caller: "bob" })).structuredContent as { changes: { summary: string }[] };
+    expect(byToolAndCaller.changes.map((x) => x.summary)).toEqual(["+obs Bob"]);
+    // Exact names only: a prefix matches nothing.
+    expect((await c.call("memory_history", { tool: "add" })).structuredContent).toEqual({ changes: [], more: false });
     const future = (await c.call("memory_history", { since: new Date(Date.now() + 3_600_000).toISOString() })).structuredContent;
     expect(future).toEqual({ changes: [], more: false });
 

@@ -96,12 +96,20 @@ describe.each(CLIENTS)("provenance on reads (%s client)", (_label, connect) => {
     await close();
   });
 
-  it("looks up the writer of an observation stored before observations kept it, and refuses provenance as of a past time", async () => {
+  it("looks up the writer of an observation stored before observations kept it, gives it alongside superseded texts, and refuses it as of a past time", async () => {
     const { ctx, people, clients, close } = await team(connect);
     const [a] = clients as [TestClient];
     await a.call("create_entities", { entities: [{ name: "Old", entityType: "t", observations: ["written long ago"] }] });
     await runInDurableObject(stubOf(ctx), (_o, state) => void new Db(state.storage.sql).run("UPDATE observations SET written_by = NULL"));
     expect((await provenanceOf(a, "Old"))?.[0]?.by).toBe(people[0]?.name);
+
+    // With superseded texts, the current observations keep their writers; the superseded one names none.
+    await a.call("update_observation", { entityName: "Old", old: "written long ago", new: "rewritten today" });
+    const both = json<{ entities: (Opened["entities"][number] & { superseded?: { text: string }[] })[] }>(
+      await a.call("open_nodes", { names: ["Old"], provenance: true, includeSuperseded: true }),
+    ).entities[0];
+    expect(both?.provenance).toEqual([expect.objectContaining({ observation: "rewritten today", by: people[0]?.name })]);
+    expect(both?.superseded).toEqual([expect.objectContaining({ text: "written long ago" })]);
 
     const refused = await a.call("open_nodes", { names: ["Old"], provenance: true, asOf: new Date().toISOString() });
     expect(refused.isError).toBe(true);

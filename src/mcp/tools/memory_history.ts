@@ -30,7 +30,7 @@ export default defineTool({
   name: "memory_history",
   toolset: "history",
   title: "Memory History",
-  description: "Changes here, newest first (#seq time caller tool: summary).",
+  description: "Changes, newest first (#seq time caller tool: summary).",
   input: {
     item: z
       .string()
@@ -39,6 +39,8 @@ export default defineTool({
       .optional()
       .describe("entity:<name>, file:<path> or doc:<id>"),
     caller: z.string().min(1).max(128).optional(),
+    // Unbounded to stay within tools/list's byte budget: it is only compared for equality.
+    tool: z.string().optional(),
     since: z
       .string()
       .max(40)
@@ -51,12 +53,15 @@ export default defineTool({
   output: { changes: z.array(ChangeOut), more: z.boolean() },
   annotations: READ,
   access: "read",
-  run: ({ item, caller, since, before, limit, context }, ctx) =>
+  run: ({ item, caller, tool, since, before, limit, context }, ctx) =>
     callContext(
       ctx,
       context,
       (resolved) =>
-        resolved.stub.history({ item, caller, since: since === undefined ? undefined : Date.parse(since), before, limit: limit ?? HISTORY_PAGE }, resolved.meta),
+        resolved.stub.history(
+          { item, caller, tool, since: since === undefined ? undefined : Date.parse(since), before, limit: limit ?? HISTORY_PAGE },
+          resolved.meta,
+        ),
       ({ changes, more }, resolved) => {
         const lines = changes.map(changeLine);
         if (lines.length === 0) lines.push("No changes match.");

@@ -39,6 +39,8 @@ export interface ToolInfo {
   name: string;
   title?: string;
   annotations?: { readOnlyHint?: boolean };
+  /** The arguments the tool takes (its JSON Schema); the page asks for newer arguments only where they are listed. */
+  inputSchema?: { properties?: Record<string, unknown> };
 }
 
 /** Why a call failed: `auth` (401: sign in again), `forbidden` (403), `http` (other statuses), `protocol` (JSON-RPC error), `tool` (isError). */

@@ -48,6 +48,11 @@ export class App {
     return this.tools.has(tool);
   }
 
+  /** Whether the server lists `argument` among `tool`'s arguments. */
+  takes(tool: string, argument: string): boolean {
+    return Object.hasOwn(this.tools.get(tool)?.inputSchema?.properties ?? {}, argument);
+  }
+
   /** A tool call on the picked context; its structuredContent. */
   call<T>(tool: string, args: Record<string, unknown> = {}): Promise<T> {
     return this.client.call<T>(this.context, tool, args);

@@ -9,7 +9,8 @@
  * add_observations then delete_observations on a server without it (see
  * App.write). Superseded observations show greyed with when they held, and
  * an "as of" picker shows the entity as it stood then (open_nodes asOf),
- * read-only.
+ * read-only. Under each current observation, a muted line says who wrote it
+ * and when (open_nodes provenance, where the server offers it).
  *
  * Editing an observation: Enter saves, Shift+Enter starts a new line,
  * Escape cancels and returns focus to the Edit button.
@@ -23,10 +24,17 @@ import { fill, h, linkButton } from "./dom";
 import { changeItem } from "./history";
 
 interface Opened {
-  entities: { name: string; entityType: string; observations: string[]; superseded?: Superseded[] }[];
+  entities: { name: string; entityType: string; observations: string[]; superseded?: Superseded[]; provenance?: Provenance[] }[];
   relations: { from: string; to: string; relationType: string }[];
   related?: { item: string; count: number }[];
   notFound?: string[];
+}
+
+/** Who wrote a current observation and when (open_nodes `provenance`). */
+interface Provenance {
+  observation: string;
+  by: string;
+  at: string;
 }
 
 interface AccessStats {
@@ -60,7 +68,16 @@ function editKeys(submit: () => void, cancel: () => void): EventListener {
   }) as EventListener;
 }
 
-function observationItem(app: App, entity: string, text: string, past: boolean): HTMLLIElement {
+/** The observation's text, with "by <who> · <when>" under it when its writer is known. */
+function observationText(text: string, by: Provenance | undefined): HTMLElement {
+  if (!by) return h("span", { class: "text" }, text);
+  return h("div", { class: "written" }, h("span", { class: "text" }, text), h("span", { class: "by muted" }, `by ${by.by} · ${formatTime(by.at)}`));
+}
+
+/** The provenance entry of observation `text` (open_nodes lists them in the order of the observations). */
+const writerOf = (p: Provenance | undefined, text: string) => (p?.observation === text ? p : undefined);
+
+function observationItem(app: App, entity: string, text: string, past: boolean, by?: Provenance): HTMLLIElement {
   const li = h("li", { class: "observation" });
   if (past) return h("li", { class: "observation" }, h("span", { class: "text" }, text));
   const show = () => {
@@ -76,7 +93,7 @@ function observationItem(app: App, entity: string, text: string, past: boolean):
       },
       "Delete",
     );
-    li.replaceChildren(h("span", { class: "text" }, text), app.writable ? h("span", { class: "actions" }, edit, del) : "");
+    li.replaceChildren(observationText(text, by), app.writable ? h("span", { class: "actions" }, edit, del) : "");
     return edit;
   };
   const startEdit = () => {
@@ -193,7 +210,13 @@ export async function renderEntity(
 ): Promise<string | undefined> {
   // update_observation comes with includeSuperseded and asOf (docs/graph.md); an older server gets the plain call.
   const dated = app.has("update_observation");
-  const r = await app.call<Opened>("open_nodes", { names: [name], ...(dated ? { includeSuperseded: true } : {}), ...(asOf ? { asOf } : {}) });
+  const args = { names: [name], ...(dated ? { includeSuperseded: true } : {}), ...(asOf ? { asOf } : {}) };
+  // Who wrote each current observation (docs/team.md), where the server lists provenance; one that refuses
+  // it together with includeSuperseded gets the call without it.
+  const r =
+    asOf === undefined && app.takes("open_nodes", "provenance")
+      ? await app.call<Opened>("open_nodes", { ...args, provenance: true }).catch(() => app.call<Opened>("open_nodes", args))
+      : await app.call<Opened>("open_nodes", args);
   const entity = r.entities[0];
   const item = `entity:${name}`;
   const again = (at: string | undefined) => void renderEntity(app, body, name, open, closed, at).catch((error) => app.fail(error));
@@ -221,7 +244,7 @@ export async function renderEntity(
     // The mark is part of the entity's statistics: open_nodes keeps the official shape.
     past ? null : importantToggle(app, item, stats?.important === true),
     h("h3", {}, `Observations (${entity.observations.length})`),
-    h("ul", { class: "observations" }, ...entity.observations.map((o) => observationItem(app, name, o, past))),
+    h("ul", { class: "observations" }, ...entity.observations.map((o, i) => observationItem(app, name, o, past, writerOf(entity.provenance?.[i], o)))),
     app.writable && !past ? addForm(app, name) : null,
     superseded.length > 0 ? h("h3", {}, `Superseded (${superseded.length})`) : null,
     superseded.length > 0 ? h("ul", { class: "observations", "aria-label": "Superseded observations" }, ...superseded.map(supersededItem)) : null,

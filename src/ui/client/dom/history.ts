@@ -57,16 +57,23 @@ export class HistoryView {
     try {
       const caller = byId<HTMLInputElement>("history-caller").value.trim();
       const item = byId<HTMLInputElement>("history-item").value.trim();
+      // The tool filter, where the server lists it (an older one gets no field).
+      const byTool = this.app.takes("memory_history", "tool");
+      const toolInput = byId<HTMLInputElement>("history-tool");
+      toolInput.hidden = !byTool;
+      for (const label of toolInput.labels ?? []) label.hidden = !byTool;
+      const tool = byTool ? toolInput.value.trim() : "";
       const r = await this.app.call<{ changes: Change[]; more: boolean }>("memory_history", {
         limit: PAGE,
         ...(before !== undefined ? { before } : {}),
         ...(caller ? { caller } : {}),
+        ...(tool ? { tool } : {}),
         ...(item ? { item } : {}),
       });
       const items = r.changes.map((c) => changeItem(this.app, c, true));
       if (before === undefined) fill(list, ...items);
       else list.append(...items);
-      if (before === undefined && r.changes.length === 0) fill(list, h("li", { class: "muted" }, caller || item ? "No change matches." : "No changes yet."));
+      if (before === undefined && r.changes.length === 0) fill(list, h("li", { class: "muted" }, caller || tool || item ? "No change matches." : "No changes yet."));
       this.oldest = r.changes[r.changes.length - 1]?.seq ?? this.oldest;
       more.hidden = !r.more;
     } catch (error) {
