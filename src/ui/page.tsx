@@ -242,7 +242,7 @@ const AppsPanel: FC = () => (
   </section>
 );
 
-/** Contexts and tokens, for the administrator only (src/ui/client/dom/admin.ts). */
+/** Contexts, tokens and the picked context's webhooks, for the administrator only (src/ui/client/dom/admin.ts). */
 const AdminPanel: FC = () => (
   <section role="tabpanel" id="panel-admin" aria-labelledby="tab-admin" class="panel" hidden>
     <h2>Contexts</h2>
@@ -262,6 +262,17 @@ const AdminPanel: FC = () => (
     </form>
     <div id="admin-secret" aria-live="polite"></div>
     <ul id="admin-tokens" class="changes"></ul>
+    <h2>
+      Webhooks of <span id="admin-webhooks-context"></span>
+    </h2>
+    <form id="admin-webhook-form" class="row">
+      <label for="admin-webhook-url">Webhook URL</label>
+      <input id="admin-webhook-url" autocomplete="off" inputmode="url" placeholder="https://example.com/hook" required />
+      <label for="admin-webhook-secret">Webhook secret</label>
+      <input id="admin-webhook-secret" type="password" autocomplete="new-password" required />
+      <button type="submit">Add webhook</button>
+    </form>
+    <ul id="admin-webhooks" class="changes"></ul>
   </section>
 );
 

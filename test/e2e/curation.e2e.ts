@@ -13,7 +13,7 @@ import axe from "axe-core";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EngramClient } from "../../src/ui/client/mcp";
-import { launchChromium, requireChromium, startDev, type Browser, type Dev } from "./harness";
+import { freePort, launchChromium, requireChromium, startDev, type Browser, type Dev } from "./harness";
 
 const OUT = resolve(import.meta.dirname, "../../test-results/ui");
 const WAIT = { timeout: 15_000 };
@@ -381,7 +381,7 @@ describe("web page as a curation tool (open local mode)", () => {
     await page.close();
   });
 
-  it("lets the administrator create, flag and remove contexts and mint, list and revoke tokens, the secret shown once", async () => {
+  it("lets the administrator create, flag and remove contexts, mint, list and revoke tokens (the secret shown once), and add, list and remove webhooks", async () => {
     const page = await browser.context.newPage();
     await open(page);
     await page.getByRole("tab", { name: "Administration" }).click();
@@ -398,8 +398,30 @@ describe("web page as a curation tool (open local mode)", () => {
     expect(secret?.length).toBeGreaterThan(20);
     await page.locator("#admin-tokens li", { hasText: "carol" }).waitFor(WAIT);
     expect(await page.locator("#admin-tokens li", { hasText: "carol" }).textContent()).toContain("ops-team=read, default=write");
+    // A webhook of the picked context: listed with its delivery state, its secret nowhere on the page.
+    const hook = `http://127.0.0.1:${await freePort()}/hook`;
+    const hookSecret = "webhook-secret-0123456789";
+    await page.getByLabel("Webhook URL").fill(hook);
+    expect(await page.getByLabel("Webhook secret").getAttribute("type")).toBe("password");
+    await page.getByLabel("Webhook secret").fill(hookSecret);
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    const hookRow = page.locator("#admin-webhooks li", { hasText: hook });
+    await hookRow.waitFor(WAIT);
+    expect(await hookRow.textContent()).toMatch(/last status: .+, failures: \d+, (not failing|failing)/);
+    expect(await page.getByLabel("Webhook secret").inputValue()).toBe("");
+    expect(await page.content()).not.toContain(hookSecret);
     await page.screenshot({ path: `${OUT}/admin.png`, fullPage: true });
     expect(await axeViolations(page)).toEqual([]);
+    // A short secret: the server's refusal is shown and nothing is added.
+    const other = `http://127.0.0.1:${await freePort()}/other`;
+    await page.getByLabel("Webhook URL").fill(other);
+    await page.getByLabel("Webhook secret").fill("short");
+    await page.getByRole("button", { name: "Add webhook" }).click();
+    await expect.poll(() => page.locator("#alert").textContent(), WAIT).toContain("secret must be at least 16 characters");
+    expect(await page.locator("#admin-webhooks li", { hasText: other }).count()).toBe(0);
+    expect(await page.locator("#admin-webhooks li", { hasText: hook }).count()).toBe(1);
+    await page.getByRole("button", { name: `Remove webhook ${hook}` }).click();
+    await expect.poll(() => hookRow.count(), WAIT).toBe(0);
     await page.getByRole("button", { name: "Revoke token carol" }).click();
     await expect.poll(() => page.locator("#admin-tokens li", { hasText: "carol" }).count(), WAIT).toBe(0);
     await page.getByRole("button", { name: "Remove context ops-team" }).click();

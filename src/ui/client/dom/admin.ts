@@ -2,7 +2,9 @@
  * The Administration tab, for the administrator only: contexts (create,
  * toggle read-only, remove) and API tokens (mint with grants, the secret
  * shown once; list; revoke), through the admin REST routes the command
- * line uses (/api/contexts, /api/tokens) and the remove_context tool.
+ * line uses (/api/contexts, /api/tokens) and the remove_context tool; and
+ * the picked context's webhooks (add with a secret, never shown again; list
+ * with delivery state; remove) through /api/contexts/<name>/webhooks.
  * Whether to show the tab is the server's answer to GET /api/tokens: a
  * refusal hides it, and every route refuses anyone else anyway.
  */
@@ -19,6 +21,13 @@ interface TokenRow {
   name: string;
   grants: { context: string; role: string }[];
   lastUsedAt: number | null;
+}
+interface WebhookRow {
+  id: string;
+  url: string;
+  lastStatus?: string;
+  failures: number;
+  failing: boolean;
 }
 
 /** "ctx=role, other=read" as grants; a bad entry is named. */
@@ -43,6 +52,14 @@ export class AdminView {
       event.preventDefault();
       void this.mint();
     });
+    byId<HTMLFormElement>("admin-webhook-form").addEventListener("submit", (event) => {
+      event.preventDefault();
+      void this.addWebhook();
+    });
+  }
+
+  private webhooksPath(): string {
+    return `/contexts/${encodeURIComponent(this.app.context)}/webhooks`;
   }
 
   /** Whether the visitor is the administrator: the server decides. */
@@ -67,10 +84,40 @@ export class AdminView {
 
   async load(): Promise<void> {
     try {
-      const [{ contexts }, { tokens }] = await Promise.all([
+      const [{ contexts }, { tokens }, { webhooks }] = await Promise.all([
         this.app.client.getJson<{ contexts: ContextRow[] }>("/contexts"),
         this.app.client.getJson<{ tokens: TokenRow[] }>("/tokens"),
+        this.app.client.getJson<{ webhooks: WebhookRow[] }>(this.webhooksPath()),
       ]);
+      byId("admin-webhooks-context").textContent = this.app.context;
+      fill(
+        byId("admin-webhooks"),
+        ...(webhooks.length === 0
+          ? [h("li", { class: "muted" }, "No webhooks in this context.")]
+          : webhooks.map((w) =>
+              h(
+                "li",
+                {},
+                h("span", { class: "name" }, w.url),
+                h(
+                  "span",
+                  { class: "muted" },
+                  ` last status: ${w.lastStatus ?? "none yet"}, failures: ${w.failures}, ${w.failing ? "failing (sends nothing more)" : "not failing"}`,
+                ),
+                " ",
+                h(
+                  "button",
+                  {
+                    type: "button",
+                    class: "small danger",
+                    "aria-label": `Remove webhook ${w.url}`,
+                    onclick: () => void this.run(async () => void (await this.app.client.deleteJson(`${this.webhooksPath()}/${encodeURIComponent(w.id)}`))),
+                  },
+                  "Remove",
+                ),
+              ),
+            )),
+      );
       fill(
         byId("admin-contexts"),
         ...contexts.map((c) =>
@@ -139,6 +186,17 @@ export class AdminView {
     await this.run(async () => {
       await this.app.client.sendJson("POST", "/contexts", { name });
       input.value = "";
+    });
+  }
+
+  private async addWebhook(): Promise<void> {
+    const url = byId<HTMLInputElement>("admin-webhook-url");
+    const secret = byId<HTMLInputElement>("admin-webhook-secret");
+    if (url.value.trim() === "") return;
+    await this.run(async () => {
+      await this.app.client.sendJson("POST", this.webhooksPath(), { url: url.value.trim(), secret: secret.value });
+      url.value = "";
+      secret.value = "";
     });
   }
 
