@@ -347,6 +347,25 @@ describe("web page as a curation tool (open local mode)", () => {
     await page.getByRole("button", { name: "Confirm delete" }).click();
     await expect.poll(() => page.locator("#detail").isHidden(), WAIT).toBe(true);
     expect(JSON.stringify(await client.call("default", "view", { path: "/" }))).not.toContain("plan.md");
+
+    // "New file" writes with create (no overwrite): the file is listed and opened; the same path again is refused and changes nothing.
+    await page.getByRole("button", { name: "New file" }).click();
+    await page.getByLabel("Path", { exact: true }).fill("notes/new.md");
+    await page.getByLabel("Content", { exact: true }).fill("# New\nfirst\n");
+    await page.getByRole("button", { name: "Create file" }).click();
+    await page.locator('#file-tree button[data-path="notes/new.md"]').waitFor(WAIT);
+    await expect.poll(() => page.locator("#detail pre").textContent(), WAIT).toContain("first");
+    expect((await client.call<{ text: string }>("default", "view", { path: "notes/new.md" })).text).toContain("first");
+    await page.getByRole("button", { name: "New file" }).click();
+    await page.getByLabel("Path", { exact: true }).fill("notes/new.md");
+    await page.getByLabel("Content", { exact: true }).fill("# New\nsecond\n");
+    await page.getByRole("button", { name: "Create file" }).click();
+    await expect.poll(() => page.locator("#alert").textContent(), WAIT).toMatch(/exists/i);
+    expect(await page.getByLabel("Content", { exact: true }).inputValue()).toBe("# New\nsecond\n");
+    const kept = await client.call<{ text: string }>("default", "view", { path: "notes/new.md" });
+    expect(kept.text).toContain("first");
+    expect(kept.text).not.toContain("second");
+    expect(await axeViolations(page)).toEqual([]);
     await page.close();
   });
 
