@@ -165,10 +165,10 @@ const EntitiesPanel: FC = () => (
       <tbody id="entities-list"></tbody>
     </table>
     <div class="row">
-      <button type="button" id="entities-previous" disabled>
+      <button type="button" id="entities-previous" disabled title="This is the first page.">
         Previous
       </button>
-      <button type="button" id="entities-next" disabled>
+      <button type="button" id="entities-next" disabled title="This is the last page.">
         Next
       </button>
     </div>

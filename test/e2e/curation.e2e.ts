@@ -369,6 +369,26 @@ describe("web page as a curation tool (open local mode)", () => {
     await page.close();
   });
 
+  it("fits every tab into 800 px without horizontal scrolling, and every visible control is reachable with Tab", async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 800, height: 900 });
+    await open(page);
+    const tabs = ["Search", "Entities", "Graph", "Files", "Documents", "History", "Duplicates", "Connected apps", "Administration"];
+    for (const name of tabs) {
+      await page.getByRole("tab", { name, exact: true }).click();
+      await page.locator('[role="tabpanel"]:not([hidden])').waitFor(WAIT);
+      await expect.poll(() => page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"), WAIT).toBeLessThanOrEqual(1);
+      // Evaluated as a string: the test's TypeScript has no DOM types. A roving tabindex (the tab list) is one tab stop, its other members reached with the arrow keys.
+      const offenders = await page.evaluate(`[...document.querySelectorAll("button, a[href], input, select, textarea")]
+        .filter((el) => el.checkVisibility() && el.type !== "hidden" && el.getAttribute("role") !== "tab")
+        .filter((el) => (el.disabled ? !el.title && !el.getAttribute("aria-describedby") : el.tabIndex < 0))
+        .map((el) => el.tagName.toLowerCase() + "#" + (el.id || "?") + " " + (el.textContent || "").trim().slice(0, 30) + (el.disabled ? " disabled" : " tabindex=" + el.tabIndex))`);
+      expect({ tab: name, offenders }).toEqual({ tab: name, offenders: [] });
+      await page.screenshot({ path: `${OUT}/width-800-${name.toLowerCase().replace(/ /g, "-")}.png`, fullPage: true });
+    }
+    await page.close();
+  });
+
   it("filters the history by caller and item, and shows markup in names as text everywhere", async () => {
     const payload = `<img src=x onerror="document.body.dataset.pwned=1">`;
     await client.callTool("default", "create_entities", {
