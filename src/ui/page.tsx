@@ -165,10 +165,10 @@ const EntitiesPanel: FC = () => (
       <tbody id="entities-list"></tbody>
     </table>
     <div class="row">
-      <button type="button" id="entities-previous" disabled>
+      <button type="button" id="entities-previous" disabled title="This is the first page.">
         Previous
       </button>
-      <button type="button" id="entities-next" disabled>
+      <button type="button" id="entities-next" disabled title="This is the last page.">
         Next
       </button>
     </div>
@@ -196,8 +196,14 @@ const TreePanel: FC<{ id: string; label: string; treeId: string }> = ({ id, labe
       <button type="button" id={`${id}-refresh`}>
         Refresh
       </button>
+      {id === "files" ? (
+        <button type="button" id="files-new" class="write" aria-expanded="false" aria-controls="files-create">
+          New file
+        </button>
+      ) : null}
       <span id={`${id}-note`} class="muted"></span>
     </div>
+    {id === "files" ? <div id="files-create"></div> : null}
     <div id={treeId} class="tree"></div>
   </section>
 );

@@ -347,6 +347,45 @@ describe("web page as a curation tool (open local mode)", () => {
     await page.getByRole("button", { name: "Confirm delete" }).click();
     await expect.poll(() => page.locator("#detail").isHidden(), WAIT).toBe(true);
     expect(JSON.stringify(await client.call("default", "view", { path: "/" }))).not.toContain("plan.md");
+
+    // "New file" writes with create (no overwrite): the file is listed and opened; the same path again is refused and changes nothing.
+    await page.getByRole("button", { name: "New file" }).click();
+    await page.getByLabel("Path", { exact: true }).fill("notes/new.md");
+    await page.getByLabel("Content", { exact: true }).fill("# New\nfirst\n");
+    await page.getByRole("button", { name: "Create file" }).click();
+    await page.locator('#file-tree button[data-path="notes/new.md"]').waitFor(WAIT);
+    await expect.poll(() => page.locator("#detail pre").textContent(), WAIT).toContain("first");
+    expect((await client.call<{ text: string }>("default", "view", { path: "notes/new.md" })).text).toContain("first");
+    await page.getByRole("button", { name: "New file" }).click();
+    await page.getByLabel("Path", { exact: true }).fill("notes/new.md");
+    await page.getByLabel("Content", { exact: true }).fill("# New\nsecond\n");
+    await page.getByRole("button", { name: "Create file" }).click();
+    await expect.poll(() => page.locator("#alert").textContent(), WAIT).toMatch(/exists/i);
+    expect(await page.getByLabel("Content", { exact: true }).inputValue()).toBe("# New\nsecond\n");
+    const kept = await client.call<{ text: string }>("default", "view", { path: "notes/new.md" });
+    expect(kept.text).toContain("first");
+    expect(kept.text).not.toContain("second");
+    expect(await axeViolations(page)).toEqual([]);
+    await page.close();
+  });
+
+  it("fits every tab into 800 px without horizontal scrolling, and every visible control is reachable with Tab", async () => {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 800, height: 900 });
+    await open(page);
+    const tabs = ["Search", "Entities", "Graph", "Files", "Documents", "History", "Duplicates", "Connected apps", "Administration"];
+    for (const name of tabs) {
+      await page.getByRole("tab", { name, exact: true }).click();
+      await page.locator('[role="tabpanel"]:not([hidden])').waitFor(WAIT);
+      await expect.poll(() => page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth"), WAIT).toBeLessThanOrEqual(1);
+      // Evaluated as a string: the test's TypeScript has no DOM types. A roving tabindex (the tab list) is one tab stop, its other members reached with the arrow keys.
+      const offenders = await page.evaluate(`[...document.querySelectorAll("button, a[href], input, select, textarea")]
+        .filter((el) => el.checkVisibility() && el.type !== "hidden" && el.getAttribute("role") !== "tab")
+        .filter((el) => (el.disabled ? !el.title && !el.getAttribute("aria-describedby") : el.tabIndex < 0))
+        .map((el) => el.tagName.toLowerCase() + "#" + (el.id || "?") + " " + (el.textContent || "").trim().slice(0, 30) + (el.disabled ? " disabled" : " tabindex=" + el.tabIndex))`);
+      expect({ tab: name, offenders }).toEqual({ tab: name, offenders: [] });
+      await page.screenshot({ path: `${OUT}/width-800-${name.toLowerCase().replace(/ /g, "-")}.png`, fullPage: true });
+    }
     await page.close();
   });
 

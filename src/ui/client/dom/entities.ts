@@ -117,8 +117,15 @@ export class EntitiesView {
         ),
       ),
     );
-    byId<HTMLButtonElement>("entities-previous").disabled = page.previous === undefined;
-    byId<HTMLButtonElement>("entities-next").disabled = page.next === undefined;
+    pager(byId<HTMLButtonElement>("entities-previous"), page.previous === undefined, "This is the first page.");
+    pager(byId<HTMLButtonElement>("entities-next"), page.next === undefined, "This is the last page.");
     byId("entities-note").textContent = page.entities.length === 0 ? "No entities." : `Page ${this.number}: ${page.entities.length} entities.`;
   }
+}
+
+/** Turns a pager button off at the end of the list, saying why in its title. */
+function pager(button: HTMLButtonElement, off: boolean, why: string): void {
+  button.disabled = off;
+  if (off) button.title = why;
+  else button.removeAttribute("title");
 }

@@ -3,6 +3,10 @@
  * the working-memory documents from `get_document_tree`, drawn as nested
  * lists. Directories are native <details> (Enter or Space folds them);
  * files and documents are buttons that open them in the detail panel.
+ * "New file" opens a form ("Path", "Content", "Create file") that writes
+ * with the agent's `create` tool without overwrite, so an existing path is
+ * refused with the server's message and nothing changes; a created file is
+ * listed and opened.
  */
 import { type DocNode, type FileNode, parseDocTree, parseFileTree } from "../trees";
 import type { App } from "./app";
@@ -47,6 +51,48 @@ export class TreesView {
   ) {
     byId("files-refresh").addEventListener("click", () => void this.loadFiles());
     byId("docs-refresh").addEventListener("click", () => void this.loadDocs());
+    byId("files-new").addEventListener("click", () => this.newFile());
+  }
+
+  private newFile(): void {
+    const toggle = byId("files-new");
+    const slot = byId("files-create");
+    const path = h("input", { id: "new-file-path", type: "text", required: true, autocomplete: "off", spellcheck: false, placeholder: "notes/plan.md" });
+    const content = h("textarea", { id: "new-file-content", rows: 8, spellcheck: false });
+    const close = () => {
+      fill(slot);
+      toggle.setAttribute("aria-expanded", "false");
+      toggle.focus();
+    };
+    const form = h(
+      "form",
+      {
+        class: "edit",
+        "aria-label": "New file",
+        onsubmit: (async (event: Event) => {
+          event.preventDefault();
+          const target = path.value.trim();
+          if (!(await this.app.write(`Created “${target}”.`, [{ tool: "create", args: { path: target, file_text: content.value } }]))) return;
+          close();
+          await this.loadFiles();
+          this.open(`file:${target.replace(/^\/+/, "")}`);
+        }) as EventListener,
+      },
+      h("label", { for: "new-file-path" }, "Path"),
+      path,
+      h("label", { for: "new-file-content" }, "Content"),
+      content,
+      h("div", { class: "row" }, h("button", { type: "submit" }, "Create file"), h("button", { type: "button", onclick: close }, "Cancel")),
+    );
+    form.addEventListener("keydown", (event) => {
+      if ((event as KeyboardEvent).key === "Escape") {
+        event.stopPropagation();
+        close();
+      }
+    });
+    fill(slot, form);
+    toggle.setAttribute("aria-expanded", "true");
+    path.focus();
   }
 
   async loadFiles(): Promise<void> {
