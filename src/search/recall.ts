@@ -112,7 +112,14 @@ function boost(r: StatsLike, now: number, model: ModelOptions): number {
 }
 
 function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: ModelOptions): RecallItem[] {
-  const ranked = rankQuery(db, query, { now: opts.now, model, expansion: opts.expansion, semantic: opts.semantic }).entities.slice(0, ENTITY_MATCHES);
+  const ranked = rankQuery(db, query, {
+    now: opts.now,
+    model,
+    expansion: opts.expansion,
+    semantic: opts.semantic,
+    top: ENTITY_MATCHES,
+    passages: true,
+  }).entities.slice(0, ENTITY_MATCHES);
   const rows = new Map(
     entityRows(
       db,
