@@ -140,7 +140,7 @@ function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: M
     if (!row) return [];
     const shown = e.passages.length > 0 ? e.passages.slice(0, PASSAGES).flatMap((id) => texts.get(id) ?? []) : (bare.get(e.id) ?? []);
     const text = entityText(row.entity_type, shown);
-    return [{ key: itemKey.entity(row.name), kind: "entity" as const, name: row.name, score: round(e.score), text }];
+    return [{ key: itemKey.entity(row.name), kind: "entity" as const, name: row.name, score: e.score, text }];
   });
 }
 
@@ -251,7 +251,9 @@ export function recall(db: Db, query: ParsedQuery, opts: RecallOptions): RecallR
       }
     }
   }
+  // Ordered by exact score, rounded after: rounding first would let two close scores tie and swap by key.
   matches.sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const m of matches) m.score = round(m.score);
 
   let omitted = 0;
   for (const item of matches) if (!packer.add(item)) omitted++;
