@@ -21,6 +21,8 @@
  * number of documents.
  */
 
+import { prioritySql, sqlReal, type ModelOptions } from "../priority/model";
+
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** Recency decays with this time constant: exp(-age / 30 days). */
 const RECENCY_TIME_MS = 30 * DAY_MS;
@@ -51,3 +53,17 @@ const PRIORITY_MAX = 4;
 
 /** The damped priority factor of an entity whose priority (src/priority/model.ts) is `p`. */
 export const priorityFactor = (p: number): number => Math.sqrt(Math.min(PRIORITY_MAX, Math.max(PRIORITY_MIN, Number.isFinite(p) ? p : PRIORITY_MIN)));
+
+/**
+ * connection × recency × √priorityFactor(P) as an SQL expression, for an entity
+ * whose search statistics are `s` (search_entity_stats: degree, updated_at)
+ * and whose priority columns are `e`, at `now`: the same formulas as the
+ * functions above, so SQLite can order a whole context by score (./rank.ts).
+ */
+export function factorSql(s: string, e: string, now: number, model: ModelOptions): string {
+  const connection = `sqrt(1.0 + ln(1.0 + max(0, ${s}.degree)))`;
+  const recency = `(${sqlReal(RECENCY_FLOOR)} + ${sqlReal(1 - RECENCY_FLOOR)} * exp(-max(${sqlReal(now)} - ${s}.updated_at, 0.0) / ${sqlReal(RECENCY_TIME_MS)}))`;
+  const p = prioritySql(e, now, model);
+  const damped = `sqrt(sqrt(min(${sqlReal(PRIORITY_MAX)}, max(${sqlReal(PRIORITY_MIN)}, ${p}))))`;
+  return `(${connection} * ${recency} * ${damped})`;
+}
