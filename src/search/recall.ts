@@ -9,8 +9,10 @@
  *   when only its name or type matched.
  * - Files and documents: FTS5's bm25() over path (or title, weight 2) and
  *   content, any query term matching, times the same recency and damped
- *   priority as entities; each item's text is FTS5's snippet of the best
- *   window of the content.
+ *   priority as entities (./score.ts, `itemBoost`), SQLite ordering every
+ *   match by that whole score, so each kind's candidates are its exact top
+ *   TEXT_MATCHES at any age (src/items/text-index.ts); each item's text is
+ *   FTS5's snippet of the best window of the content.
  * All are BM25 sums over the same query terms, so one order sorts them.
  * Expansion terms reach all three: entities through ./rank.ts; a file or
  * document the literal words miss is looked up by the expansion's terms and
@@ -30,15 +32,14 @@ import { idsByName } from "../graph/rows";
 import { relatedTo } from "../covisit/recommend";
 import { ITEM_KINDS, itemKey, itemRef, NO_MATCH_NOTE, NO_TERMS_NOTE, type ItemKind } from "../items";
 import { RECALL_TOKENS } from "../limits";
-import { priorityInputOf } from "../priority/columns";
-import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
+import { DEFAULT_MODEL, type ModelOptions } from "../priority/model";
 import type { Db } from "../storage/sql";
 import { firstObservations, observationTexts } from "./match";
 import type { WeightedTerm } from "./expand";
 import { Packer, type RecallItem } from "./pack";
 import type { ParsedQuery } from "./query";
 import { rankQuery, type RankOptions } from "./rank";
-import { priorityFactor, recencyFactor } from "./score";
+import { itemBoost } from "./score";
 import { tokenize, type QueryTerm } from "./tokenize";
 import { connect, entityRows } from "./walk";
 
@@ -101,14 +102,6 @@ function expansionPasses(expansion: readonly WeightedTerm[]): { terms: QueryTerm
     .sort((a, b) => b[0] - a[0])
     .filter(([, group]) => group.length > 0)
     .map(([weight, group]) => ({ terms: group, weight }));
-}
-
-type StatsLike = Parameters<typeof priorityInputOf>[0] & { updated_at: number };
-
-/** The same recency and damped priority as an entity's score (./rank.ts). */
-function boost(r: StatsLike, now: number, model: ModelOptions): number {
-  const p = priority(priorityInputOf(r), now, model);
-  return recencyFactor(now - r.updated_at) * Math.sqrt(priorityFactor(p));
 }
 
 function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: ModelOptions): RecallItem[] {
@@ -230,24 +223,23 @@ export function recall(db: Db, query: ParsedQuery, opts: RecallOptions): RecallR
   // Files and documents: the query's own words, then each weight class of its expansion (synonyms, broader words)
   // for items the literal words missed, scored × that weight, as an entity's synonym matches count × theirs.
   // The literal pass ranks the items holding every word first, so a partial match never takes a complete one's place.
+  // Each pass leaves out the items an earlier one found, so it adds its own best TEXT_MATCHES per kind.
   const passes = [{ terms, weight: 1, allFirst: true }, ...expansionPasses(opts.expansion ?? []).map((p) => ({ ...p, allFirst: false }))];
-  const seen = new Set<string>();
+  const boost = itemBoost(opts.now, model);
+  const foundFiles: string[] = [];
+  const foundDocs: string[] = [];
   for (const pass of passes) {
     if (kinds.has("file")) {
-      for (const f of rankFiles(db, pass.terms, TEXT_MATCHES, pass.allFirst)) {
-        const key = itemKey.file(f.path);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        matches.push({ key, kind: "file", name: f.path, score: round(f.bm25 * boost(f, opts.now, model) * pass.weight), text: oneLine(f.snippet) });
+      for (const f of rankFiles(db, pass.terms, TEXT_MATCHES, { allFirst: pass.allFirst, boost, skip: foundFiles })) {
+        foundFiles.push(f.path);
+        matches.push({ key: itemKey.file(f.path), kind: "file", name: f.path, score: round(f.score * pass.weight), text: oneLine(f.snippet) });
       }
     }
     if (kinds.has("doc")) {
-      for (const d of rankDocuments(db, pass.terms, TEXT_MATCHES, pass.allFirst)) {
-        const key = itemKey.doc(d.id);
-        if (seen.has(key)) continue;
-        seen.add(key);
+      for (const d of rankDocuments(db, pass.terms, TEXT_MATCHES, { allFirst: pass.allFirst, boost, skip: foundDocs })) {
+        foundDocs.push(d.id);
         const text = oneLine(d.snippet) || oneLine(d.title);
-        matches.push({ key, kind: "doc", name: d.id, score: round(d.bm25 * boost(d, opts.now, model) * pass.weight), text });
+        matches.push({ key: itemKey.doc(d.id), kind: "doc", name: d.id, score: round(d.score * pass.weight), text });
       }
     }
   }
