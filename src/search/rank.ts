@@ -206,8 +206,11 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
       UNION SELECT o.entity_id, j.value ->> 1, j.value ->> 0 FROM json_each(${list}) j, search_words JOIN observations o ON o.id = search_words.rowid WHERE search_words MATCH j.value ->> 2 AND search_words.rowid > 0`;
         })();
   const shares = targets.map((i) => `max(CASE i WHEN ${i} THEN part END) AS p${i}`);
-  const windows = [`row_number() OVER (ORDER BY score DESC, e) AS r`, ...literal.map(({ i }) => `row_number() OVER (ORDER BY p${i} * factor DESC, e) AS r${i}`)];
-  const keep = [`r <= ${top}`, ...(perTerm > 0 ? literal.map(({ i }) => `(r${i} <= ${perTerm} AND p${i} IS NOT NULL)`) : [])];
+  // Each list is its own ORDER BY … LIMIT (a bounded sort) over the scored entities, computed once.
+  const lists = [
+    `SELECT * FROM (SELECT e FROM scored ORDER BY score DESC, e LIMIT ${top})`,
+    ...(perTerm > 0 ? literal.map(({ i }) => `SELECT * FROM (SELECT e FROM scored WHERE p${i} IS NOT NULL ORDER BY p${i} * factor DESC, e LIMIT ${perTerm})`) : []),
+  ];
   const sql = `WITH
     hits(t, w, a, doc) AS (${hits.join("\n      UNION ALL ")}),
     tagged(e, t, f, a) AS (
@@ -220,12 +223,13 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
     lexical AS (SELECT e, sum(part) AS lex, max(a) AS a${shares.length > 0 ? `, ${shares.join(", ")}` : ""} FROM parts GROUP BY e),
     near(e, b, k) AS (${pairs}),
     bonus(e, b) AS (SELECT e, sum(b) FROM near GROUP BY e),
-    scored AS (
-      SELECT x.*, (x.lex + coalesce(n.b, 0.0)) * ${factorSql("s", "en", now, model)} AS score, ${factorSql("s", "en", now, model)} AS factor
+    factored AS MATERIALIZED (
+      SELECT x.*, coalesce(n.b, 0.0) AS bonus, ${factorSql("s", "en", now, model)} AS factor
         FROM lexical x LEFT JOIN bonus n ON n.e = x.e JOIN search_entity_stats s ON s.entity_id = x.e JOIN entities en ON en.id = x.e
         WHERE x.a = 1 AND x.lex + coalesce(n.b, 0.0) > 0),
-    ranked AS (SELECT *, ${windows.join(", ")} FROM scored)
-  SELECT e, score, ${targets.map((i) => `p${i} * factor AS s${i}`).join(", ")} FROM ranked WHERE ${keep.join(" OR ")}`;
+    scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM factored),
+    kept(e) AS (${lists.join("\n      UNION ")})
+  SELECT e, score, ${targets.map((i) => `p${i} * factor AS s${i}`).join(", ")} FROM scored WHERE e IN (SELECT e FROM kept)`;
   return { sql, params, columns: ["e", "score", ...targets.map((i) => `s${i}`)], targets };
 }
 

@@ -241,10 +241,17 @@ describe("a compound at any age", () => {
 describe("the best match at any age", () => {
   it("ranks an old entity first when it is the clear best match, under many newer ones holding the same common words", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
-      instance.createEntities([{ name: "component-943", entityType: "service", observations: ["kafka outage at noon", "the kafka outage again", "kafka outage postmortem"] }], meta);
+      instance.createEntities(
+        [{ name: "component-943", entityType: "service", observations: ["kafka outage at noon", "the kafka outage again", "kafka outage postmortem"] }],
+        meta,
+      );
       for (let i = 0; i < 3; i++) {
         instance.createEntities(
-          Array.from({ length: 100 }, (_, k) => ({ name: `filler-${i}-${k}`, entityType: "service", observations: [`kafka consumer lag on shard ${k}`, `an outage of the billing cron ${k}`] })),
+          Array.from({ length: 100 }, (_, k) => ({
+            name: `filler-${i}-${k}`,
+            entityType: "service",
+            observations: [`kafka consumer lag on shard ${k}`, `an outage of the billing cron ${k}`],
+          })),
           meta,
         );
       }
