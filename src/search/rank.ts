@@ -206,10 +206,17 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
       UNION SELECT o.entity_id, j.value ->> 1, j.value ->> 0 FROM json_each(${list}) j, search_words JOIN observations o ON o.id = search_words.rowid WHERE search_words MATCH j.value ->> 2 AND search_words.rowid > 0`;
         })();
   const shares = targets.map((i) => `max(CASE i WHEN ${i} THEN part END) AS p${i}`);
-  // Each list is its own ORDER BY … LIMIT (a bounded sort) over the scored entities, computed once.
+  // The whole-query list is one ORDER BY … LIMIT (a bounded sort); the per-word lists one window partitioned by word:
+  // an arm per word would pass SQLite's compound-SELECT limit.
+  const literalList = literal.map(({ i }) => i).join(", ");
   const lists = [
     `SELECT * FROM (SELECT e FROM scored ORDER BY score DESC, e LIMIT ${top})`,
-    ...(perTerm > 0 ? literal.map(({ i }) => `SELECT * FROM (SELECT e FROM scored WHERE p${i} IS NOT NULL ORDER BY p${i} * factor DESC, e LIMIT ${perTerm})`) : []),
+    ...(perTerm > 0 && literal.length > 0
+      ? [
+          `SELECT e FROM (SELECT p.e, row_number() OVER (PARTITION BY p.i ORDER BY p.part * f.factor DESC, p.e) AS n
+             FROM parts p JOIN scored f ON f.e = p.e WHERE p.i IN (${literalList})) WHERE n <= ${perTerm}`,
+        ]
+      : []),
   ];
   const sql = `WITH
     hits(t, w, a, doc) AS (${hits.join("\n      UNION ALL ")}),
@@ -219,7 +226,7 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
       UNION ALL
       SELECT o.entity_id, h.t, 1.0 / ${observation}, h.a FROM hits h JOIN observations o ON o.id = h.doc WHERE h.doc > 0),
     summed(e, i, tf, a) AS (SELECT e, ${intoCase}, sum(${weighted}), max(a) FROM tagged GROUP BY e, ${intoCase}),
-    parts(e, i, part, a) AS (SELECT e, i, ${partCase}, a FROM summed),
+    parts(e, i, part, a) AS ${perTerm > 0 ? "MATERIALIZED " : ""}(SELECT e, i, ${partCase}, a FROM summed),
     lexical AS (SELECT e, sum(part) AS lex, max(a) AS a${shares.length > 0 ? `, ${shares.join(", ")}` : ""} FROM parts GROUP BY e),
     near(e, b, k) AS (${pairs}),
     bonus(e, b) AS (SELECT e, sum(b) FROM near GROUP BY e),

@@ -244,7 +244,8 @@ export function recall(db: Db, query: ParsedQuery, opts: RecallOptions): RecallR
     }
   }
   // Ordered by exact score, rounded after: rounding first would let two close scores tie and swap by key.
-  matches.sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // Equal scores keep each kind's own order (entities by id, files and documents by key), entities first: the sort is stable.
+  matches.sort((a, b) => b.score - a.score);
   for (const m of matches) m.score = round(m.score);
 
   let omitted = 0;
