@@ -182,13 +182,15 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
   const label = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * (length(en.name) + 1 + length(en.entity_type)) / ${sqlReal(avg.label)})`;
   const observation = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * length(o.content) / ${sqlReal(avg.observation)})`;
   const targets = [...new Set(terms.map((_, t) => into(terms, t)))];
-  const intoCase = `CASE t ${terms.map((_, t) => `WHEN ${t} THEN ${into(terms, t)}`).join(" ")} END`;
-  const weighted = `CASE t ${terms.map((term, t) => `WHEN ${t} THEN f * ${sqlReal(term.of === undefined ? 1 : term.weight)}`).join(" ")} END`;
+  // Each target's tf~: its own matches, and its synonyms' × their weight.
+  const tfSums = targets.map((i) => {
+    const arms = terms.flatMap((term, t) => (into(terms, t) === i ? [`WHEN ${t} THEN f * ${sqlReal(term.of === undefined ? 1 : term.weight)}`] : []));
+    return `sum(CASE t ${arms.join(" ")} END) AS tf${i}`;
+  });
   const part = (i: number) => {
     const term = terms[i] as RankTerm;
-    return `${sqlReal(term.weight * term.idf)} * tf * ${sqlReal(BM25_K1 + 1)} / (${sqlReal(BM25_K1)} + tf)`;
+    return `${sqlReal(term.weight * term.idf)} * tf${i} * ${sqlReal(BM25_K1 + 1)} / (${sqlReal(BM25_K1)} + tf${i}) AS p${i}`;
   };
-  const partCase = `CASE i ${targets.map((i) => `WHEN ${i} THEN ${part(i)}`).join(" ")} END`;
   const literal = terms.map((t, i) => ({ t, i })).filter(({ t }) => t.index >= 0);
   const nears: [k: number, bonus: number, match: string][] = [];
   for (let k = 0; k + 1 < literal.length; k++) {
@@ -205,19 +207,20 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
           return `SELECT -search_words.rowid AS e, j.value ->> 1 AS b, j.value ->> 0 AS k FROM json_each(${list}) j, search_words WHERE search_words MATCH j.value ->> 2 AND search_words.rowid < 0
       UNION SELECT o.entity_id, j.value ->> 1, j.value ->> 0 FROM json_each(${list}) j, search_words JOIN observations o ON o.id = search_words.rowid WHERE search_words MATCH j.value ->> 2 AND search_words.rowid > 0`;
         })();
-  const shares = targets.map((i) => `max(CASE i WHEN ${i} THEN part END) AS p${i}`);
   // The whole-query list is one ORDER BY … LIMIT (a bounded sort); the per-word lists one window partitioned by word:
   // an arm per word would pass SQLite's compound-SELECT limit.
-  const literalList = literal.map(({ i }) => i).join(", ");
+  const share = `CASE j.value ${literal.map(({ i }) => `WHEN ${i} THEN p${i}`).join(" ")} END * factor`;
   const lists = [
     `SELECT * FROM (SELECT e FROM scored ORDER BY score DESC, e LIMIT ${top})`,
     ...(perTerm > 0 && literal.length > 0
       ? [
-          `SELECT e FROM (SELECT p.e, row_number() OVER (PARTITION BY p.i ORDER BY p.part * f.factor DESC, p.e) AS n
-             FROM parts p JOIN scored f ON f.e = p.e WHERE p.i IN (${literalList})) WHERE n <= ${perTerm}`,
+          `SELECT e FROM (SELECT e, row_number() OVER (PARTITION BY i ORDER BY sh DESC, e) AS n
+             FROM (SELECT e, j.value AS i, ${share} AS sh FROM scored, json_each('${JSON.stringify(literal.map(({ i }) => i))}') j) WHERE sh IS NOT NULL)
+           WHERE n <= ${perTerm}`,
         ]
       : []),
   ];
+  const lex = targets.map((i) => `coalesce(x.p${i}, 0.0)`).join(" + ");
   const sql = `WITH
     hits(t, w, a, doc) AS (${hits.join("\n      UNION ALL ")}),
     tagged(e, t, f, a) AS (
@@ -225,15 +228,14 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
         FROM hits h JOIN entities en ON en.id = -h.doc WHERE h.doc < 0
       UNION ALL
       SELECT o.entity_id, h.t, 1.0 / ${observation}, h.a FROM hits h JOIN observations o ON o.id = h.doc WHERE h.doc > 0),
-    summed(e, i, tf, a) AS (SELECT e, ${intoCase}, sum(${weighted}), max(a) FROM tagged GROUP BY e, ${intoCase}),
-    parts(e, i, part, a) AS ${perTerm > 0 ? "MATERIALIZED " : ""}(SELECT e, i, ${partCase}, a FROM summed),
-    lexical AS (SELECT e, sum(part) AS lex, max(a) AS a${shares.length > 0 ? `, ${shares.join(", ")}` : ""} FROM parts GROUP BY e),
+    summed AS (SELECT e, max(a) AS a, ${tfSums.join(", ")} FROM tagged GROUP BY e),
+    lexical AS (SELECT e, a, ${targets.map(part).join(", ")} FROM summed),
     near(e, b, k) AS (${pairs}),
     bonus(e, b) AS (SELECT e, sum(b) FROM near GROUP BY e),
     factored AS MATERIALIZED (
-      SELECT x.*, coalesce(n.b, 0.0) AS bonus, ${factorSql("s", "en", now, model)} AS factor
+      SELECT x.*, ${lex} AS lex, coalesce(n.b, 0.0) AS bonus, ${factorSql("s", "en", now, model)} AS factor
         FROM lexical x LEFT JOIN bonus n ON n.e = x.e JOIN search_entity_stats s ON s.entity_id = x.e JOIN entities en ON en.id = x.e
-        WHERE x.a = 1 AND x.lex + coalesce(n.b, 0.0) > 0),
+        WHERE x.a = 1 AND ${lex} + coalesce(n.b, 0.0) > 0),
     scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM factored),
     kept(e) AS (${lists.join("\n      UNION ")})
   SELECT e, score, ${targets.map((i) => `p${i} * factor AS s${i}`).join(", ")} FROM scored WHERE e IN (SELECT e FROM kept)`;
