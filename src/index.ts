@@ -39,6 +39,7 @@ import { describeThrown } from "./errors";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "./limits";
 import type { RequestScope } from "./mcp/server";
 import { serveMcpHttp } from "./mcp/http";
+import { SESSION_PREFIX } from "./mcp/subscriptions";
 import { chooseToolsets } from "./mcp/toolsets";
 import { api } from "./api/routes";
 import { settings, SettingsError } from "./settings";
@@ -150,11 +151,16 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
   const url = new URL(c.req.url);
   const choice = chooseToolsets(c.env.MEMORY_TOOLSETS, url.searchParams.get("tools"));
   if (!choice.ok) return c.json({ error: "invalid_toolsets", message: choice.message }, 400);
-  // A session key the client chose (Mcp-Memory-Session), else a 2025-era MCP session id; see src/covisit/session.ts.
-  const session = (c.req.header("Mcp-Memory-Session") ?? c.req.header("Mcp-Session-Id"))?.trim();
-  if (session !== undefined && (session.length > LIMITS.sessionKey || /[\u0000-\u001f\u007f]/.test(session))) {
-    return c.json({ error: "invalid_session", message: `Mcp-Memory-Session must be 1-${LIMITS.sessionKey} characters without control characters.` }, 400);
+  const memorySession = c.req.header("Mcp-Memory-Session")?.trim();
+  const mcpSession = c.req.header("Mcp-Session-Id")?.trim();
+  for (const key of [memorySession, mcpSession]) {
+    if (key !== undefined && (key.length > LIMITS.sessionKey || /[\u0000-\u001f\u007f]/.test(key))) {
+      return c.json({ error: "invalid_session", message: `Mcp-Memory-Session must be 1-${LIMITS.sessionKey} characters without control characters.` }, 400);
+    }
   }
+  // Co-visitation's key (src/covisit/session.ts): the client's own (Mcp-Memory-Session), else a 2025-era session id a
+  // gateway issued; the ids this server issues only name live subscriptions (src/mcp/subscriptions.ts).
+  const session = memorySession ?? (mcpSession?.startsWith(SESSION_PREFIX) ? undefined : mcpSession);
   const userAgent = c.req.header("User-Agent");
   const scope: RequestScope = {
     env: c.env,
@@ -162,6 +168,7 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
     toolsets: choice.toolsets,
     ...(pinned !== undefined ? { pinned } : {}),
     ...(session ? { session } : {}),
+    ...(mcpSession ? { mcpSession } : {}),
     ...(userAgent ? { userAgent } : {}),
   };
   url.pathname = "/mcp";

@@ -37,6 +37,8 @@ export const LIMITS = {
   fileBytes: 1024 * 1024,
   /** Characters in a session key header (Mcp-Memory-Session, Mcp-Session-Id). */
   sessionKey: 256,
+  /** URIs one MCP session may subscribe to in one context (resources/subscribe). */
+  subscriptionsPerSession: 100,
   /** Characters of file or directory text one view returns before it is cut short (use view_range for the rest). */
   viewChars: 16 * 1024,
   /** Changes an as-of read replays backwards at most (src/graph/rewind.ts); an older asOf is refused. */

@@ -14,6 +14,7 @@ import { describeThrown, errorRef, type Outcome } from "../errors";
 import * as files from "../files/commands";
 import * as graph from "../graph";
 import { readerOf, sinceLastLook } from "../history/since";
+import { subscribe, unsubscribe, type SubscriptionTarget } from "../history/subscriptions";
 import { addWebhook, listWebhooks, removeWebhook, type WebhookInfo } from "../history/webhooks";
 import { exportChanges, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
 import { listItems, type ItemKind, type ItemListing, type ItemPosition } from "../items";
@@ -24,6 +25,7 @@ import * as search from "../search/entry";
 import { parseQuery } from "../search/query";
 import type { RecallResult } from "../search/recall";
 import { embeddingStatus, type Embedder, type EmbeddingStatus } from "../search/semantic";
+import { LIMITS } from "../limits";
 import { settings, type Settings } from "../settings";
 import type { CallMeta } from "../storage/meta";
 import { Db } from "../storage/sql";
@@ -37,6 +39,7 @@ import { Runner, type Related } from "./runner";
 import { deploymentEmbedder, openDatabase, recreatePurged, useEmbedder } from "./startup";
 import { contextCounts, contextStats, entityAccessStats, toolStats, type ContextCounts, type ContextStats, type EntityAccessStats } from "./stats";
 import { Upkeep } from "./upkeep";
+import { Subscribers } from "./subscribers";
 import { WebhookSender, type Send } from "./webhooks";
 
 export type { CallMeta } from "../storage/meta";
@@ -56,6 +59,7 @@ export class MemoryContext extends DurableObject<Env> {
   private readonly pending: PendingAccesses;
   private readonly runner: Runner;
   private readonly webhooks: WebhookSender;
+  private readonly subscribers: Subscribers;
   private readonly transaction = <T>(fn: () => T): T => this.ctx.storage.transactionSync(fn);
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -67,10 +71,15 @@ export class MemoryContext extends DurableObject<Env> {
     const now = () => this.now();
     const config = () => this.config();
     this.webhooks = new WebhookSender({ db, transaction, now, config, send: (r) => this.send(r), wakeAt: (at) => upkeep.schedule(at) });
-    const committed = () => void this.deliverWebhooks();
+    this.subscribers = new Subscribers({ state: ctx, db, transaction, now });
+    const committed = () => {
+      this.subscribers.notify();
+      void this.deliverWebhooks();
+    };
     this.runner = new Runner({ db, transaction, now, config, pending, upkeep, inverses: INVERSES, committed });
     void ctx.blockConcurrencyWhile(async () => {
       openDatabase(this.db, this.transaction);
+      this.subscribers.start();
       await this.upkeep.load();
       this.useEmbedder(deploymentEmbedder(this.env.AI, () => this.config()));
     });
@@ -87,6 +96,7 @@ export class MemoryContext extends DurableObject<Env> {
     this.upkeep.run(this.config, this.now());
     await this.upkeep.embed(() => this.now());
     // The evaluation may have recorded a change, and retries come due here.
+    this.subscribers.notify();
     await this.deliverWebhooks();
   }
   /** The alarm's priority evaluation: one transaction, recorded as "system" / "memory_evaluation" when it prunes. */
@@ -106,6 +116,7 @@ export class MemoryContext extends DurableObject<Env> {
       this.pending.drop();
       await this.ctx.storage.deleteAll();
       recreatePurged(this.db, this.transaction, name);
+      this.subscribers.start();
       await this.upkeep.load();
       this.useEmbedder(this.upkeep.embedder);
     });
@@ -330,6 +341,32 @@ export class MemoryContext extends DurableObject<Env> {
       await this.webhooks.pump();
     } catch (error) {
       console.error(JSON.stringify({ event: "webhook_pump_failed", ref: errorRef(), ...describeThrown(error) }));
+    }
+  }
+
+  // ---- Live subscriptions (src/history/subscriptions.ts, ./subscribers.ts): a session's URIs, and its stream as a WebSocket
+  /** The Worker's WebSocket upgrade for a session's GET stream (the only request this object answers over fetch). */
+  override fetch(request: Request): Response {
+    return this.subscribers.accept(request);
+  }
+  /** resources/subscribe: an item must exist; `listener` is the caller's id and the session's. */
+  subscribe(listener: string, uri: string, target: SubscriptionTarget, meta: CallMeta): Outcome<{ uri: string }> {
+    const max = LIMITS.subscriptionsPerSession;
+    return this.runner.run(meta, "read", ({ db, now }) => {
+      subscribe(db, listener, uri, target, now, max);
+      return { value: { uri } };
+    });
+  }
+  /** resources/unsubscribe: whether the session was subscribed. */
+  unsubscribe(listener: string, uri: string, meta: CallMeta): Outcome<{ removed: boolean }> {
+    return this.runner.run(meta, "read", ({ db }) => ({ value: { removed: unsubscribe(db, listener, uri) } }));
+  }
+  /** The Worker closed a stream: close this end too. */
+  override webSocketClose(ws: WebSocket): void {
+    try {
+      ws.close(1000, "stream closed");
+    } catch {
+      // Already closed.
     }
   }
 

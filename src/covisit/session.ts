@@ -8,8 +8,8 @@
  * token, never joins another's session):
  *   1. the client's own key, when it sends one: the `Mcp-Memory-Session`
  *      header (settable in any client's MCP config), else a 2025-era
- *      client's `Mcp-Session-Id` (Engram issues none itself: it answers
- *      2025-era clients statelessly, but a gateway in front may);
+ *      client's `Mcp-Session-Id` issued by a gateway in front (the ids
+ *      Engram issues itself name live subscriptions only, and are left out);
  *   2. otherwise the client's name (MCP clientInfo, else User-Agent).
  * Either way a session ends after COVIS_SESSION_IDLE_MINUTES without an
  * access: the next access under that key starts a new session.

@@ -1,9 +1,9 @@
 /**
  * The MCP endpoint over HTTP. 2026-07-28 requests go to the SDK's
  * createMcpHandler (strict: it answers nothing else). 2025-era requests
- * (`initialize` and session-less POSTs) are served here, statelessly, the way
+ * (`initialize`, POSTs and a session's GET stream) are served here, statelessly, the way
  * the SDK's own fallback serves them (a fresh server and transport per POST)
- * with two differences:
+ * with three differences:
  *
  * - The answer is JSON, not a one-event SSE stream. Both are allowed (the
  *   client must accept both), no tool sends a notification before its result,
@@ -15,6 +15,11 @@
  *   2026-07-28 path, closing in a microtask, pays it). In JSON mode nothing
  *   stays open (no stream, no keep-alive timer), so a close that never runs
  *   leaves only garbage.
+ *
+ * - An `initialize` answer carries a new `Mcp-Session-Id` (unless the
+ *   request already carried one), and a GET with one opens that session's
+ *   stream of resource notifications (./subscriptions.ts). Nothing else
+ *   depends on the session: every POST is still served on its own.
  *
  * Each server registers only what its request can reach (`surfaceOf`).
  * Telling the eras apart (`isLegacyRequest`) classifies a 2026-07-28 request
@@ -37,7 +42,8 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
-import { buildServer, surfaceOf, type RequestScope, type Surface } from "./server";
+import { buildServer, openForRead, surfaceOf, type RequestScope, type Surface } from "./server";
+import { issueSession, serveStream } from "./subscriptions";
 import { TIMING_HEADER } from "./tool";
 
 /** What serveMcpHttp passes to the server factory through the SDK (AuthInfo.extra). */
@@ -90,8 +96,9 @@ const jsonRpcError = (status: number, code: number, message: string, id: unknown
 
 /** One 2025-era request: a fresh server and transport, answered as JSON. */
 async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
-  if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed.");
   const { scope, surface } = extraOf(authInfo);
+  if (request.method === "GET" && scope.mcpSession) return openStream(scope, scope.mcpSession);
+  if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed.");
   let close = () => {};
   try {
     // Built inside the try, as the SDK's modern lane calls its factory: a fault here is answered like any other.
@@ -108,7 +115,8 @@ async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unk
     request.signal?.addEventListener("abort", close, { once: true });
     const response = await transport.handleRequest(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody });
     setTimeout(close, 0);
-    return response;
+    // A session id the initialize already carries (a gateway's) is the session's; otherwise one is issued.
+    return isInitialize(parsedBody) && response.ok && !scope.mcpSession ? withSession(response) : response;
   } catch (error) {
     close();
     onerror(error instanceof Error ? error : new Error(String(error)));
@@ -117,11 +125,33 @@ async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unk
   }
 }
 
+const isInitialize = (body: unknown) => typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize";
+
+/** An initialize answer with a new session id, which a client sends back to subscribe (./subscriptions.ts). */
+function withSession(response: Response): Response {
+  const headers = new Headers(response.headers);
+  headers.set("Mcp-Session-Id", issueSession());
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}
+
+/** A session's GET stream, on the request's context (a refusal is answered like the SDK answers a bad request). */
+async function openStream(scope: RequestScope, session: string): Promise<Response> {
+  const opened = await openForRead(scope, "stream");
+  if ("ok" in opened) {
+    if (opened.kind === "Internal") return jsonRpcError(500, -32603, opened.message);
+    return jsonRpcError(opened.kind === "Forbidden" ? 403 : opened.kind === "NotFound" ? 404 : 400, -32000, opened.message);
+  }
+  return serveStream(opened, scope.caller, session);
+}
+
 /** Answers one MCP request. Host, Origin, preflights and authentication are handled before this, and CORS headers added after (src/index.ts). */
 export async function serveMcpHttp(request: Request, scope: RequestScope, clientId: string, parsedBody: unknown): Promise<Response> {
   const timed: RequestScope = request.headers.get(TIMING_HEADER) === "1" ? { ...scope, timing: true } : scope;
   const extra: Extra = { scope: timed, surface: surfaceOf(parsedBody, scope.toolsets) };
   const authInfo: AuthInfo = { token: "", clientId, scopes: [], extra: extra as unknown as Record<string, unknown> };
-  if (await isLegacyRequest(request, parsedBody)) return serveAndReport(() => serveLegacy(request, authInfo, parsedBody));
+  if (await isLegacyRequest(request, parsedBody)) {
+    extra.scope = { ...timed, legacy: true };
+    return serveAndReport(() => serveLegacy(request, authInfo, parsedBody));
+  }
   return serveAndReport(() => modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }));
 }

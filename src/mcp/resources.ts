@@ -77,7 +77,7 @@ async function readItem(scope: GuideScope, kind: ItemKind, uri: string, raw: str
 export function registerResources(server: McpServer, scope: GuideScope): void {
   const kinds = servedKinds(scope.toolsets);
   if (kinds.length === 0) return;
-  // Stateless: no connection outlives a request, so no list_changed notification is ever sent.
+  // No list_changed notification is ever sent (a 2025-era session hears only of its subscriptions, ./subscriptions.ts).
   server.server.registerCapabilities({ resources: { listChanged: false } });
   const fixed: { uri: string; name: string; title: string; description: string; mimeType: string }[] = [
     {

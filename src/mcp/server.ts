@@ -24,11 +24,12 @@ import { CONTEXT_NAME_PATTERN, DEFAULT_CONTEXT } from "../limits";
 import { describeMalformed, malformedIn } from "../text";
 import { VERSION } from "../version";
 import { registerCompletions } from "./completions";
-import { invalid, type GuideScope } from "./guide";
+import { invalid, servedKinds, type GuideScope } from "./guide";
 import { instructions } from "./guidance";
 import { registerPrompts } from "./prompts";
 import { registerResources } from "./resources";
 import { contextArg, contextArgListed } from "./schemas";
+import { registerSubscriptions } from "./subscriptions";
 import { TOOLS } from "./tools";
 import { type Annotations, contextLine, failure, internalErrorText, type ResolvedContext, type ToolContext, type ToolDef, type Toolset } from "./tool";
 
@@ -41,8 +42,12 @@ export interface RequestScope {
   /** The context named in the URL (/mcp/<context>), if any. */
   pinned?: string;
   toolsets: ReadonlySet<Toolset>;
-  /** Session key for co-visitation (Mcp-Memory-Session header, else Mcp-Session-Id). */
+  /** Session key for co-visitation (Mcp-Memory-Session header, else an Mcp-Session-Id this server did not issue). */
   session?: string;
+  /** The Mcp-Session-Id header: the 2025-era session whose subscriptions a resources/subscribe adds to (./subscriptions.ts). */
+  mcpSession?: string;
+  /** A 2025-era request: the server declares resources.subscribe and answers it (the 2026-07-28 lane has no such session). */
+  legacy?: boolean;
   /** The User-Agent header: the client's name when the request does not carry MCP clientInfo. */
   userAgent?: string;
   /** The request asked for each result's RPC time in `_meta` (a benchmark; see TIMING_HEADER). */
@@ -192,7 +197,16 @@ const NONE: Surface = { kind: "none" };
 const GUIDE: Surface = { kind: "guide" };
 
 /** The methods the prompts, resources and completions answer: a server for them registers no tool. */
-const GUIDE_METHODS = new Set(["prompts/list", "prompts/get", "resources/list", "resources/read", "resources/templates/list", "completion/complete"]);
+const GUIDE_METHODS = new Set([
+  "prompts/list",
+  "prompts/get",
+  "resources/list",
+  "resources/read",
+  "resources/templates/list",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "completion/complete",
+]);
 
 /**
  * The surface a parsed JSON-RPC body needs. Anything but one message of a
@@ -261,6 +275,9 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
     return resolved;
   };
 }
+
+/** Opens the request's context for a read outside any tool (the GET stream): the URL's, else the caller's active one. */
+export const openForRead = (scope: RequestScope, label: string) => resolver(scope, label, "read", [], {})(undefined);
 
 /** Adds the resolver's notes to a result, before its context line, which stays last. */
 function withNotes(result: CallToolResult, notes: readonly string[]): CallToolResult {
@@ -378,6 +395,7 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
       },
     };
     registerResources(server, guide);
+    if (scope.legacy && servedKinds(scope.toolsets).length > 0) registerSubscriptions(server, guide, scope.caller, scope.mcpSession);
     registerPrompts(server, guide);
     registerCompletions(server, guide);
   }

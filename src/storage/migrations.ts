@@ -32,6 +32,7 @@ import m0019 from "../../migrations/0019_cluster_queue.sql";
 import m0020 from "../../migrations/0020_registration.sql";
 import m0021 from "../../migrations/0021_team.sql";
 import m0022 from "../../migrations/0022_browse_indexes.sql";
+import m0023 from "../../migrations/0023_subscriptions.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -63,6 +64,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 20, name: "0020_registration", sql: m0020 },
   { version: 21, name: "0021_team", sql: m0021 },
   { version: 22, name: "0022_browse_indexes", sql: m0022 },
+  { version: 23, name: "0023_subscriptions", sql: m0023 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

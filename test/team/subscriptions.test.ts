@@ -1,0 +1,137 @@
+import { runInDurableObject } from "cloudflare:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { describe, expect, it } from "vitest";
+import { Db } from "../../src/storage/sql";
+import { connectV1, connectV2, freshContext, type TestClient } from "../helpers/clients";
+import { stubOf } from "../helpers/context";
+import { BASE, bearer, connectAs, createContext, mint, secured, type Minted } from "../helpers/teams";
+
+/** Resolves once `check` holds, or fails after `ms` (a bound on waiting, not a measurement). */
+async function waitFor(check: () => boolean | Promise<boolean>, ms = 2000, what = "condition"): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** An SDK v1 client with a session, recording every notifications/resources/updated it receives. */
+async function subscriber(token: string, ctx: string) {
+  const client = new Client({ name: "subscriber", version: "1.0.0" });
+  const updated: string[] = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    updated.push(n.params.uri);
+  });
+  const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp/${ctx}`), { fetch: secured, requestInit: { headers: bearer(token) } });
+  await client.connect(transport);
+  // The GET stream opens after initialization, on its own: wait until the context's object holds it.
+  await waitFor(async () => (await runInDurableObject(stubOf(ctx), (_o, state) => state.getWebSockets().length)) > 0, 5000, "the GET stream");
+  return { client, updated, session: transport.sessionId };
+}
+
+async function team() {
+  const ctx = freshContext("subs");
+  await createContext(ctx);
+  const grants = [{ context: ctx, role: "write" as const }];
+  const [alice, bob]: Minted[] = await Promise.all([mint(grants), mint(grants)]);
+  const writer: TestClient = await connectAs(connectV1, (bob as Minted).token, `/mcp/${ctx}`);
+  await writer.call("create_entities", {
+    entities: [
+      { name: "Plan", entityType: "project", observations: ["ships in May"] },
+      { name: "Budget", entityType: "project", observations: [] },
+    ],
+  });
+  const sub = await subscriber((alice as Minted).token, ctx);
+  return { ctx, writer, ...sub, close: () => Promise.all([writer.close(), sub.client.close()]) };
+}
+
+const subscriptionRows = (ctx: string) =>
+  runInDurableObject(stubOf(ctx), (_o, state) => new Db(state.storage.sql).all<{ uri: string }>("SELECT uri FROM subscriptions ORDER BY uri").map((r) => r.uri));
+
+describe("live subscriptions (SDK v1 client with a session)", () => {
+  it("declares resources.subscribe and issues a session id on initialize", async () => {
+    const { client, session, close } = await team();
+    expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    expect(session).toMatch(/^engram-[0-9a-f-]{36}$/);
+    await close();
+  });
+
+  it("notifies an entity's subscriber of another teammate's write to it, and not of a write to another entity", async () => {
+    const { client, writer, updated, close } = await team();
+    await client.subscribeResource({ uri: "memory://entity/Plan" });
+    await writer.call("add_observations", { observations: [{ entityName: "Budget", contents: ["unrelated"] }] });
+    await writer.call("add_observations", { observations: [{ entityName: "Plan", contents: ["needs a designer"] }] });
+    await waitFor(() => updated.length > 0, 2000, "the notification");
+    // Each commit is sent as it commits, in order: Budget's write, first, sent nothing.
+    expect(updated).toEqual(["memory://entity/Plan"]);
+    await close();
+  });
+
+  it("notifies the brief's subscriber of any change, and stops after resources/unsubscribe", async () => {
+    const { ctx, client, writer, updated, close } = await team();
+    await client.subscribeResource({ uri: "memory://brief" });
+    await client.subscribeResource({ uri: "memory://entity/Plan" });
+    await writer.call("create_entities", { entities: [{ name: "Hiring", entityType: "project", observations: [] }] });
+    await waitFor(() => updated.length > 0, 2000, "the brief's notification");
+    expect(updated).toEqual(["memory://brief"]);
+
+    await client.unsubscribeResource({ uri: "memory://entity/Plan" });
+    expect(await subscriptionRows(ctx)).toEqual(["memory://brief"]);
+    await writer.call("add_observations", { observations: [{ entityName: "Plan", contents: ["after unsubscribe"] }] });
+    // The brief hears of the same commit, in the same message the entity's URI would have been in.
+    await waitFor(() => updated.length > 1, 2000, "the second brief notification");
+    expect(updated).toEqual(["memory://brief", "memory://brief"]);
+    await close();
+  });
+
+  it("notifies a file's and a document's subscribers of writes to them", async () => {
+    const { client, writer, updated, close } = await team();
+    await writer.call("create", { path: "notes/a.md", file_text: "one\n" });
+    await writer.call("update_document", { content: "# Root\n\n[[plan]]\n" });
+    await client.subscribeResource({ uri: "memory://file/notes/a.md" });
+    await client.subscribeResource({ uri: "memory://doc/plan" });
+    await writer.call("str_replace", { path: "notes/a.md", old_str: "one", new_str: "two" });
+    await writer.call("update_document", { id: "plan", content: "# Plan\n\nrevised\n" });
+    await waitFor(() => updated.length > 1, 2000, "both notifications");
+    expect(updated).toEqual(["memory://file/notes/a.md", "memory://doc/plan"]);
+    await close();
+  });
+
+  it("refuses an unknown URI or a missing item with an actionable error and subscribes to nothing", async () => {
+    const { ctx, client, close } = await team();
+    await expect(client.subscribeResource({ uri: "memory://nope" })).rejects.toThrow(
+      /Unknown resource URI "memory:\/\/nope": subscribe to one of memory:\/\/brief, memory:\/\/entity\/\{name\}/,
+    );
+    await expect(client.subscribeResource({ uri: "https://example.com/x" })).rejects.toThrow(/Unknown resource URI/);
+    await expect(client.subscribeResource({ uri: "memory://entity/Nobody" })).rejects.toThrow(
+      /Resource not found: memory:\/\/entity\/Nobody \(no entity "Nobody" in this context; subscribe to memory:\/\/brief to hear of new items\)/,
+    );
+    expect(await subscriptionRows(ctx)).toEqual([]);
+    await close();
+  });
+
+  it("tells a client without a session to initialize one", async () => {
+    const ctx = freshContext("subs");
+    await createContext(ctx);
+    const [alice] = await Promise.all([mint([{ context: ctx, role: "read" }])]);
+    const res = await secured(`${BASE}/mcp/${ctx}`, {
+      method: "POST",
+      headers: { ...bearer((alice as Minted).token), "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "resources/subscribe", params: { uri: "memory://brief" } }),
+    });
+    const body = (await res.json()) as { error?: { message: string } };
+    expect(body.error?.message).toMatch(/resources\/subscribe needs a session: initialize over Streamable HTTP, send the Mcp-Session-Id header/);
+    expect(await subscriptionRows(ctx)).toEqual([]);
+  });
+
+  it("does not declare resources.subscribe to a 2026-07-28 client, whose lane has no session", async () => {
+    const ctx = freshContext("subs");
+    await createContext(ctx);
+    const [alice] = await Promise.all([mint([{ context: ctx, role: "read" }])]);
+    const modern = await connectAs(connectV2, (alice as Minted).token, `/mcp/${ctx}`);
+    expect((modern.capabilities()?.resources as { subscribe?: boolean } | undefined)?.subscribe).toBeUndefined();
+    await modern.close();
+  });
+});
