@@ -155,6 +155,17 @@ function termsWithIdf(db: Db, query: ParsedQuery, expansion: readonly WeightedTe
   });
 }
 
+/** SQLite (as built for Durable Objects) takes at most this many SELECTs in one compound. */
+const COMPOUND_ARMS = 5;
+
+/** `arms` (each selecting one column `e`) as one UNION, nested so no compound has more than COMPOUND_ARMS. */
+function union(arms: readonly string[]): string {
+  if (arms.length <= COMPOUND_ARMS) return arms.join("\n      UNION ");
+  const groups: string[] = [];
+  for (let k = 0; k < arms.length; k += COMPOUND_ARMS) groups.push(`SELECT e FROM (${arms.slice(k, k + COMPOUND_ARMS).join(" UNION ")})`);
+  return union(groups);
+}
+
 /** Where a term's matches count: the term itself, or the query word a synonym stands for. */
 const into = (terms: readonly RankTerm[], t: number): number => terms[t]?.of ?? t;
 
@@ -205,21 +216,13 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
       : (() => {
           const list = param(JSON.stringify(nears));
           return `SELECT -search_words.rowid AS e, j.value ->> 1 AS b, j.value ->> 0 AS k FROM json_each(${list}) j, search_words WHERE search_words MATCH j.value ->> 2 AND search_words.rowid < 0
-      UNION SELECT o.entity_id, j.value ->> 1, j.value ->> 0 FROM json_each(${list}) j, search_words JOIN observations o ON o.id = search_words.rowid WHERE search_words MATCH j.value ->> 2 AND search_words.rowid > 0`;
+      UNION SELECT o.entity_id, j.value ->> 1, j.value ->> 0 FROM json_each(${list}) j, search_words JOIN observations o INDEXED BY search_observation_owner ON o.id = search_words.rowid WHERE search_words MATCH j.value ->> 2 AND search_words.rowid > 0`;
         })();
-  // The whole-query list is one ORDER BY … LIMIT (a bounded sort); the per-word lists one window partitioned by word:
-  // an arm per word would pass SQLite's compound-SELECT limit.
-  const share = `CASE j.value ${literal.map(({ i }) => `WHEN ${i} THEN p${i}`).join(" ")} END * factor`;
-  const lists = [
+  // Each list is its own ORDER BY … LIMIT (a bounded sort) over the scored entities.
+  const lists = union([
     `SELECT * FROM (SELECT e FROM scored ORDER BY score DESC, e LIMIT ${top})`,
-    ...(perTerm > 0 && literal.length > 0
-      ? [
-          `SELECT e FROM (SELECT e, row_number() OVER (PARTITION BY i ORDER BY sh DESC, e) AS n
-             FROM (SELECT e, j.value AS i, ${share} AS sh FROM scored, json_each('${JSON.stringify(literal.map(({ i }) => i))}') j) WHERE sh IS NOT NULL)
-           WHERE n <= ${perTerm}`,
-        ]
-      : []),
-  ];
+    ...(perTerm > 0 ? literal.map(({ i }) => `SELECT * FROM (SELECT e FROM scored WHERE p${i} IS NOT NULL ORDER BY p${i} * factor DESC, e LIMIT ${perTerm})`) : []),
+  ]);
   const lex = targets.map((i) => `coalesce(x.p${i}, 0.0)`).join(" + ");
   const sql = `WITH
     hits(t, w, a, doc) AS (${hits.join("\n      UNION ALL ")}),
@@ -227,17 +230,16 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
       SELECT -h.doc, h.t, ${sqlReal(LABEL_WEIGHT)} * h.w / ${label}, CASE WHEN h.w = 1.0 THEN h.a ELSE 0 END
         FROM hits h JOIN entities en ON en.id = -h.doc WHERE h.doc < 0
       UNION ALL
-      SELECT o.entity_id, h.t, 1.0 / ${observation}, h.a FROM hits h JOIN observations o ON o.id = h.doc WHERE h.doc > 0),
+      SELECT o.entity_id, h.t, 1.0 / ${observation}, h.a FROM hits h JOIN observations o INDEXED BY search_observation_owner ON o.id = h.doc WHERE h.doc > 0),
     summed AS (SELECT e, max(a) AS a, ${tfSums.join(", ")} FROM tagged GROUP BY e),
     lexical AS (SELECT e, a, ${targets.map(part).join(", ")} FROM summed),
     near(e, b, k) AS (${pairs}),
     bonus(e, b) AS (SELECT e, sum(b) FROM near GROUP BY e),
-    factored AS MATERIALIZED (
+    scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM (
       SELECT x.*, ${lex} AS lex, coalesce(n.b, 0.0) AS bonus, ${factorSql("s", "en", now, model)} AS factor
         FROM lexical x LEFT JOIN bonus n ON n.e = x.e JOIN search_entity_stats s ON s.entity_id = x.e JOIN entities en ON en.id = x.e
-        WHERE x.a = 1 AND ${lex} + coalesce(n.b, 0.0) > 0),
-    scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM factored),
-    kept(e) AS (${lists.join("\n      UNION ")})
+        WHERE x.a = 1 AND ${lex} + coalesce(n.b, 0.0) > 0)),
+    kept(e) AS (${lists})
   SELECT e, score, ${targets.map((i) => `p${i} * factor AS s${i}`).join(", ")} FROM scored WHERE e IN (SELECT e FROM kept)`;
   return { sql, params, columns: ["e", "score", ...targets.map((i) => `s${i}`)], targets };
 }
