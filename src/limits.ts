@@ -37,7 +37,7 @@ export const LIMITS = {
   fileBytes: 1024 * 1024,
   /** Characters in a session key header (Mcp-Memory-Session, Mcp-Session-Id). */
   sessionKey: 256,
-  /** URIs one MCP session may subscribe to in one context (resources/subscribe). */
+  /** URIs one MCP session may subscribe to in one context (resources/subscribe), or one subscriptions/listen may name. */
   subscriptionsPerSession: 100,
   /** Characters of file or directory text one view returns before it is cut short (use view_range for the rest). */
   viewChars: 16 * 1024,

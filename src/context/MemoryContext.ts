@@ -14,7 +14,7 @@ import { describeThrown, errorRef, type Outcome } from "../errors";
 import * as files from "../files/commands";
 import * as graph from "../graph";
 import { readerOf, sinceLastLook } from "../history/since";
-import { subscribe, unsubscribe, type SubscriptionTarget } from "../history/subscriptions";
+import { dropListener, listen, subscribe, unsubscribe, type SubscriptionTarget } from "../history/subscriptions";
 import { addWebhook, listWebhooks, removeWebhook, type WebhookInfo } from "../history/webhooks";
 import { exportChanges, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
 import { listItems, type ItemKind, type ItemListing, type ItemPosition } from "../items";
@@ -361,8 +361,21 @@ export class MemoryContext extends DurableObject<Env> {
   unsubscribe(listener: string, uri: string, meta: CallMeta): Outcome<{ removed: boolean }> {
     return this.runner.run(meta, "read", ({ db }) => ({ value: { removed: unsubscribe(db, listener, uri) } }));
   }
-  /** The Worker closed a stream: close this end too. */
+  /**
+   * subscriptions/listen: the filter's URIs for the stream `listener` opened
+   * (`fetch`), all or none, each item existing now (`missing`: the first
+   * that does not, and why). A stream that has closed already gets nothing stored.
+   */
+  listen(listener: string, entries: { uri: string; target: SubscriptionTarget }[], meta: CallMeta): Outcome<{ missing?: { uri: string; message: string } }> {
+    return this.runner.run(meta, "read", ({ db, now }) => {
+      if (this.ctx.getWebSockets(listener).length === 0) return { value: {} };
+      const missing = listen(db, listener, entries, now);
+      return { value: missing ? { missing } : {} };
+    });
+  }
+  /** The Worker closed a stream: close this end too, and drop a listen stream's URIs. */
   override webSocketClose(ws: WebSocket): void {
+    for (const listener of this.ctx.getTags(ws)) this.transaction(() => dropListener(this.db, listener));
     try {
       ws.close(1000, "stream closed");
     } catch {

@@ -12,9 +12,12 @@
  * (a rename both names, a merge every entity it folded).
  *
  * ## Lifecycle
- * A row lives until the session unsubscribes, or until the session has
- * neither subscribed nor had its stream open for the idle window
- * (`dropIdle`, run at each subscribe and stream connection).
+ * A 2025-era session's row lives until the session unsubscribes, or until
+ * the session has neither subscribed nor had its stream open for the idle
+ * window (`dropIdle`, run at each stream connection). A `subscriptions/listen`
+ * stream's rows (listener `LISTEN_PREFIX`…) live as long as its stream: they
+ * are written when it opens (`listen`) and dropped when it closes
+ * (`dropListener`), or, after an eviction, at the next stream connection.
  */
 import { DomainError } from "../errors";
 import { ITEM_TABLES, itemKey, type ItemRef } from "../items";
@@ -26,27 +29,57 @@ export const BRIEF = "brief";
 /** What a URI names: the brief, or one item (its key's name part as the client wrote it). */
 export type SubscriptionTarget = typeof BRIEF | ItemRef;
 
-/**
- * Subscribes `listener` to `uri`. An item must exist now (its key is stored
- * with the name as the item has it, so a case-insensitive entity name still
- * matches its changes); a session holds at most `max` URIs.
- */
-export function subscribe(db: Db, listener: string, uri: string, target: SubscriptionTarget, now: number, max: number): void {
-  let item = BRIEF;
-  if (target !== BRIEF) {
-    const { table, keyColumn } = ITEM_TABLES[target.kind];
-    const row = db.one<{ name: string }>(`SELECT ${keyColumn} AS name FROM ${table} WHERE ${keyColumn} = ?`, target.name);
-    if (!row) {
-      throw new DomainError(
-        "NotFound",
-        `no ${target.kind === "doc" ? "document" : target.kind} ${JSON.stringify(target.name)} in this context; subscribe to memory://brief to hear of new items`,
-      );
-    }
-    item = itemKey[target.kind](row.name);
+/** The item key a target names, with the name as the item has it (a case-insensitive entity name still matches its changes); the item must exist now. */
+function itemOf(db: Db, target: SubscriptionTarget): string {
+  if (target === BRIEF) return BRIEF;
+  const { table, keyColumn } = ITEM_TABLES[target.kind];
+  const row = db.one<{ name: string }>(`SELECT ${keyColumn} AS name FROM ${table} WHERE ${keyColumn} = ?`, target.name);
+  if (!row) {
+    throw new DomainError(
+      "NotFound",
+      `no ${target.kind === "doc" ? "document" : target.kind} ${JSON.stringify(target.name)} in this context; subscribe to memory://brief to hear of new items`,
+    );
   }
+  return itemKey[target.kind](row.name);
+}
+
+/** Subscribes `listener` to `uri`. An item must exist now; a session holds at most `max` URIs. */
+export function subscribe(db: Db, listener: string, uri: string, target: SubscriptionTarget, now: number, max: number): void {
+  const item = itemOf(db, target);
   const held = db.one<{ n: number }>("SELECT COUNT(*) AS n FROM subscriptions WHERE listener = ? AND uri <> ?", listener, uri)?.n ?? 0;
   if (held >= max) throw new DomainError("TooLarge", `a session holds at most ${max} subscriptions; unsubscribe from one first`);
   db.run("INSERT OR REPLACE INTO subscriptions (listener, uri, item, seen_at) VALUES (?, ?, ?, ?)", listener, uri, item, now);
+}
+
+/** The prefix of a `subscriptions/listen` stream's listener key: its rows live only as long as its stream. */
+export const LISTEN_PREFIX = "listen ";
+
+/**
+ * A `subscriptions/listen` filter's URIs, all or none: every item must
+ * exist now. The first missing one is returned, with why, and nothing is stored.
+ */
+export function listen(
+  db: Db,
+  listener: string,
+  entries: readonly { uri: string; target: SubscriptionTarget }[],
+  now: number,
+): { uri: string; message: string } | undefined {
+  const items: { uri: string; item: string }[] = [];
+  for (const { uri, target } of entries) {
+    try {
+      items.push({ uri, item: itemOf(db, target) });
+    } catch (error) {
+      if (error instanceof DomainError && error.kind === "NotFound") return { uri, message: error.message };
+      throw error;
+    }
+  }
+  for (const { uri, item } of items) db.run("INSERT OR REPLACE INTO subscriptions (listener, uri, item, seen_at) VALUES (?, ?, ?, ?)", listener, uri, item, now);
+  return undefined;
+}
+
+/** Drops a `subscriptions/listen` stream's rows once its stream has closed (a 2025-era session's rows outlive its stream). */
+export function dropListener(db: Db, listener: string): void {
+  if (listener.startsWith(LISTEN_PREFIX)) db.run("DELETE FROM subscriptions WHERE listener = ?", listener);
 }
 
 /** Whether `listener` was subscribed to `uri` (it is not any more). */
@@ -54,10 +87,21 @@ export function unsubscribe(db: Db, listener: string, uri: string): boolean {
   return db.all("DELETE FROM subscriptions WHERE listener = ? AND uri = ? RETURNING uri", listener, uri).length > 0;
 }
 
-/** Marks listeners with an open stream as seen, then drops every session idle since `before`. */
+/**
+ * Marks listeners with an open stream as seen, then drops every session idle
+ * since `before`, and every listen stream's rows whose stream is gone (an
+ * eviction closes streams without telling the object).
+ */
 export function dropIdle(db: Db, live: readonly string[], now: number, before: number): void {
-  if (live.length > 0) db.run("UPDATE subscriptions SET seen_at = ? WHERE listener IN (SELECT value FROM json_each(?))", now, JSON.stringify(live));
+  const open = JSON.stringify(live);
+  if (live.length > 0) db.run("UPDATE subscriptions SET seen_at = ? WHERE listener IN (SELECT value FROM json_each(?))", now, open);
   db.run("DELETE FROM subscriptions WHERE seen_at < ?", before);
+  db.run(
+    "DELETE FROM subscriptions WHERE substr(listener, 1, ?) = ? AND listener NOT IN (SELECT value FROM json_each(?))",
+    LISTEN_PREFIX.length,
+    LISTEN_PREFIX,
+    open,
+  );
 }
 
 /** The latest change's seq (0 before any). */

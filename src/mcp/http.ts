@@ -21,6 +21,10 @@
  *   stream of resource notifications (./subscriptions.ts). Nothing else
  *   depends on the session: every POST is still served on its own.
  *
+ * A 2026-07-28 `subscriptions/listen` naming resource URIs is served in
+ * front of the SDK's shared handler (`serveListen`): its events come from the
+ * context's object, not from the shared handler's in-process bus.
+ *
  * Each server registers only what its request can reach (`surfaceOf`).
  * Telling the eras apart (`isLegacyRequest`) classifies a 2026-07-28 request
  * twice, here and again in the SDK's handler, which costs microseconds.
@@ -41,9 +45,10 @@
  * error level.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
+import { createMcpHandler, isLegacyRequest, ProtocolError, WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
+import { invalid, servedKinds } from "./guide";
 import { buildServer, openForRead, surfaceOf, type RequestScope, type Surface } from "./server";
-import { issueSession, serveStream } from "./subscriptions";
+import { checkListen, issueSession, listenUris, openFeed, serveStream } from "./subscriptions";
 import { TIMING_HEADER } from "./tool";
 
 /** What serveMcpHttp passes to the server factory through the SDK (AuthInfo.extra). */
@@ -144,6 +149,50 @@ async function openStream(scope: RequestScope, session: string): Promise<Respons
   return serveStream(opened, scope.caller, session);
 }
 
+/** A refused subscriptions/listen, answered as the SDK's listen router answers one: in band, HTTP 200, before any acknowledgement. */
+function listenRefusal(id: unknown, error: ProtocolError): Response {
+  const { code, message, data } = error;
+  return Response.json({ jsonrpc: "2.0", error: { code, message, ...(data !== undefined ? { data } : {}) }, id }, { status: 200 });
+}
+
+const isListen = (body: unknown) => typeof body === "object" && body !== null && (body as { method?: unknown }).method === "subscriptions/listen";
+
+/**
+ * A 2026-07-28 `subscriptions/listen` naming resource URIs (./subscriptions.ts):
+ * the URIs are checked and the stream's feed opened on the request's
+ * context, then the SDK's listen router, in a handler made for this request
+ * with that feed as its bus, answers it (validation, acknowledgement,
+ * stamping, keep-alives, teardown).
+ */
+async function serveListen(request: Request, authInfo: AuthInfo, parsedBody: unknown, uris: string[]): Promise<Response> {
+  const { scope, surface } = extraOf(authInfo);
+  const id = (parsedBody as { id?: unknown }).id ?? null;
+  let entries: ReturnType<typeof checkListen>;
+  try {
+    entries = checkListen(uris, servedKinds(scope.toolsets));
+  } catch (error) {
+    if (error instanceof ProtocolError) return listenRefusal(id, error);
+    throw error;
+  }
+  const opened = await openForRead(scope, "subscriptions/listen");
+  if ("ok" in opened) return listenRefusal(id, invalid(opened));
+  const opening = await openFeed(opened, scope.caller, entries);
+  if ("refusal" in opening) return listenRefusal(id, opening.refusal);
+  const { feed } = opening;
+  const handler = createMcpHandler(() => buildServer(scope, surface), { legacy: "reject", onerror, bus: feed });
+  // The object closed the socket (an eviction, a deploy): the router ends the stream with the empty listen result.
+  feed.ended = () => void handler.close();
+  try {
+    const response = await handler.fetch(request, { authInfo, parsedBody });
+    if (!feed.taken) feed.close();
+    else if (feed.gone) await handler.close();
+    return response;
+  } catch (error) {
+    feed.close();
+    throw error;
+  }
+}
+
 /** Answers one MCP request. Host, Origin, preflights and authentication are handled before this, and CORS headers added after (src/index.ts). */
 export async function serveMcpHttp(request: Request, scope: RequestScope, clientId: string, parsedBody: unknown): Promise<Response> {
   const timed: RequestScope = request.headers.get(TIMING_HEADER) === "1" ? { ...scope, timing: true } : scope;
@@ -152,6 +201,16 @@ export async function serveMcpHttp(request: Request, scope: RequestScope, client
   if (await isLegacyRequest(request, parsedBody)) {
     extra.scope = { ...timed, legacy: true };
     return serveAndReport(() => serveLegacy(request, authInfo, parsedBody));
+  }
+  const uris = isListen(parsedBody) ? listenUris(parsedBody) : undefined;
+  if (uris && servedKinds(scope.toolsets).length > 0) {
+    return serveAndReport(() =>
+      serveListen(request, authInfo, parsedBody, uris).catch((error: unknown) => {
+        onerror(error instanceof Error ? error : new Error(String(error)));
+        const id = (parsedBody as { id?: unknown }).id;
+        return jsonRpcError(500, -32603, "Internal server error", typeof id === "string" || typeof id === "number" ? id : null);
+      }),
+    );
   }
   return serveAndReport(() => modern.fetch(request, parsedBody === undefined ? { authInfo } : { authInfo, parsedBody }));
 }

@@ -46,7 +46,7 @@ export interface RequestScope {
   session?: string;
   /** The Mcp-Session-Id header: the 2025-era session whose subscriptions a resources/subscribe adds to (./subscriptions.ts). */
   mcpSession?: string;
-  /** A 2025-era request: the server declares resources.subscribe and answers it (the 2026-07-28 lane has no such session). */
+  /** A 2025-era request: the server answers resources/subscribe (the 2026-07-28 lane has no such session, and listens instead). */
   legacy?: boolean;
   /** The User-Agent header: the client's name when the request does not carry MCP clientInfo. */
   userAgent?: string;
@@ -395,7 +395,7 @@ export function buildServer(scope: RequestScope, surface: Surface = ALL): McpSer
       },
     };
     registerResources(server, guide);
-    if (scope.legacy && servedKinds(scope.toolsets).length > 0) registerSubscriptions(server, guide, scope.caller, scope.mcpSession);
+    if (servedKinds(scope.toolsets).length > 0) registerSubscriptions(server, guide, scope.caller, scope.mcpSession, scope.legacy === true);
     registerPrompts(server, guide);
     registerCompletions(server, guide);
   }

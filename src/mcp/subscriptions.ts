@@ -17,13 +17,26 @@
  * writes each URI it sends as one server-sent event, with a comment line as
  * a keep-alive every KEEP_ALIVE_MS. When the object closes the socket (an
  * eviction, a deploy) the stream ends and the client opens it again.
+ *
+ * ## 2026-07-28: subscriptions/listen
+ * A listen request whose filter names resource URIs is checked here
+ * (`listenUris`, `checkListen`), then its stream's WebSocket is opened to
+ * the context's object, which stores the filter's URIs for as long as the
+ * socket lives (`openFeed`). The SDK's own listen router, in a handler made
+ * for this one request (src/mcp/http.ts), writes the acknowledgement, the
+ * stamped notifications and the keep-alives; it is fed by the socket
+ * (`ContextFeed`), not by an in-process bus. When the client leaves, the
+ * router unsubscribes and the socket closes; when the object closes the
+ * socket, the router ends the stream with the empty listen result (the
+ * spec's graceful close) and the client listens again.
  */
-import { ProtocolError, ProtocolErrorCode, UriTemplate, type McpServer } from "@modelcontextprotocol/server";
+import { ProtocolError, ProtocolErrorCode, UriTemplate, type McpServer, type ServerEvent, type ServerEventBus } from "@modelcontextprotocol/server";
 import { callerIdOf, type Caller } from "../auth/caller";
 import { describeThrown, errorRef } from "../errors";
 import { itemRef, itemKey, type ItemKind } from "../items";
 import { LISTENER_HEADER } from "../context/subscribers";
-import { BRIEF, type SubscriptionTarget } from "../history/subscriptions";
+import { BRIEF, LISTEN_PREFIX, type SubscriptionTarget } from "../history/subscriptions";
+import { LIMITS } from "../limits";
 import { decodeName, runGuarded, servedKinds, unwrapped, type GuideScope } from "./guide";
 import type { ResolvedContext } from "./tool";
 
@@ -68,10 +81,15 @@ function fail(message: string): never {
 const NO_SESSION =
   "resources/subscribe needs a session: initialize over Streamable HTTP, send the Mcp-Session-Id header the answer carries, and open the GET stream on which notifications arrive.";
 
-/** Declares resources.subscribe and answers resources/subscribe and resources/unsubscribe (2025-era requests only). */
-export function registerSubscriptions(server: McpServer, scope: GuideScope, caller: Caller, session: string | undefined): void {
+/**
+ * Declares resources.subscribe, on both lanes; a 2025-era request's server
+ * also answers resources/subscribe and resources/unsubscribe (a 2026-07-28
+ * client listens instead, served in front of the SDK: src/mcp/http.ts).
+ */
+export function registerSubscriptions(server: McpServer, scope: GuideScope, caller: Caller, session: string | undefined, legacy: boolean): void {
   const kinds = servedKinds(scope.toolsets);
   server.server.registerCapabilities({ resources: { subscribe: true } });
+  if (!legacy) return;
   const listener = () => (session ? listenerOf(caller, session) : fail(NO_SESSION));
   server.server.setRequestHandler("resources/subscribe", (request) =>
     runGuarded("resources/subscribe", async () => {
@@ -159,4 +177,112 @@ export async function serveStream(opened: ResolvedContext, caller: Caller, sessi
     },
   });
   return new Response(body, { headers: { "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "Mcp-Session-Id": session } });
+}
+
+/**
+ * The resource URIs of a `subscriptions/listen` request, or undefined when
+ * its filter names none in a form the SDK accepts: the SDK answers those
+ * itself (its -32602 for a missing or malformed filter, else the
+ * acknowledgement of what it honors).
+ */
+export function listenUris(body: unknown): string[] | undefined {
+  const params = (body as { params?: { notifications?: { resourceSubscriptions?: unknown } } } | undefined)?.params;
+  const uris = params?.notifications?.resourceSubscriptions;
+  if (!Array.isArray(uris) || uris.length === 0 || !uris.every((u): u is string => typeof u === "string")) return undefined;
+  return [...new Set(uris)];
+}
+
+/** The filter's URIs with their targets, or the protocol error for the first unknown one (nothing is opened or stored). */
+export function checkListen(uris: readonly string[], kinds: readonly ItemKind[]): { uri: string; target: SubscriptionTarget }[] {
+  const max = LIMITS.subscriptionsPerSession;
+  if (uris.length > max) fail(`A subscriptions/listen filter holds at most ${max} resource URIs; listen on more streams for more.`);
+  return uris.map((uri) => ({ uri, target: targetOf(uri, kinds) }));
+}
+
+/**
+ * The change feed of one listen stream, as the SDK's ServerEventBus: the
+ * URIs the context's object sends over the socket become `resource_updated`
+ * events for the one listener the SDK's router registers. Its unsubscribing
+ * (the client left) closes the socket; the socket closing (an eviction)
+ * calls `ended`.
+ */
+class ContextFeed implements ServerEventBus {
+  private listener: ((event: ServerEvent) => void) | undefined;
+  private subscribed = false;
+  /** Whether the socket has closed. */
+  gone = false;
+  /** Called when the socket closes. */
+  ended: () => void = () => {};
+
+  constructor(private readonly ws: WebSocket) {
+    ws.addEventListener("message", (event) => {
+      for (const uri of urisOf(event.data)) this.publish({ kind: "resource_updated", uri });
+    });
+    const end = () => {
+      if (this.gone) return;
+      this.gone = true;
+      this.listener = undefined;
+      this.ended();
+    };
+    ws.addEventListener("close", end);
+    ws.addEventListener("error", end);
+  }
+
+  publish(event: ServerEvent): void {
+    try {
+      this.listener?.(event);
+    } catch (error) {
+      console.error(JSON.stringify({ event: "stream_failed", ...describeThrown(error) }));
+    }
+  }
+
+  subscribe(listener: (event: ServerEvent) => void): () => void {
+    this.listener = listener;
+    this.subscribed = true;
+    return () => this.close();
+  }
+
+  /** Whether the SDK's router took the stream (it did not for a request it refused, or a filter it honored nothing of). */
+  get taken(): boolean {
+    return this.subscribed;
+  }
+
+  close(): void {
+    this.listener = undefined;
+    try {
+      this.ws.close(1000, "stream closed");
+    } catch {
+      // Already closed by the object.
+    }
+  }
+}
+
+/** What opening a listen stream's feed gave: the feed, or the refusal to answer with (nothing stored). */
+type FeedOpening = { feed: ContextFeed } | { refusal: ProtocolError };
+
+/**
+ * Opens one listen stream's feed on `opened` (the request's context): a
+ * WebSocket to the context's object, tagged with a listener key of its own,
+ * then the filter's URIs stored for it, all or none.
+ */
+export async function openFeed(opened: ResolvedContext, caller: Caller, entries: { uri: string; target: SubscriptionTarget }[]): Promise<FeedOpening> {
+  const listener = `${LISTEN_PREFIX}${callerIdOf(caller)} ${crypto.randomUUID()}`;
+  const upgrade = await opened.stub.fetch("https://context/listen", { headers: { Upgrade: "websocket", [LISTENER_HEADER]: listener } });
+  const ws = upgrade.webSocket;
+  if (!ws) {
+    const ref = errorRef();
+    console.error(JSON.stringify({ event: "stream_refused", ref, status: upgrade.status }));
+    return { refusal: new ProtocolError(ProtocolErrorCode.InternalError, `Internal error (ref ${ref}).`) };
+  }
+  ws.accept();
+  const feed = new ContextFeed(ws);
+  try {
+    const { missing } = unwrapped(await opened.stub.listen(listener, entries, opened.meta));
+    if (missing) unwrapped({ ok: false, kind: "NotFound", message: missing.message }, missing.uri);
+    return { feed };
+  } catch (error) {
+    feed.close();
+    if (error instanceof ProtocolError) return { refusal: error };
+    throw error;
+  }
 }

@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { Db } from "../../src/storage/sql";
-import { connectV1, connectV2, freshContext, type TestClient } from "../helpers/clients";
+import { connectV1, freshContext, type TestClient } from "../helpers/clients";
 import { stubOf } from "../helpers/context";
 import { BASE, bearer, connectAs, createContext, mint, secured, type Minted } from "../helpers/teams";
 
@@ -124,14 +124,5 @@ describe("live subscriptions (SDK v1 client with a session)", () => {
     const body = (await res.json()) as { error?: { message: string } };
     expect(body.error?.message).toMatch(/resources\/subscribe needs a session: initialize over Streamable HTTP, send the Mcp-Session-Id header/);
     expect(await subscriptionRows(ctx)).toEqual([]);
-  });
-
-  it("does not declare resources.subscribe to a 2026-07-28 client, whose lane has no session", async () => {
-    const ctx = freshContext("subs");
-    await createContext(ctx);
-    const [alice] = await Promise.all([mint([{ context: ctx, role: "read" }])]);
-    const modern = await connectAs(connectV2, (alice as Minted).token, `/mcp/${ctx}`);
-    expect((modern.capabilities()?.resources as { subscribe?: boolean } | undefined)?.subscribe).toBeUndefined();
-    await modern.close();
   });
 });
