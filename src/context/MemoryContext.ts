@@ -302,7 +302,7 @@ export class MemoryContext extends DurableObject<Env> {
   }
   /** The query is parsed here, above the documents domain, with the search tokenizer every search surface shares. */
   searchDocuments(query: string, limit: number, meta: CallMeta): Outcome<documents.DocumentSearch> {
-    return this.runner.run(meta, "search", ({ db }) => documents.search(db, parseQuery(query).terms, limit));
+    return this.runner.run(meta, "search", (scope) => search.searchDocuments(scope, parseQuery(query), limit, this.config()));
   }
 
   // ---- Export and import: the graph's pages, then the archive's, then history's (refused once purged); import lines in batches (./importing.ts)

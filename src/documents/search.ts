@@ -9,7 +9,9 @@
  *   question are gone, compounds are one term, CJK runs are terms of their
  *   own. So "who is on call in week 13" asks for "call", "week" and "13".
  * - Any term may match; the documents holding every term come first, then
- *   those holding some, each group by BM25 (src/items/text-index.ts).
+ *   those holding some, each group by bm25() × the caller's boost (recency
+ *   and damped priority, src/search/score.ts), exact at any age
+ *   (src/items/text-index.ts).
  *   Words are stemmed: "decisions" finds "decision".
  * - Nothing in a query is FTS5 syntax: every term is quoted, so AND, OR, NOT,
  *   NEAR, quotes, '*', '^', ':', parentheses and '-' are plain text, and no
@@ -17,7 +19,7 @@
  * - A CJK term matches that text anywhere (through the bigram column, see
  *   ./cjk.ts), not only whole runs.
  */
-import { contentHeads, rankByText, type TextHit, type TextIndex, type TextTerm } from "../items";
+import { contentHeads, rankByText, type RankTextOptions, type TextBoost, type TextHit, type TextIndex, type TextTerm } from "../items";
 import type { Db } from "../storage/sql";
 
 export interface DocumentHit {
@@ -66,10 +68,10 @@ export interface RankedDocument extends TextHit {
   title: string;
 }
 
-/** The best `limit` documents for `terms`, best first: those holding every term, then those holding some. */
-export function findDocuments(db: Db, terms: readonly TextTerm[], limit: number): DocumentHit[] {
+/** The best `limit` documents for `terms` under bm25 × `boost`, best first: those holding every term, then those holding some. */
+export function findDocuments(db: Db, terms: readonly TextTerm[], limit: number, boost: TextBoost): DocumentHit[] {
   const runs = terms.filter((t) => t.cjk).map((t) => t.key);
-  const rows = rankByText<RankedDocument>(db, DOCUMENT_INDEX, terms, limit, { mark: "**", snippetTokens: 16 });
+  const rows = rankByText<RankedDocument>(db, DOCUMENT_INDEX, terms, limit, { mark: "**", snippetTokens: 16, boost });
   const contents =
     runs.length > 0
       ? contentHeads(
@@ -87,12 +89,13 @@ export function findDocuments(db: Db, terms: readonly TextTerm[], limit: number)
 }
 
 /**
- * The best `limit` documents for `terms`, best first, for recall
- * (src/search/recall.ts): those holding every term first unless
- * `allFirst` is false (an expansion's words, each standing alone).
+ * The exact best `limit` documents for `terms` under bm25 × `boost`, best
+ * first, for recall (src/search/recall.ts): those holding every term first
+ * unless `allFirst` is false (an expansion's words, each standing alone),
+ * none in `skip`.
  */
-export function rankDocuments(db: Db, terms: readonly TextTerm[], limit: number, allFirst: boolean): RankedDocument[] {
-  return rankByText<RankedDocument>(db, DOCUMENT_INDEX, terms, limit, { allFirst });
+export function rankDocuments(db: Db, terms: readonly TextTerm[], limit: number, opts: Pick<RankTextOptions, "allFirst" | "boost" | "skip">): RankedDocument[] {
+  return rankByText<RankedDocument>(db, DOCUMENT_INDEX, terms, limit, opts);
 }
 
 /** The first `chars` characters of each document in `ids`, by id (co-visited documents in recall). */

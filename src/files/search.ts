@@ -5,7 +5,7 @@
  * them; src/items/text-index.ts quotes every one, so no query text is FTS5
  * syntax. Files are matched by words, not CJK bigrams.
  */
-import { contentHeads, rankByText, type TextHit, type TextIndex, type TextTerm } from "../items";
+import { contentHeads, rankByText, type RankTextOptions, type TextHit, type TextIndex, type TextTerm } from "../items";
 import type { Db } from "../storage/sql";
 
 export interface FileHit extends TextHit {
@@ -16,14 +16,14 @@ export interface FileHit extends TextHit {
 const FILE_INDEX: TextIndex = { fts: "files_fts", table: "files", rowid: "id", key: "path", columns: [], weights: [2, 1], snippetColumn: 1, snippetTokens: 32 };
 
 /**
- * The best `limit` files for `terms`, best first: those holding every term
- * first unless `allFirst` is false (an expansion's words, each standing
- * alone). FTS5 ranks every matching file, whatever its age: files are a
- * hand-written memory (far fewer than entities), so the whole ranking stays
- * cheap.
+ * The exact best `limit` files for `terms` under bm25 × `boost`, best first:
+ * those holding every term first unless `allFirst` is false (an expansion's
+ * words, each standing alone), none in `skip`. SQLite scores every matching
+ * file, whatever its age: files are a hand-written memory (far fewer than
+ * entities), so the whole ranking stays cheap.
  */
-export function rankFiles(db: Db, terms: readonly TextTerm[], limit: number, allFirst: boolean): FileHit[] {
-  return rankByText<FileHit>(db, FILE_INDEX, terms, limit, { allFirst });
+export function rankFiles(db: Db, terms: readonly TextTerm[], limit: number, opts: Pick<RankTextOptions, "allFirst" | "boost" | "skip">): FileHit[] {
+  return rankByText<FileHit>(db, FILE_INDEX, terms, limit, opts);
 }
 
 /** The first `chars` characters of each file in `paths`, by path (co-visited files in recall). */

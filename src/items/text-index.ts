@@ -1,23 +1,37 @@
 /**
  * Items read through their full-text indexes, for recall
  * (src/search/recall.ts) and search_documents: `rankByText` ranks one kind's
- * rows for a query's terms by FTS5's bm25() with a snippet, beside the rows'
- * statistics (./stats.ts); `contentHeads` reads the start of items' content.
- * A domain describes its index once, as a TextIndex (src/files/search.ts,
- * src/documents/search.ts).
+ * rows for a query's terms by FTS5's bm25() times a boost with a snippet,
+ * beside the rows' statistics (./stats.ts); `contentHeads` reads the start of
+ * items' content. A domain describes its index once, as a TextIndex
+ * (src/files/search.ts, src/documents/search.ts).
  *
  * ## Ranking
- * Any term may match; the items holding every term come first (one MATCH
- * with AND), then those holding some (one with OR), each group best first
- * by bm25(), so a natural question is answered and a partial match never
- * pushes out a complete one. bm25() sums over the query's phrases, so an
- * item scores the same in both statements.
+ * An item's score is bm25() × the caller's TextBoost (recency and damped
+ * priority for recall and search_documents, src/search/score.ts). Any term
+ * may match; the items holding every term come first (one MATCH with AND),
+ * then those holding some (one with OR), each group best first by score, so
+ * a natural question is answered and a partial match never pushes out a
+ * complete one. bm25() sums over the query's phrases, so an item scores the
+ * same in both statements.
+ *
+ * ## Exact top k
+ * SQLite orders every match by the whole score (`ORDER BY bm25 × boost DESC,
+ * key LIMIT k + MARGIN`): FTS5 computes bm25() over the whole doclist for
+ * each match anyway, so no item is left out for its age. The boost's SQL
+ * may differ from its JavaScript in the last bits (exp, ln), so the rows
+ * read are rescored in JavaScript, which is the reference, and sorted there.
+ * An unread row's JavaScript score is at most its SQL score × (1 +
+ * SQL_DRIFT), so when the k-th rescored row beats the last row read by more
+ * than that, no unread row can enter; otherwise (ties at the cut) four times
+ * as many rows are read, until the test holds or every match is read.
  *
  * ## Invariants
  * - Every string put into a MATCH expression is quoted here, so no query
  *   text is FTS5 syntax.
- * - `bm25` comes back with its sign flipped (higher is better); equal scores
- *   keep the order of the item's key.
+ * - `bm25` comes back with its sign flipped (higher is better, always
+ *   positive: FTS5 floors its idf); equal scores keep the order of the
+ *   item's key.
  */
 import type { Db } from "../storage/sql";
 import { STATS_COLUMNS, type StatsRow } from "./stats";
@@ -60,6 +74,8 @@ export interface TextTerm {
 export interface TextHit extends StatsRow, Record<string, SqlStorageValue> {
   /** FTS5's bm25() with the index's weights, sign flipped: higher is better. */
   bm25: number;
+  /** bm25 × the boost, computed in JavaScript: the order. */
+  score: number;
   /** The best window of the snippet column around the matched words. */
   snippet: string;
   created_at: number;
@@ -68,7 +84,19 @@ export interface TextHit extends StatsRow, Record<string, SqlStorageValue> {
   all_terms: number;
 }
 
+/** What an item's bm25() is multiplied by: one formula, as SQL and as JavaScript. */
+export interface TextBoost {
+  /** The factor as an SQL expression over the item table's row, aliased `i`. */
+  sql: string;
+  /** The same factor in JavaScript over a row the ranking returns: the reference the order is exact under. */
+  of(row: TextHit): number;
+}
+
 export interface RankTextOptions {
+  /** The factor each bm25() is multiplied by; 1 when absent. */
+  boost?: TextBoost;
+  /** Keys of items left out (found already by an earlier pass). */
+  skip?: readonly string[];
   /** Items holding every term first (the default); false ranks any-term matches by bm25() alone. */
   allFirst?: boolean;
   /** Marks around the matched words in the snippet, and its words; the index's snippetTokens and none by default. */
@@ -102,40 +130,83 @@ function termExpression(index: TextIndex, t: TextTerm): string | undefined {
 /** FTS5's bm25() over `index` with its weights: lower is better, as FTS5 ranks. */
 const bm25Of = (index: TextIndex): string => `bm25(${index.fts}, ${index.weights.join(", ")})`;
 
-function matching<T extends TextHit>(db: Db, index: TextIndex, match: string, all: boolean, limit: number, skip: readonly string[], opts: RankTextOptions): T[] {
-  const bm25 = bm25Of(index);
+const UNBOOSTED: TextBoost = { sql: "1.0", of: () => 1 };
+/**
+ * The most a boost's SQL value and its JavaScript value may differ, relative:
+ * each of its few dozen operations is correctly rounded or (exp, ln, sqrt) within
+ * an ulp or two, about 1e-16 each; test/priority/priority-sql.test.ts checks 1e-12.
+ */
+const SQL_DRIFT = 1e-9;
+/** Rows read beyond the k asked for, so rescoring in JavaScript decides near-ties at the cut without a second read. */
+const MARGIN = 8;
+
+const byScore = (key: string) => (a: TextHit, b: TextHit) =>
+  b.score - a.score || ((a[key] as string) < (b[key] as string) ? -1 : (a[key] as string) > (b[key] as string) ? 1 : 0);
+
+/** A row as SQLite ranks it: its index rowid and SQLite's value of the score, beside the hit's columns but the snippet. */
+type Ranked<T> = T & { fts_rowid: number; sql_score: number };
+
+/**
+ * One MATCH's rows, best `limit` by SQLite's value of the score, key next.
+ * bm25() is computed once per match (the materialized `m`); snippets are cut
+ * later, for the rows kept only.
+ */
+function matching<T extends TextHit>(db: Db, index: TextIndex, match: string, all: boolean, limit: number, skip: readonly string[], boost: TextBoost): Ranked<T>[] {
   const named = [index.key, ...index.columns].map((c) => `i.${c}`).join(", ");
-  const mark = opts.mark ?? "";
-  return db.all<T>(
-    `SELECT ${named}, -${bm25} AS bm25, snippet(${index.fts}, ${index.snippetColumn}, ?4, ?4, '…', ${opts.snippetTokens ?? index.snippetTokens}) AS snippet,
+  return db.all<Ranked<T>>(
+    `WITH m AS MATERIALIZED (SELECT rowid AS r, -${bm25Of(index)} AS bm25 FROM ${index.fts} WHERE ${index.fts} MATCH ?1)
+     SELECT ${named}, m.r AS fts_rowid, m.bm25, m.bm25 * ${boost.sql} AS sql_score,
             i.created_at, i.updated_at, ${all ? 1 : 0} AS all_terms, ${STATS_COLUMNS}
-     FROM ${index.fts} JOIN ${index.table} i ON i.${index.rowid} = ${index.fts}.rowid
-     WHERE ${index.fts} MATCH ?1 AND i.${index.key} NOT IN (SELECT value FROM json_each(?3))
-     ORDER BY ${bm25}, i.${index.key}
+     FROM m JOIN ${index.table} i ON i.${index.rowid} = m.r
+     WHERE i.${index.key} NOT IN (SELECT value FROM json_each(?3))
+     ORDER BY sql_score DESC, i.${index.key}
      LIMIT ?2`,
     match,
     limit,
     JSON.stringify(skip),
-    mark,
   );
+}
+
+/** FTS5's snippet of each row of `rows` for `match`, set on the row. */
+function cutSnippets(db: Db, index: TextIndex, match: string, rows: readonly Ranked<TextHit>[], opts: RankTextOptions): void {
+  if (rows.length === 0) return;
+  const cut = db.all<{ r: number; snippet: string }>(
+    `SELECT rowid AS r, snippet(${index.fts}, ${index.snippetColumn}, ?3, ?3, '…', ${opts.snippetTokens ?? index.snippetTokens}) AS snippet
+     FROM ${index.fts} WHERE ${index.fts} MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))`,
+    match,
+    JSON.stringify(rows.map((r) => r.fts_rowid)),
+    opts.mark ?? "",
+  );
+  const byRowid = new Map(cut.map((c) => [c.r, c.snippet]));
+  for (const r of rows) r.snippet = byRowid.get(r.fts_rowid) ?? "";
+}
+
+/** The exact best `limit` rows of one MATCH under bm25 × boost in JavaScript (see "Exact top k" above). */
+function exactTop<T extends TextHit>(db: Db, index: TextIndex, match: string, all: boolean, limit: number, skip: readonly string[], opts: RankTextOptions): T[] {
+  const boost = opts.boost ?? UNBOOSTED;
+  for (let read = limit + MARGIN; ; read *= 4) {
+    const rows = matching<T>(db, index, match, all, read, skip, boost);
+    for (const r of rows) r.score = r.bm25 * boost.of(r);
+    const top = [...rows].sort(byScore(index.key)).slice(0, limit);
+    const last = rows.at(-1)?.sql_score ?? 0;
+    const kth = top.at(-1)?.score ?? 0;
+    if (rows.length < read || kth > last * (1 + SQL_DRIFT)) {
+      cutSnippets(db, index, match, top, opts);
+      return top;
+    }
+  }
 }
 
 /** The best `limit` items of `index` for `terms`, best first (see the module comment); empty when the index can match none of them. */
 export function rankByText<T extends TextHit>(db: Db, index: TextIndex, terms: readonly TextTerm[], limit: number, opts: RankTextOptions = {}): T[] {
   const parts = terms.flatMap((t) => termExpression(index, t) ?? []);
-  if (parts.length === 0) return [];
-  if (parts.length === 1 || opts.allFirst === false) return matching<T>(db, index, parts.join(" OR "), parts.length === 1, limit, [], opts);
-  const complete = matching<T>(db, index, parts.join(" AND "), true, limit, [], opts);
+  if (parts.length === 0 || limit <= 0) return [];
+  const skip = opts.skip ?? [];
+  if (parts.length === 1 || opts.allFirst === false) return exactTop<T>(db, index, parts.join(" OR "), parts.length === 1, limit, skip, opts);
+  const complete = exactTop<T>(db, index, parts.join(" AND "), true, limit, skip, opts);
   if (complete.length >= limit) return complete;
-  const rest = matching<T>(
-    db,
-    index,
-    parts.join(" OR "),
-    false,
-    limit - complete.length,
-    complete.map((h) => h[index.key] as string),
-    opts,
-  );
+  const found = complete.map((h) => h[index.key] as string);
+  const rest = exactTop<T>(db, index, parts.join(" OR "), false, limit - complete.length, [...skip, ...found], opts);
   return [...complete, ...rest];
 }
 

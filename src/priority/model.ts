@@ -101,6 +101,35 @@ export function priority(item: PriorityInput, now: number, opts: ModelOptions = 
   return f.frequency * f.category * f.mark * f.recency * f.cluster * f.baseRelevance;
 }
 
+/** A number as an SQL REAL literal: an integral value keeps its ".0", so SQLite never divides as integers. */
+export function sqlReal(x: number): string {
+  if (!Number.isFinite(x)) throw new Error(`sqlReal: ${x} is not finite`);
+  return Number.isInteger(x) && Math.abs(x) < 1e15 ? x.toFixed(1) : String(x);
+}
+
+/**
+ * `priority` as an SQL expression over a row whose priority columns are
+ * `${t}.uses`, `${t}.created_at`, `${t}.last_accessed_at`, `${t}.category`,
+ * `${t}.important`, `${t}.cluster_size` and `${t}.base_relevance`, at `now`:
+ * the same factors in the same order, so SQLite can rank a whole context by
+ * score (src/search/rank.ts). SQLite's exp() may differ from Math.exp in the
+ * last bit, so a ranking rescored in JavaScript stays the reference.
+ */
+export function prioritySql(t: string, now: number, opts: ModelOptions = DEFAULT_MODEL): string {
+  const n = sqlReal(now);
+  const day = sqlReal(DAY_MS);
+  const weights = Object.entries(opts.categoryWeights)
+    .map(([name, w]) => `WHEN '${name}' THEN ${sqlReal(w)}`)
+    .join(" ");
+  const frequency = `((1.0 + max(0, ${t}.uses)) / (1.0 + max(0.0, ${n} - ${t}.created_at) / ${day} / ${sqlReal(FREQUENCY_WINDOW_DAYS)}))`;
+  const category = `(CASE ${t}.category ${weights} ELSE ${sqlReal(opts.categoryWeights.general)} END)`;
+  const mark = `(CASE WHEN ${t}.important = 1 THEN ${sqlReal(MARK_FACTOR)} ELSE 1.0 END)`;
+  const recency = `(CASE WHEN ${t}.last_accessed_at IS NULL THEN 1.0 ELSE 1.0 + ${sqlReal(RECENCY_BOOST)} * exp(-(max(0.0, ${n} - ${t}.last_accessed_at) / ${day}) / ${sqlReal(RECENCY_BOOST_DAYS)}) END)`;
+  const cluster = `(CASE WHEN ${t}.cluster_size >= ${sqlReal(opts.clusterThreshold)} THEN ${sqlReal(CLUSTER_BONUS)} ELSE 1.0 END)`;
+  const base = `min(${sqlReal(RELEVANCE_CAP)}, max(0.0, ${t}.base_relevance))`;
+  return `(${frequency} * ${category} * ${mark} * ${recency} * ${cluster} * ${base})`;
+}
+
 /** What decides an item's tier. */
 export interface TierInput {
   tier: string;

@@ -1,7 +1,8 @@
 /**
  * The search calls of a context, whole: search_nodes (`searchNodes`) and
  * recall (`recallItems`), each after the one step that may wait
- * (`prepareQuery`). The context's object runs the step, then the op inside
+ * (`prepareQuery`), and search_documents (`searchDocuments`), which never
+ * waits. The context's object runs the step, then the op inside
  * the call's transaction (src/context/runner.ts).
  *
  * ## Invariants
@@ -16,6 +17,7 @@
  * - As of a past time, entities are matched on their words then (./asof.ts):
  *   no synonyms, vectors or aliases; names are read as they were then.
  */
+import * as documents from "../documents/commands";
 import { parseAsOf } from "../graph/asof";
 import { idsByName } from "../graph/rows";
 import { itemKey, type ItemEffects, type ItemKind } from "../items";
@@ -31,6 +33,7 @@ import { searchGraph, searchParams, type SearchOptions, type SearchResult } from
 import { expansionFor, SEMANTIC_CANDIDATES, searchMode, semanticEntities } from "./meaning";
 import { parseQuery, type ParsedQuery } from "./query";
 import { recall, type RecallResult } from "./recall";
+import { itemBoost } from "./score";
 import { nearestToQuery, type Embedder } from "./semantic";
 
 /** A query ready for its op: parsed, with what the ranking gets beyond its words (./meaning.ts), and the past time it asks about, if any. */
@@ -97,6 +100,11 @@ export function recallItems(
   const result = recall(db, query, { ...packing, now, model: modelOptions(s), expansion, semantic, mode: searchMode(expansion, semantic) });
   const value = provenance ? { ...result, items: withProvenance(db, result.items) } : result;
   return { value, effects: searched(result.items.map((i) => i.key)) };
+}
+
+/** search_documents: documents by bm25() × the same recency and damped priority as recall's (./score.ts, `itemBoost`). */
+export function searchDocuments({ db, now }: SearchScope, query: ParsedQuery, limit: number, s: Settings): Searched<documents.DocumentSearch> {
+  return documents.search(db, query.terms, limit, itemBoost(now, modelOptions(s)));
 }
 
 /** Effects of a search that returned `items` and removed or moved none. */

@@ -62,7 +62,8 @@ export function searchGraph(
   model: ModelOptions = DEFAULT_MODEL,
   rank: Pick<RankOptions, "expansion" | "semantic"> = {},
 ): SearchResult {
-  const ranking = rankQuery(db, query, { ...rank, now, model });
+  // Entries are at most maxTotalNodes by score, plus each word's best topPerToken, skipping those earlier words took.
+  const ranking = rankQuery(db, query, { ...rank, now, model, top: params.maxTotalNodes, perTerm: params.topPerToken * query.terms.length });
   const literal = ranking.terms.filter((t) => t.index >= 0);
   if (literal.length === 0) {
     return { entities: [], relations: [], paths: [], note: NO_TERMS_NOTE };

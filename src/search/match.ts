@@ -4,14 +4,10 @@
  * lengths and statistics the score reads.
  *
  * ## Cost at scale
- * A term is looked up newest-first with `ORDER BY rowid DESC LIMIT`, which
- * FTS5 answers by walking the term's doclist backwards and stopping after the
- * cap: the cost is bounded by the cap, not by how common the term is. (Ranking
- * all matches with `ORDER BY rank` reads every posting: seconds for a very
- * common term at 100,000 entities.) So for a common term only its newest
- * documents are candidates, and its document frequency is estimated from how
- * far back the capped window reaches (`estimateDf`); ./rank.ts then asks
- * about the candidates' other documents one rowid at a time (`docsHolding`).
+ * Nothing here reads a window of a term's newest documents: ./rank.ts walks
+ * whole doclists inside one statement, and `termCounts` counts a term's
+ * documents in C (FTS5 walks a doclist at well under a microsecond a
+ * posting), so a document counts whatever its age.
  */
 import { sqlLimit, type Db } from "../storage/sql";
 import { bigrams, quote, type QueryTerm } from "./tokenize";
@@ -37,21 +33,11 @@ export function expression(term: QueryTerm): string {
   return `${quote(term.parts.join(" "))} OR ${quote(term.key)}`;
 }
 
-/** Documents seen in a newest-first window of `seen` rows reaching back to `oldest`, out of ids up to `max`. */
-export function estimateDf(seen: number, cap: number, oldest: number, max: number): number {
-  if (seen < cap) return seen;
-  return Math.max(seen, (seen * max) / Math.max(1, max - oldest + 1));
+/** How many documents (names and observations) hold `match`, and how many of them are names: every one, counted in C. */
+export function termCounts(db: Db, match: string): { documents: number; names: number } {
+  const row = db.one<{ n: number; names: number | null }>("SELECT count(*) AS n, sum(rowid < 0) AS names FROM search_words WHERE search_words MATCH ?1", match);
+  return { documents: row?.n ?? 0, names: row?.names ?? 0 };
 }
-
-const docs = (db: Db, table: string, names: boolean, match: string, cap: number) =>
-  db
-    .tuples<[doc: number]>(
-      ["doc"],
-      `SELECT rowid AS doc FROM ${table} WHERE ${table} MATCH ?1 AND ${names ? "rowid < 0 ORDER BY rowid" : "rowid > 0 ORDER BY rowid DESC"} LIMIT ${sqlLimit(cap)}`,
-      [match],
-      `doc${names ? "" : " DESC"}`,
-    )
-    .map(([doc]) => doc);
 
 export interface EntityStats extends Record<string, SqlStorageValue> {
   id: number;
@@ -88,85 +74,6 @@ export function entityStats(db: Db, ids: readonly number[]): EntityStats[] {
 }
 
 /**
- * A compound's phrase ("github sqlite wal") is looked for among the newest
- * PHRASE_SPAN names and the newest PHRASE_SPAN observations only. FTS5 finds
- * a phrase by walking its words' doclists together, so a rare phrase of
- * common words would read them to their ends, whatever the window's cap, at
- * a cost that grows with the context. Its
- * joined form ("githubsqlitewal"), which every document writing the compound
- * carries (./indexer.ts derivedText), is one short doclist and is read in
- * full. So the window leaves out only older documents that hold the words
- * apart or inside a longer compound ("routingSdkKafka" for "routing-sdk");
- * the phrase's document frequency is estimated from what the window saw.
- * In a context with fewer than PHRASE_SPAN entities and observations the
- * window is exactly the whole expression's.
- */
-const PHRASE_SPAN = 50_000;
-
-/** A term's documents in capped newest-first windows (./rank.ts): entity ids by name or type, and observations with their owners. */
-export interface TermWindow {
-  /** Entities whose name or type holds the term, newest first. */
-  names: number[];
-  /** [observation id, entity id], newest first. */
-  observations: [doc: number, eid: number][];
-}
-
-/** A term's names (rowid < 0, newest first) and observations with their owners (newest first), each part capped. */
-const windowSql = (nameCap: number, observationCap: number) => `SELECT doc, NULL AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ${sqlLimit(nameCap)})
-   UNION ALL
-   SELECT d.doc, o.entity_id AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ${sqlLimit(observationCap)}) d
-   JOIN observations o ON o.id = d.doc`;
-
-/**
- * windowSql for a compound: its joined form (?1) everywhere, its phrase (?2) in names with rowid < ?3 and
- * observations with rowid > ?4. The CASTs matter: FTS5 ignores a rowid bound that is not an INTEGER value,
- * and a bound JavaScript number may arrive as a REAL, which read the whole doclists again.
- */
-const compoundWindowSql = (nameCap: number, observationCap: number) => `SELECT doc, NULL AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid < 0 ORDER BY rowid LIMIT ${sqlLimit(nameCap)})
-   UNION ALL
-   SELECT doc, NULL AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?2 AND rowid < CAST(?3 AS INTEGER) ORDER BY rowid LIMIT ${sqlLimit(nameCap)})
-   UNION ALL
-   SELECT d.doc, o.entity_id AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?1 AND rowid > 0 ORDER BY rowid DESC LIMIT ${sqlLimit(observationCap)}) d
-   JOIN observations o ON o.id = d.doc
-   UNION ALL
-   SELECT d.doc, o.entity_id AS eid FROM (
-     SELECT rowid AS doc FROM search_words WHERE search_words MATCH ?2 AND rowid > CAST(?4 AS INTEGER) ORDER BY rowid DESC LIMIT ${sqlLimit(observationCap)}) d
-   JOIN observations o ON o.id = d.doc`;
-
-/** `span` is PHRASE_SPAN but for tests, which cannot afford tens of thousands of documents. */
-export function termWindow(db: Db, term: QueryTerm, corpus: Corpus, nameCap: number, observationCap: number, span = PHRASE_SPAN): TermWindow {
-  const compound = !term.cjk && term.parts.length > 1;
-  const nameBound = corpus.maxEntityId > span ? -(corpus.maxEntityId - span) : 0;
-  const observationBound = Math.max(0, corpus.maxObservationId - span);
-  const rows = compound
-    ? db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], compoundWindowSql(nameCap, observationCap), [
-        quote(term.key),
-        quote(term.parts.join(" ")),
-        nameBound,
-        observationBound,
-      ])
-    : db.tuples<[doc: number, eid: number | null]>(["doc", "eid"], windowSql(nameCap, observationCap), [expression(term)]);
-  const names = new Set<number>();
-  const observations = new Map<number, number>();
-  for (const [doc, eid] of rows) {
-    if (doc < 0) names.add(-doc);
-    else if (eid !== null) observations.set(doc, eid);
-  }
-  return {
-    names: [...names].sort((a, b) => b - a).slice(0, nameCap),
-    observations: [...observations].sort((a, b) => b[0] - a[0]).slice(0, observationCap),
-  };
-}
-
-/** Entities whose name or type holds `match` only as a substring (the trigram index), newest first. */
-export const substringNames = (db: Db, match: string, cap: number): number[] => docs(db, "search_grams", true, match, cap).map((doc) => -doc);
-
-/**
  * Which of `docs` (search_words rowids: observation ids, and -entity id for a
  * name and type) hold `match`: one rowid lookup per document, so the cost is
  * bounded by the documents asked about, not by how common the term is.
@@ -183,17 +90,6 @@ export function docsHolding(db: Db, match: string, docs: readonly number[]): Set
       )
       .map(([doc]) => doc),
   );
-}
-
-/** Characters of each observation in `ids`. */
-export function observationLengths(db: Db, ids: readonly number[]): Map<number, number> {
-  if (ids.length === 0) return new Map();
-  const rows = db.tuples<[id: number, len: number]>(
-    ["id", "len"],
-    "SELECT id, length(content) AS len FROM observations WHERE id IN (SELECT value FROM json_each(?1))",
-    [JSON.stringify(ids)],
-  );
-  return new Map(rows);
 }
 
 /** Rows sampled, newest first, to estimate the average document lengths. */

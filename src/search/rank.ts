@@ -15,7 +15,10 @@
  *
  * label_t is 1 when the name or type holds the term as a word, SUBSTRING_WEIGHT
  * when only as a substring (the trigram index). w_t is 1 for the query's
- * own terms and the caller's weight (< 1) for expansion terms. The phrase
+ * own terms and the caller's weight (< 1) for expansion terms. idf_t counts
+ * the documents (names and observations) holding the term, all of them;
+ * N is the context's highest entity id plus its highest observation id
+ * (./match.ts readCorpus). The phrase
  * bonus adds PHRASE_BONUS × the pair's mean idf once per pair of adjacent
  * query terms found within PHRASE_DISTANCE words of each other in one of the
  * entity's documents. The priority factor enters under a square root (so
@@ -27,51 +30,26 @@
  * fused by reciprocal rank fusion with k = 60 (./fuse.ts) and the fused
  * value is the score.
  *
- * ## Cost at scale
- * Candidates come from capped newest-first windows per term (./match.ts):
- * a term rarer than the window is read whole, a common one (low idf) only
- * in part. The best RANK_MAX_CANDIDATES candidates by what the windows saw
- * are scored; the documents of the best VERIFY_CANDIDATES are asked, one
- * rowid lookup each, whether they hold the common terms their windows
- * missed (at most VERIFY_LOOKUPS lookups, highest idf first), and the
- * documents holding both terms of an adjacent pair whether they are near
- * (at most PHRASE_LOOKUPS, COMPOUND_PHRASE_LOOKUPS of them for a pair with
- * a compound, whose phrase inside NEAR costs far more). The budgets bound a
- * search's time. A compound's words written apart are looked for
- * among the newest documents only (./match.ts PHRASE_SPAN): a phrase is
- * found by walking its words' doclists. Nothing reads a posting list to its
- * end or scans a table.
+ * ## Exact, whatever an entity's age
+ * Every document holding a query term counts, however old: one statement
+ * (`rankingSql`) walks each term's whole FTS5 doclist, joins each posting to
+ * its entity, sums the fields and orders the entities by the whole score
+ * (the factors too, as SQL: ./score.ts factorSql), inside SQLite. Only the
+ * best `top` entities by score, and the best `perTerm` by each query word's
+ * share, come back to JavaScript. So the answer is the top k of the score
+ * above over every entity, ties by id; its cost grows with how many
+ * documents hold the query's words (docs/performance.md), and its memory
+ * does not: no posting reaches JavaScript.
  */
 import type { Db } from "../storage/sql";
-import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
+import { DEFAULT_MODEL, sqlReal, type ModelOptions } from "../priority/model";
 import type { WeightedTerm } from "./expand";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
-import { averageLengths, readCorpus, docsHolding, entityStats, estimateDf, expression, observationLengths, substringNames, termWindow } from "./match";
-import { connectionFactor, idfFactor, NAME_WEIGHT, priorityFactor, recencyFactor, SUBSTRING_WEIGHT } from "./score";
+import { averageLengths, docsHolding, entityStats, expression, readCorpus, termCounts } from "./match";
+import { factorSql, idfFactor, NAME_WEIGHT, SUBSTRING_WEIGHT } from "./score";
 import type { ParsedQuery } from "./query";
 import { quote, tokenize, type QueryTerm } from "./tokenize";
 
-/** Entities read per term by a hit in their name or type. */
-const RANK_NAME_CANDIDATES = 20;
-/** Newest observations read per term. */
-const RANK_OBSERVATION_CANDIDATES = 100;
-/** Entities scored in full (the best by what the windows saw). */
-const RANK_MAX_CANDIDATES = 100;
-/** Candidates whose documents are asked about the common terms their windows missed, and the rowid lookups allowed for that. */
-const VERIFY_CANDIDATES = 60;
-const VERIFY_LOOKUPS = 600;
-/** What one lookup of a compound (its phrase, or its joined form) counts against VERIFY_LOOKUPS: FTS5 checks a phrase at several times the cost of one word. */
-const COMPOUND_LOOKUP_COST = 8;
-/** Rowid lookups allowed for the phrase bonus. */
-const PHRASE_LOOKUPS = 300;
-/**
- * Of those, the lookups for a pair with a compound ("dependency owner-quota"): a phrase inside NEAR costs
- * FTS5 far more per document than two words, so these few bound that pair's share of a search
- * (docs/search.md gives the costs).
- */
-export const COMPOUND_PHRASE_LOOKUPS = 4;
-/** Trigram-index entities read per term whose name or type holds it only as a substring. */
-const SUBSTRING_CANDIDATES = 20;
 /** BM25 saturation and length normalisation: Anserini's defaults, chosen on `npm run bench:recall` (docs/search.md). */
 export const BM25_K1 = 0.9;
 /** Weight of the name-and-type document against one observation. */
@@ -81,6 +59,10 @@ export const BM25_B = 0.4;
 export const PHRASE_DISTANCE = 3;
 /** The phrase bonus, as a share of the pair's mean idf. */
 export const PHRASE_BONUS = 1;
+/** Entities returned by whole-query score when the caller does not say. */
+const DEFAULT_TOP = 100;
+/** Observations asked one rowid at a time for recall's passages; beyond this the terms' doclists are walked instead. */
+const PASSAGE_LOOKUPS = 2000;
 
 export interface RankOptions {
   now: number;
@@ -89,6 +71,12 @@ export interface RankOptions {
   expansion?: readonly WeightedTerm[];
   /** Another ranked list of entity ids (semantic search), best first, fused by RRF. */
   semantic?: readonly RankedId[];
+  /** The best entities by whole-query score the caller reads (DEFAULT_TOP when absent). */
+  top?: number;
+  /** The best entities by each query word's own share the caller reads, beside `top` (none when absent). */
+  perTerm?: number;
+  /** Whether each entity's passages (its observations holding query terms) are needed. */
+  passages?: boolean;
 }
 
 interface RankTerm {
@@ -102,14 +90,16 @@ interface RankTerm {
   of?: number;
   /** A broader word of a query word: it never makes an entity relevant on its own. */
   broader?: true;
+  /** No name or type holds the term as a word, so names holding it as a substring (the trigram index) count. */
+  substring: boolean;
 }
 
 interface RankedEntity {
   id: number;
   score: number;
-  /** Each term's share of the score (by position in `terms`). */
+  /** Each query word's share of the score (by position in `terms`). */
   perTerm: Map<number, number>;
-  /** Observations holding query terms, best first. */
+  /** Observations holding query terms, best first (with `passages` only). */
   passages: number[];
 }
 
@@ -119,16 +109,9 @@ export interface Ranking {
   entities: RankedEntity[];
 }
 
-interface Candidate {
-  /** term → its weight in the name-and-type document (1, or SUBSTRING_WEIGHT). */
-  label: Map<number, number>;
-  /** observation id → the terms it holds. */
-  docs: Map<number, Set<number>>;
-}
-
 /** The query's terms, then the expansion's that are new, each with its weight. */
-function rankTerms(query: ParsedQuery, expansion: readonly WeightedTerm[]): (Omit<RankTerm, "idf"> & { of?: number })[] {
-  const out: (Omit<RankTerm, "idf"> & { of?: number })[] = query.terms.map((term, index) => ({ term, weight: 1, index }));
+function rankTerms(query: ParsedQuery, expansion: readonly WeightedTerm[]): Omit<RankTerm, "idf" | "substring">[] {
+  const out: Omit<RankTerm, "idf" | "substring">[] = query.terms.map((term, index) => ({ term, weight: 1, index }));
   const literal = new Map(out.map((t, i) => [t.term.key, i]));
   const seen = new Set(out.map((t) => t.term.key));
   for (const e of expansion) {
@@ -142,252 +125,185 @@ function rankTerms(query: ParsedQuery, expansion: readonly WeightedTerm[]): (Omi
   return out;
 }
 
-const candidateOf = (all: Map<number, Candidate>, id: number): Candidate => {
-  let candidate = all.get(id);
-  if (!candidate) {
-    candidate = { label: new Map(), docs: new Map() };
-    all.set(id, candidate);
-  }
-  return candidate;
-};
-
-const holds = (candidate: Candidate, doc: number, t: number) => {
-  const set = candidate.docs.get(doc);
-  if (set) set.add(t);
-  else candidate.docs.set(doc, new Set([t]));
-};
-
 /** NEAR over two terms' phrases; undefined for a CJK term (matched by bigrams, not words). */
 function nearExpression(a: QueryTerm, b: QueryTerm): string | undefined {
   if (a.cjk || b.cjk) return undefined;
   return `NEAR(${quote(a.parts.join(" "))} ${quote(b.parts.join(" "))}, ${PHRASE_DISTANCE})`;
 }
 
-const saturate = (tf: number) => (tf * (BM25_K1 + 1)) / (BM25_K1 + tf);
-const norm = (len: number, avg: number) => 1 - BM25_B + (BM25_B * len) / avg;
-
-/** Ranks the context's entities for `query`: see the module comment. Each phase is one function below, in order. */
+/** Ranks the context's entities for `query`: see the module comment. */
 export function rankQuery(db: Db, query: ParsedQuery, opts: RankOptions): Ranking {
-  const state = findCandidates(db, query, opts.expansion ?? []);
-  const list = shortlist(state);
-  verifyMissedTerms(state, list);
-  const phrases = phraseBonuses(state, list);
-  const ranked = scoreShortlist(state, list, phrases, opts.now, opts.model ?? DEFAULT_MODEL);
-  const entities = opts.semantic && opts.semantic.length > 0 ? fuseSemantic(db, ranked, opts.semantic) : ranked;
-  return { terms: state.terms, entities };
+  const terms = termsWithIdf(db, query, opts.expansion ?? []);
+  const top = Math.max(opts.top ?? DEFAULT_TOP, opts.semantic?.length ?? 0);
+  const lexical = terms.length === 0 ? [] : bestEntities(db, terms, top, opts.perTerm ?? 0, opts.now, opts.model ?? DEFAULT_MODEL);
+  if (opts.passages) addPassages(db, terms, lexical);
+  const entities = opts.semantic && opts.semantic.length > 0 ? fuseSemantic(db, lexical, opts.semantic) : lexical;
+  return { terms, entities };
 }
 
-/** What the phases share: the terms with their idf, and every entity the term windows saw. */
-interface RankState {
-  db: Db;
-  terms: RankTerm[];
-  /** Entity id → what the windows (and later the verification) saw of it. */
-  candidates: Map<number, Candidate>;
-  /** Positions of the terms whose window was full: older documents may hold them too. */
-  truncated: number[];
-}
-
-/** The candidates scored in full, best first by what the windows saw, and the owner of each of their documents. */
-interface Shortlist {
-  kept: { id: number; cand: Candidate }[];
-  /** Document → its entity: names as -id, observations as their id. */
-  owners: Map<number, number>;
-}
-
-/** Phase 1: each term's capped windows (./match.ts) give the candidates and the term's estimated idf. */
-function findCandidates(db: Db, query: ParsedQuery, expansion: readonly WeightedTerm[]): RankState {
+/** Each term with its idf from its exact document frequency (names and observations holding it), and whether names count by substring. */
+function termsWithIdf(db: Db, query: ParsedQuery, expansion: readonly WeightedTerm[]): RankTerm[] {
   const corpus = readCorpus(db);
-  const candidates = new Map<number, Candidate>();
-  const truncated: number[] = [];
   const idfs: number[] = [];
-  const terms: RankTerm[] = rankTerms(query, expansion).map((t, i) => {
-    const w = termWindow(db, t.term, corpus, RANK_NAME_CANDIDATES, RANK_OBSERVATION_CANDIDATES);
-    for (const id of w.names) candidateOf(candidates, id).label.set(i, 1);
-    for (const [doc, eid] of w.observations) holds(candidateOf(candidates, eid), doc, i);
-    if (w.names.length >= RANK_NAME_CANDIDATES || w.observations.length >= RANK_OBSERVATION_CANDIDATES) truncated.push(i);
-    // A name or type holding the term only inside a longer word ("zoom" in "zoomIntegration").
-    if (w.names.length === 0 && [...t.term.key].length >= 3) {
-      for (const id of substringNames(db, quote(t.term.key), SUBSTRING_CANDIDATES)) {
-        const cand = candidateOf(candidates, id);
-        if (!cand.label.has(i)) cand.label.set(i, SUBSTRING_WEIGHT);
-      }
-    }
-    const df =
-      estimateDf(w.names.length, RANK_NAME_CANDIDATES, w.names.at(-1) ?? 0, corpus.maxEntityId) +
-      estimateDf(w.observations.length, RANK_OBSERVATION_CANDIDATES, w.observations.at(-1)?.[0] ?? 0, corpus.maxObservationId);
+  return rankTerms(query, expansion).map((t) => {
+    const counts = termCounts(db, expression(t.term));
     // A synonym is worth at most the word it stands for (the literal terms come first, so theirs is known).
-    const own = idfFactor(df, corpus.documents);
+    const own = idfFactor(counts.documents, corpus.documents);
     const idf = t.of === undefined ? own : Math.min(own, idfs[t.of] ?? own);
     idfs.push(idf);
-    return { term: t.term, weight: t.weight, index: t.index, idf, of: t.of, broader: t.broader };
+    return { ...t, idf, substring: counts.names === 0 && [...t.term.key].length >= 3 };
   });
-  return { db, terms, candidates, truncated };
 }
 
-/** Phase 2: the best RANK_MAX_CANDIDATES candidates by what the windows saw, to score in full. */
-function shortlist({ terms, candidates }: RankState): Shortlist {
-  const rough = (cand: Candidate) => {
-    let s = 0;
-    for (const [t, w] of cand.label) s += LABEL_WEIGHT * w * (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
-    const seen = new Map<number, number>();
-    for (const set of cand.docs.values()) for (const t of set) seen.set(t, (seen.get(t) ?? 0) + 1);
-    for (const [t, n] of seen) s += Math.min(n, 2) * (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
-    return s;
-  };
-  const kept = [...candidates].map(([id, cand]) => ({ id, cand, rough: rough(cand) }));
-  kept.sort((a, b) => b.rough - a.rough || b.id - a.id);
-  kept.length = Math.min(kept.length, RANK_MAX_CANDIDATES);
-  // Every document of the kept candidates that the windows saw.
-  const owners = new Map<number, number>();
-  for (const { id, cand } of kept) {
-    owners.set(-id, id);
-    for (const doc of cand.docs.keys()) owners.set(doc, id);
-  }
-  return { kept, owners };
+/** SQLite (as built for Durable Objects) takes at most this many SELECTs in one compound. */
+const COMPOUND_ARMS = 5;
+
+/** `arms` (each selecting one column `e`) as one UNION, nested so no compound has more than COMPOUND_ARMS. */
+function union(arms: readonly string[]): string {
+  if (arms.length <= COMPOUND_ARMS) return arms.join("\n      UNION ");
+  const groups: string[] = [];
+  for (let k = 0; k < arms.length; k += COMPOUND_ARMS) groups.push(`SELECT e FROM (${arms.slice(k, k + COMPOUND_ARMS).join(" UNION ")})`);
+  return union(groups);
 }
+
+/** Where a term's matches count: the term itself, or the query word a synonym stands for. */
+const into = (terms: readonly RankTerm[], t: number): number => terms[t]?.of ?? t;
 
 /**
- * Phase 3: a common term's window missed older documents, so the best candidates' documents are asked
- * directly, the most telling (highest idf) terms first, within a budget of rowid lookups.
+ * The statement that ranks every entity holding a query term (see the module comment), and its parameters.
+ * Numbers are literals (sqlReal); every string from the query is a parameter.
  */
-function verifyMissedTerms({ db, terms, candidates, truncated }: RankState, { kept, owners }: Shortlist): void {
-  const verified = kept.slice(0, VERIFY_CANDIDATES);
-  let lookups = VERIFY_LOOKUPS;
-  for (const t of [...truncated].sort((x, y) => (terms[y] as RankTerm).idf - (terms[x] as RankTerm).idf)) {
-    const ask: number[] = [];
-    for (const { id, cand } of verified) {
-      if (!cand.label.has(t)) ask.push(-id);
-      for (const [doc, set] of cand.docs) if (!set.has(t)) ask.push(doc);
-    }
-    const term = (terms[t] as RankTerm).term;
-    const cost = term.parts.length > 1 ? COMPOUND_LOOKUP_COST : 1;
-    const asked = ask.slice(0, Math.floor(lookups / cost));
-    lookups -= asked.length * cost;
-    for (const doc of docsHolding(db, expression(term), asked)) {
-      const cand = candidates.get(owners.get(doc) as number) as Candidate;
-      if (doc < 0) cand.label.set(t, 1);
-      else holds(cand, doc, t);
-    }
-    if (lookups <= 0) break;
-  }
-}
-
-/** Phase 4: adjacent query terms close together in one document, asked only of documents known to hold both; entity id → its bonus. */
-function phraseBonuses({ db, terms }: RankState, { kept, owners }: Shortlist): Map<number, number> {
-  const phrases = new Map<number, number>();
+function rankingSql(terms: readonly RankTerm[], avg: { observation: number; label: number }, now: number, model: ModelOptions, top: number, perTerm: number) {
+  const params: string[] = [];
+  const param = (v: string) => {
+    params.push(v);
+    return `?${params.length}`;
+  };
+  // One join per index over a JSON list of (term, expression) rows: a UNION arm per term would pass SQLite's compound-SELECT limit.
+  const words = terms.map((t, i) => [i, t.broader ? 0 : 1, expression(t.term)]);
+  const grams = terms.flatMap((t, i) => (t.substring ? [[i, quote(t.term.key)]] : []));
+  const hits = [
+    `SELECT j.value ->> 0 AS t, 1.0 AS w, j.value ->> 1 AS a, search_words.rowid AS doc FROM json_each(${param(JSON.stringify(words))}) j, search_words WHERE search_words MATCH j.value ->> 2`,
+    ...(grams.length > 0
+      ? [
+          `SELECT j.value ->> 0, ${sqlReal(SUBSTRING_WEIGHT)}, 0, search_grams.rowid FROM json_each(${param(JSON.stringify(grams))}) j, search_grams WHERE search_grams MATCH j.value ->> 1 AND search_grams.rowid < 0`,
+        ]
+      : []),
+  ];
+  const label = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * (length(en.name) + 1 + length(en.entity_type)) / ${sqlReal(avg.label)})`;
+  const observation = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * length(o.content) / ${sqlReal(avg.observation)})`;
+  const targets = [...new Set(terms.map((_, t) => into(terms, t)))];
+  // Each target's tf~: its own matches, and its synonyms' × their weight.
+  const tfSums = targets.map((i) => {
+    const arms = terms.flatMap((term, t) => (into(terms, t) === i ? [`WHEN ${t} THEN f * ${sqlReal(term.of === undefined ? 1 : term.weight)}`] : []));
+    return `sum(CASE t ${arms.join(" ")} END) AS tf${i}`;
+  });
+  const part = (i: number) => {
+    const term = terms[i] as RankTerm;
+    return `${sqlReal(term.weight * term.idf)} * tf${i} * ${sqlReal(BM25_K1 + 1)} / (${sqlReal(BM25_K1)} + tf${i}) AS p${i}`;
+  };
   const literal = terms.map((t, i) => ({ t, i })).filter(({ t }) => t.index >= 0);
-  let lookups = PHRASE_LOOKUPS;
-  let compoundLookups = COMPOUND_PHRASE_LOOKUPS;
-  for (let k = 0; k + 1 < literal.length && lookups > 0; k++) {
-    const { t: a, i: ai } = literal[k] as { t: RankTerm; i: number };
-    const { t: b, i: bi } = literal[k + 1] as { t: RankTerm; i: number };
-    const near = nearExpression(a.term, b.term);
-    if (!near) continue;
-    const both: number[] = [];
-    for (const { id, cand } of kept) {
-      if (cand.label.get(ai) === 1 && cand.label.get(bi) === 1) both.push(-id);
-      for (const [doc, set] of cand.docs) if (set.has(ai) && set.has(bi)) both.push(doc);
-    }
-    const compound = a.term.parts.length > 1 || b.term.parts.length > 1;
-    const asked = both.slice(0, compound ? Math.min(lookups, compoundLookups) : lookups);
-    lookups -= asked.length;
-    if (compound) compoundLookups -= asked.length;
-    const bonus = (PHRASE_BONUS * (a.idf + b.idf)) / 2;
-    const found = new Set([...docsHolding(db, near, asked)].map((doc) => owners.get(doc) as number));
-    for (const id of found) phrases.set(id, (phrases.get(id) ?? 0) + bonus);
+  const nears: [k: number, bonus: number, match: string][] = [];
+  for (let k = 0; k + 1 < literal.length; k++) {
+    const a = literal[k] as { t: RankTerm; i: number };
+    const b = literal[k + 1] as { t: RankTerm; i: number };
+    const near = nearExpression(a.t.term, b.t.term);
+    if (near) nears.push([k, (PHRASE_BONUS * (a.t.idf + b.t.idf)) / 2, near]);
   }
-  return phrases;
+  const pairs =
+    nears.length === 0
+      ? "SELECT NULL, NULL, NULL WHERE 0"
+      : (() => {
+          const list = param(JSON.stringify(nears));
+          return `SELECT -search_words.rowid AS e, j.value ->> 1 AS b, j.value ->> 0 AS k FROM json_each(${list}) j, search_words WHERE search_words MATCH j.value ->> 2 AND search_words.rowid < 0
+      UNION SELECT o.entity_id, j.value ->> 1, j.value ->> 0 FROM json_each(${list}) j, search_words JOIN observations o INDEXED BY search_observation_owner ON o.id = search_words.rowid WHERE search_words MATCH j.value ->> 2 AND search_words.rowid > 0`;
+        })();
+  // Each list is its own ORDER BY … LIMIT (a bounded sort) over the scored entities.
+  const lists = union([
+    `SELECT * FROM (SELECT e FROM scored ORDER BY score DESC, e LIMIT ${top})`,
+    ...(perTerm > 0 ? literal.map(({ i }) => `SELECT * FROM (SELECT e FROM scored WHERE p${i} IS NOT NULL ORDER BY p${i} * factor DESC, e LIMIT ${perTerm})`) : []),
+  ]);
+  const lex = targets.map((i) => `coalesce(x.p${i}, 0.0)`).join(" + ");
+  const sql = `WITH
+    hits(t, w, a, doc) AS (${hits.join("\n      UNION ALL ")}),
+    tagged(e, t, f, a) AS (
+      SELECT -h.doc, h.t, ${sqlReal(LABEL_WEIGHT)} * h.w / ${label}, CASE WHEN h.w = 1.0 THEN h.a ELSE 0 END
+        FROM hits h JOIN entities en ON en.id = -h.doc WHERE h.doc < 0
+      UNION ALL
+      SELECT o.entity_id, h.t, 1.0 / ${observation}, h.a FROM hits h JOIN observations o INDEXED BY search_observation_owner ON o.id = h.doc WHERE h.doc > 0),
+    summed AS (SELECT e, max(a) AS a, ${tfSums.join(", ")} FROM tagged GROUP BY e),
+    lexical AS (SELECT e, a, ${targets.map(part).join(", ")} FROM summed),
+    near(e, b, k) AS (${pairs}),
+    bonus(e, b) AS (SELECT e, sum(b) FROM near GROUP BY e),
+    scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM (
+      SELECT x.*, ${lex} AS lex, coalesce(n.b, 0.0) AS bonus, ${factorSql("s", "en", now, model)} AS factor
+        FROM lexical x LEFT JOIN bonus n ON n.e = x.e JOIN search_entity_stats s ON s.entity_id = x.e JOIN entities en ON en.id = x.e
+        WHERE x.a = 1 AND ${lex} + coalesce(n.b, 0.0) > 0)),
+    kept(e) AS (${lists})
+  SELECT e, score, ${targets.map((i) => `p${i} * factor AS s${i}`).join(", ")} FROM scored WHERE e IN (SELECT e FROM kept)`;
+  return { sql, params, columns: ["e", "score", ...targets.map((i) => `s${i}`)], targets };
 }
 
-/** Phase 5: each kept candidate's BM25F score (with its phrase bonus) times its connection, recency and damped priority; best first. */
-function scoreShortlist({ db, terms }: RankState, { kept, owners }: Shortlist, phrases: Map<number, number>, now: number, model: ModelOptions): RankedEntity[] {
-  const lengths = observationLengths(
-    db,
-    [...owners.keys()].filter((d) => d > 0),
-  );
-  const avg = averageLengths(db);
-  const stats = new Map(
-    entityStats(
-      db,
-      kept.map((k) => k.id),
-    ).map((s) => [s.id, s]),
-  );
-  const ranked: RankedEntity[] = [];
-  for (const { id, cand } of kept) {
-    const s = stats.get(id);
-    if (!s) continue;
-    const { lexical, perTerm, passages } = lexicalScore(terms, cand, lengths, avg, phrases.get(id) ?? 0, s.label_len);
-    if (lexical <= 0 || !isRelevant(terms, cand)) continue;
-    const p = priority(
-      {
-        uses: s.uses,
-        createdAt: s.created,
-        lastAccessedAt: s.last_accessed,
-        category: s.category,
-        important: s.important === 1,
-        clusterSize: s.cluster_size,
-        baseRelevance: s.base_relevance,
-      },
-      now,
-      model,
-    );
-    const factor = connectionFactor(s.degree) * recencyFactor(now - s.updated) * Math.sqrt(priorityFactor(p));
-    for (const [t, part] of perTerm) perTerm.set(t, part * factor);
-    ranked.push({ id, score: lexical * factor, perTerm, passages });
-  }
-  ranked.sort((a, b) => b.score - a.score || a.id - b.id);
-  return ranked;
+/** The best `top` entities by score and the best `perTerm` by each query word's share, best first by score (ties by id). */
+function bestEntities(db: Db, terms: readonly RankTerm[], top: number, perTerm: number, now: number, model: ModelOptions): RankedEntity[] {
+  const { sql, params, columns, targets } = rankingSql(terms, averageLengths(db), now, model, top, perTerm);
+  const rows = db.tuples<(number | null)[]>(columns, sql, params);
+  const out: RankedEntity[] = rows.map((row) => {
+    const shares = new Map<number, number>();
+    targets.forEach((t, k) => {
+      const v = row[2 + k];
+      if (typeof v === "number") shares.set(t, v);
+    });
+    return { id: row[0] as number, score: row[1] as number, perTerm: shares, passages: [] };
+  });
+  out.sort((a, b) => b.score - a.score || a.id - b.id);
+  return out;
 }
 
 /**
- * Whether a query word or a synonym of it matches the candidate as a word, in its name, type or an observation:
- * a match only through a broader word or a substring of its name is not enough (docs/search.md, "Nothing is better than filler").
+ * Each entity's observations holding query terms, best first by the summed weight × idf of the terms each holds:
+ * asked one rowid at a time while that is cheaper than walking the terms' doclists.
  */
-function isRelevant(terms: readonly RankTerm[], cand: Candidate): boolean {
-  const anchors = (t: number) => !(terms[t] as RankTerm).broader;
-  for (const [t, w] of cand.label) if (w === 1 && anchors(t)) return true;
-  for (const set of cand.docs.values()) for (const t of set) if (anchors(t)) return true;
-  return false;
+function addPassages(db: Db, terms: readonly RankTerm[], entities: RankedEntity[]): void {
+  if (entities.length === 0) return;
+  const docs = db.tuples<[doc: number, eid: number]>(
+    ["doc", "eid"],
+    "SELECT o.id AS doc, o.entity_id AS eid FROM observations o WHERE o.entity_id IN (SELECT value FROM json_each(?1))",
+    [JSON.stringify(entities.map((e) => e.id))],
+  );
+  const owner = new Map(docs);
+  const score = new Map<number, number>();
+  terms.forEach((t) => {
+    const match = expression(t.term);
+    const held =
+      docs.length <= PASSAGE_LOOKUPS
+        ? docsHolding(db, match, [...owner.keys()])
+        : docsOwnedBy(
+            db,
+            match,
+            entities.map((e) => e.id),
+          );
+    for (const doc of held) if (owner.has(doc)) score.set(doc, (score.get(doc) ?? 0) + t.weight * t.idf);
+  });
+  const byEntity = new Map<number, [number, number][]>();
+  for (const [doc, s] of score) {
+    const eid = owner.get(doc) as number;
+    const list = byEntity.get(eid) ?? [];
+    list.push([doc, s]);
+    byEntity.set(eid, list);
+  }
+  for (const e of entities) e.passages = (byEntity.get(e.id) ?? []).sort((x, y) => y[1] - x[1] || y[0] - x[0]).map(([doc]) => doc);
 }
 
-/** One candidate's BM25F sum over its fields plus `phrase`, each term's share of it, and its observations best first. */
-function lexicalScore(
-  terms: readonly RankTerm[],
-  cand: Candidate,
-  lengths: Map<number, number>,
-  avg: { observation: number; label: number },
-  phrase: number,
-  labelLength: number,
-): { lexical: number; perTerm: Map<number, number>; passages: number[] } {
-  // A synonym standing for a query word adds to that word's frequency (× its weight), saturated once with it,
-  // as Lucene's SynonymQuery does: a paraphrase never counts for more than the word itself would.
-  const tf = new Map<number, number>();
-  const add = (t: number, f: number) => {
-    const term = terms[t] as RankTerm;
-    const into = term.of ?? t;
-    tf.set(into, (tf.get(into) ?? 0) + (term.of === undefined ? f : f * term.weight));
-  };
-  for (const [t, w] of cand.label) add(t, (LABEL_WEIGHT * w) / norm(labelLength, avg.label));
-  const docScore = new Map<number, number>();
-  for (const [doc, set] of cand.docs) {
-    const b = norm(lengths.get(doc) ?? avg.observation, avg.observation);
-    let ds = 0;
-    for (const t of set) {
-      add(t, 1 / b);
-      ds += (terms[t] as RankTerm).weight * (terms[t] as RankTerm).idf;
-    }
-    docScore.set(doc, ds);
-  }
-  const perTerm = new Map<number, number>();
-  let lexical = phrase;
-  for (const [t, f] of tf) {
-    const term = terms[t] as RankTerm;
-    const part = term.weight * term.idf * saturate(f);
-    perTerm.set(t, part);
-    lexical += part;
-  }
-  const passages = [...docScore].sort((x, y) => y[1] - x[1] || y[0] - x[0]).map(([doc]) => doc);
-  return { lexical, perTerm, passages };
+/** The observations of `ids` holding `match`, by walking its doclist. */
+function docsOwnedBy(db: Db, match: string, ids: readonly number[]): number[] {
+  return db
+    .tuples<[doc: number]>(
+      ["doc"],
+      "SELECT w.rowid AS doc FROM search_words w JOIN observations o ON o.id = w.rowid WHERE search_words MATCH ?1 AND w.rowid > 0 AND o.entity_id IN (SELECT value FROM json_each(?2))",
+      [match, JSON.stringify(ids)],
+    )
+    .map(([doc]) => doc);
 }
 
 /** The lexical ranking fused with a semantic list by RRF; entities only the semantic list found join with no term scores. */

@@ -9,8 +9,10 @@
  *   when only its name or type matched.
  * - Files and documents: FTS5's bm25() over path (or title, weight 2) and
  *   content, any query term matching, times the same recency and damped
- *   priority as entities; each item's text is FTS5's snippet of the best
- *   window of the content.
+ *   priority as entities (./score.ts, `itemBoost`), SQLite ordering every
+ *   match by that whole score, so each kind's candidates are its exact top
+ *   TEXT_MATCHES at any age (src/items/text-index.ts); each item's text is
+ *   FTS5's snippet of the best window of the content.
  * All are BM25 sums over the same query terms, so one order sorts them.
  * Expansion terms reach all three: entities through ./rank.ts; a file or
  * document the literal words miss is looked up by the expansion's terms and
@@ -30,15 +32,14 @@ import { idsByName } from "../graph/rows";
 import { relatedTo } from "../covisit/recommend";
 import { ITEM_KINDS, itemKey, itemRef, NO_MATCH_NOTE, NO_TERMS_NOTE, type ItemKind } from "../items";
 import { RECALL_TOKENS } from "../limits";
-import { priorityInputOf } from "../priority/columns";
-import { DEFAULT_MODEL, priority, type ModelOptions } from "../priority/model";
+import { DEFAULT_MODEL, type ModelOptions } from "../priority/model";
 import type { Db } from "../storage/sql";
 import { firstObservations, observationTexts } from "./match";
 import type { WeightedTerm } from "./expand";
 import { Packer, type RecallItem } from "./pack";
 import type { ParsedQuery } from "./query";
 import { rankQuery, type RankOptions } from "./rank";
-import { priorityFactor, recencyFactor } from "./score";
+import { itemBoost } from "./score";
 import { tokenize, type QueryTerm } from "./tokenize";
 import { connect, entityRows } from "./walk";
 
@@ -103,16 +104,15 @@ function expansionPasses(expansion: readonly WeightedTerm[]): { terms: QueryTerm
     .map(([weight, group]) => ({ terms: group, weight }));
 }
 
-type StatsLike = Parameters<typeof priorityInputOf>[0] & { updated_at: number };
-
-/** The same recency and damped priority as an entity's score (./rank.ts). */
-function boost(r: StatsLike, now: number, model: ModelOptions): number {
-  const p = priority(priorityInputOf(r), now, model);
-  return recencyFactor(now - r.updated_at) * Math.sqrt(priorityFactor(p));
-}
-
 function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: ModelOptions): RecallItem[] {
-  const ranked = rankQuery(db, query, { now: opts.now, model, expansion: opts.expansion, semantic: opts.semantic }).entities.slice(0, ENTITY_MATCHES);
+  const ranked = rankQuery(db, query, {
+    now: opts.now,
+    model,
+    expansion: opts.expansion,
+    semantic: opts.semantic,
+    top: ENTITY_MATCHES,
+    passages: true,
+  }).entities.slice(0, ENTITY_MATCHES);
   const rows = new Map(
     entityRows(
       db,
@@ -133,7 +133,7 @@ function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: M
     if (!row) return [];
     const shown = e.passages.length > 0 ? e.passages.slice(0, PASSAGES).flatMap((id) => texts.get(id) ?? []) : (bare.get(e.id) ?? []);
     const text = entityText(row.entity_type, shown);
-    return [{ key: itemKey.entity(row.name), kind: "entity" as const, name: row.name, score: round(e.score), text }];
+    return [{ key: itemKey.entity(row.name), kind: "entity" as const, name: row.name, score: e.score, text }];
   });
 }
 
@@ -223,28 +223,30 @@ export function recall(db: Db, query: ParsedQuery, opts: RecallOptions): RecallR
   // Files and documents: the query's own words, then each weight class of its expansion (synonyms, broader words)
   // for items the literal words missed, scored × that weight, as an entity's synonym matches count × theirs.
   // The literal pass ranks the items holding every word first, so a partial match never takes a complete one's place.
+  // Each pass leaves out the items an earlier one found, so it adds its own best TEXT_MATCHES per kind.
   const passes = [{ terms, weight: 1, allFirst: true }, ...expansionPasses(opts.expansion ?? []).map((p) => ({ ...p, allFirst: false }))];
-  const seen = new Set<string>();
+  const boost = itemBoost(opts.now, model);
+  const foundFiles: string[] = [];
+  const foundDocs: string[] = [];
   for (const pass of passes) {
     if (kinds.has("file")) {
-      for (const f of rankFiles(db, pass.terms, TEXT_MATCHES, pass.allFirst)) {
-        const key = itemKey.file(f.path);
-        if (seen.has(key)) continue;
-        seen.add(key);
-        matches.push({ key, kind: "file", name: f.path, score: round(f.bm25 * boost(f, opts.now, model) * pass.weight), text: oneLine(f.snippet) });
+      for (const f of rankFiles(db, pass.terms, TEXT_MATCHES, { allFirst: pass.allFirst, boost, skip: foundFiles })) {
+        foundFiles.push(f.path);
+        matches.push({ key: itemKey.file(f.path), kind: "file", name: f.path, score: round(f.score * pass.weight), text: oneLine(f.snippet) });
       }
     }
     if (kinds.has("doc")) {
-      for (const d of rankDocuments(db, pass.terms, TEXT_MATCHES, pass.allFirst)) {
-        const key = itemKey.doc(d.id);
-        if (seen.has(key)) continue;
-        seen.add(key);
+      for (const d of rankDocuments(db, pass.terms, TEXT_MATCHES, { allFirst: pass.allFirst, boost, skip: foundDocs })) {
+        foundDocs.push(d.id);
         const text = oneLine(d.snippet) || oneLine(d.title);
-        matches.push({ key, kind: "doc", name: d.id, score: round(d.bm25 * boost(d, opts.now, model) * pass.weight), text });
+        matches.push({ key: itemKey.doc(d.id), kind: "doc", name: d.id, score: round(d.score * pass.weight), text });
       }
     }
   }
-  matches.sort((a, b) => b.score - a.score || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // Ordered by exact score, rounded after: rounding first would let two close scores tie and swap by key.
+  // Equal scores keep each kind's own order (entities by id, files and documents by key), entities first: the sort is stable.
+  matches.sort((a, b) => b.score - a.score);
+  for (const m of matches) m.score = round(m.score);
 
   let omitted = 0;
   for (const item of matches) if (!packer.add(item)) omitted++;

@@ -21,6 +21,10 @@
  * number of documents.
  */
 
+import type { TextBoost } from "../items";
+import { priorityInputOf } from "../priority/columns";
+import { priority, prioritySql, sqlReal, type ModelOptions } from "../priority/model";
+
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** Recency decays with this time constant: exp(-age / 30 days). */
 const RECENCY_TIME_MS = 30 * DAY_MS;
@@ -51,3 +55,33 @@ const PRIORITY_MAX = 4;
 
 /** The damped priority factor of an entity whose priority (src/priority/model.ts) is `p`. */
 export const priorityFactor = (p: number): number => Math.sqrt(Math.min(PRIORITY_MAX, Math.max(PRIORITY_MIN, Number.isFinite(p) ? p : PRIORITY_MIN)));
+
+/** recencyFactor(now − `${updatedAt}`) as an SQL expression. */
+const recencySql = (updatedAt: string, now: number): string =>
+  `(${sqlReal(RECENCY_FLOOR)} + ${sqlReal(1 - RECENCY_FLOOR)} * exp(-max(${sqlReal(now)} - ${updatedAt}, 0.0) / ${sqlReal(RECENCY_TIME_MS)}))`;
+
+/** √priorityFactor(P) as an SQL expression over the priority columns of `t` (src/priority/model.ts, `prioritySql`). */
+const dampedSql = (t: string, now: number, model: ModelOptions): string =>
+  `sqrt(sqrt(min(${sqlReal(PRIORITY_MAX)}, max(${sqlReal(PRIORITY_MIN)}, ${prioritySql(t, now, model)}))))`;
+
+/**
+ * connection × recency × √priorityFactor(P) as an SQL expression, for an entity
+ * whose search statistics are `s` (search_entity_stats: degree, updated_at)
+ * and whose priority columns are `e`, at `now`: the same formulas as the
+ * functions above, so SQLite can order a whole context by score (./rank.ts).
+ */
+export function factorSql(s: string, e: string, now: number, model: ModelOptions): string {
+  const connection = `sqrt(1.0 + ln(1.0 + max(0, ${s}.degree)))`;
+  return `(${connection} * ${recencySql(`${s}.updated_at`, now)} * ${dampedSql(e, now, model)})`;
+}
+
+/**
+ * A file's or document's boost at `now`: recency(now − updated_at) ×
+ * √priorityFactor(P), the entity score's factors but connection, as SQL over
+ * the item row `i` and in JavaScript, so src/items/text-index.ts can order a
+ * whole index by bm25 × boost and rescore what it reads.
+ */
+export const itemBoost = (now: number, model: ModelOptions): TextBoost => ({
+  sql: `(${recencySql("i.updated_at", now)} * ${dampedSql("i", now, model)})`,
+  of: (r) => recencyFactor(now - r.updated_at) * Math.sqrt(priorityFactor(priority(priorityInputOf(r), now, model))),
+});

@@ -33,6 +33,7 @@ import m0020 from "../../migrations/0020_registration.sql";
 import m0021 from "../../migrations/0021_team.sql";
 import m0022 from "../../migrations/0022_browse_indexes.sql";
 import m0023 from "../../migrations/0023_subscriptions.sql";
+import m0024 from "../../migrations/0024_search_postings.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -65,6 +66,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 21, name: "0021_team", sql: m0021 },
   { version: 22, name: "0022_browse_indexes", sql: m0022 },
   { version: 23, name: "0023_subscriptions", sql: m0023 },
+  { version: 24, name: "0024_search_postings", sql: m0024 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -1,10 +1,9 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { reciprocalRankFusion, RRF_K } from "../../src/search/fuse";
-import { expression, readCorpus, termWindow } from "../../src/search/match";
+import { expression } from "../../src/search/match";
 import { parseQuery } from "../../src/search/query";
-import { COMPOUND_PHRASE_LOOKUPS, rankQuery } from "../../src/search/rank";
-import { tokenize } from "../../src/search/tokenize";
+import { rankQuery } from "../../src/search/rank";
 import { Db } from "../../src/storage/sql";
 import { freshContext } from "../helpers/clients";
 
@@ -61,7 +60,7 @@ describe("whole-query ranking", () => {
         meta,
       );
       const db = new Db(state.storage.sql);
-      const r = rankQuery(db, parseQuery("When did Caroline go to the support group?"), { now: NOW });
+      const r = rankQuery(db, parseQuery("When did Caroline go to the support group?"), { now: NOW, passages: true });
       expect(r.terms.map((t) => t.term.key)).toEqual(["caroline", "go", "support", "group"]);
       expect(r.entities[0]?.id).toBe(1);
       expect(r.entities.map((e) => e.id).sort()).toEqual([1, 2, 3]);
@@ -98,20 +97,20 @@ describe("whole-query ranking", () => {
     });
   });
 
-  it("asks at most COMPOUND_PHRASE_LOOKUPS documents about a pair with a compound, the best candidates' first", async () => {
+  it("gives the phrase bonus of a pair with a compound to every entity writing it, whatever its age", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
-      const n = COMPOUND_PHRASE_LOOKUPS + 2;
+      const n = 12;
       instance.createEntities(
         Array.from({ length: n }, (_, i) => ({ name: `n${i}`, entityType: "note", observations: ["the dependency owner-quota was raised"] })),
         meta,
       );
+      instance.createEntities([{ name: "apart", entityType: "note", observations: ["the dependency was raised, and the owner-quota later"] }], meta);
       const r = rankQuery(new Db(state.storage.sql), parseQuery("dependency owner-quota"), { now: NOW });
       const scores = new Map(r.entities.map((e) => [e.id, e.score]));
-      // Equal candidates are taken newest first: the newest COMPOUND_PHRASE_LOOKUPS get the bonus, the two oldest not.
-      const bonus = [...scores.values()].filter((v) => v > (scores.get(1) as number));
-      expect(bonus).toHaveLength(COMPOUND_PHRASE_LOOKUPS);
-      expect(scores.get(2)).toBe(scores.get(1));
-      expect(scores.get(n)).toBeGreaterThan(scores.get(1) as number);
+      const near = [...Array(n).keys()].map((i) => scores.get(i + 1) as number);
+      // Equal texts written at nearly the same time: the same score up to recency, and every one above the pair written apart.
+      for (const s of near) expect(s).toBeCloseTo(near[0] as number, 6);
+      expect(Math.min(...near)).toBeGreaterThan(scores.get(n + 1) as number);
     });
   });
 
@@ -214,8 +213,8 @@ describe("search_nodes returns every entity that matches well", () => {
   });
 });
 
-describe("a compound's window", () => {
-  it("finds every document writing the compound by its joined form, and the words apart only among the newest PHRASE_SPAN", async () => {
+describe("a compound at any age", () => {
+  it("finds every document writing the compound, joined or apart, the oldest as the newest", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
       instance.createEntities(
         [
@@ -228,21 +227,40 @@ describe("a compound's window", () => {
         meta,
       );
       const db = new Db(state.storage.sql);
-      const term = tokenize("github-sqlite-wal")[0];
-      if (!term) throw new Error("no term");
-      const corpus = readCorpus(db);
       const id = (name: string) => db.one<{ id: number }>("SELECT id FROM entities WHERE name = ?", name)?.id;
-      const owners = (w: { observations: [number, number][] }) => w.observations.map(([, eid]) => eid);
-      // A span covering the context: the window is the whole expression's (compound or words apart, anywhere).
-      const whole = termWindow(db, term, corpus, 20, 100);
-      expect(owners(whole).sort()).toEqual([id("old-apart"), id("old-compound"), id("new-apart")].sort());
-      expect(whole.names).toEqual([id("githubSqliteWal")]);
-      const full = db.all<{ doc: number }>("SELECT rowid AS doc FROM search_words WHERE search_words MATCH ? AND rowid > 0 ORDER BY rowid DESC", expression(term));
-      expect(whole.observations.map(([doc]) => doc)).toEqual(full.map((r) => r.doc));
-      // A span of the newest 3 documents of each kind: the words apart only there, the compound everywhere.
-      const short = termWindow(db, term, corpus, 20, 100, 3);
-      expect(owners(short).sort()).toEqual([id("old-compound"), id("new-apart")].sort());
-      expect(short.names).toEqual([id("githubSqliteWal")]);
+      const r = rankQuery(db, parseQuery("github-sqlite-wal"), { now: NOW });
+      expect(r.entities.map((e) => e.id).sort()).toEqual([id("old-apart"), id("old-compound"), id("githubSqliteWal"), id("new-apart")].sort());
+      const term = r.terms[0]?.term;
+      if (!term) throw new Error("no term");
+      const docs = db.all<{ n: number }>("SELECT count(*) AS n FROM search_words WHERE search_words MATCH ?", expression(term))[0]?.n;
+      expect(docs).toBe(4);
+    });
+  });
+});
+
+describe("the best match at any age", () => {
+  it("ranks an old entity first when it is the clear best match, under many newer ones holding the same common words", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [{ name: "component-943", entityType: "service", observations: ["kafka outage at noon", "the kafka outage again", "kafka outage postmortem"] }],
+        meta,
+      );
+      for (let i = 0; i < 3; i++) {
+        instance.createEntities(
+          Array.from({ length: 100 }, (_, k) => ({
+            name: `filler-${i}-${k}`,
+            entityType: "service",
+            observations: [`kafka consumer lag on shard ${k}`, `an outage of the billing cron ${k}`],
+          })),
+          meta,
+        );
+      }
+      const db = new Db(state.storage.sql);
+      const r = rankQuery(db, parseQuery("kafka outage"), { now: NOW, top: 5, passages: true });
+      expect(r.entities[0]?.id).toBe(1);
+      expect(r.entities[0]?.passages).toHaveLength(3);
+      const found = await instance.searchNodes("kafka outage", { limit: 5 }, meta);
+      expect(found.ok && found.value.entities[0]?.name).toBe("component-943");
     });
   });
 });
