@@ -110,13 +110,14 @@ export function sqlReal(x: number): string {
 /**
  * `priority` as an SQL expression over a row whose priority columns are
  * `${t}.uses`, `${t}.created_at`, `${t}.last_accessed_at`, `${t}.category`,
- * `${t}.important`, `${t}.cluster_size` and `${t}.base_relevance`, at `now`:
+ * `${t}.important`, `${t}.cluster_size` and `${t}.base_relevance`, at `now` (an SQL
+ * expression of the epoch milliseconds, a REAL: `sqlReal(now)` or a bound parameter):
  * the same factors in the same order, so SQLite can rank a whole context by
  * score (src/search/rank.ts). SQLite's exp() may differ from Math.exp in the
  * last bit, so a ranking rescored in JavaScript stays the reference.
  */
-export function prioritySql(t: string, now: number, opts: ModelOptions = DEFAULT_MODEL): string {
-  const n = sqlReal(now);
+export function prioritySql(t: string, now: string, opts: ModelOptions = DEFAULT_MODEL): string {
+  const n = now;
   const day = sqlReal(DAY_MS);
   const weights = Object.entries(opts.categoryWeights)
     .map(([name, w]) => `WHEN '${name}' THEN ${sqlReal(w)}`)

@@ -174,10 +174,16 @@ const into = (terms: readonly RankTerm[], t: number): number => terms[t]?.of ?? 
  * Numbers are literals (sqlReal); every string from the query is a parameter.
  */
 function rankingSql(terms: readonly RankTerm[], avg: { observation: number; label: number }, now: number, model: ModelOptions, top: number, perTerm: number) {
-  const params: string[] = [];
+  // What varies from query to query is bound, not written into the text, so SQLite reuses the compiled
+  // statement for every query of the same shape (terms, pairs, lists).
+  const params: (string | number)[] = [];
   const param = (v: string) => {
     params.push(v);
     return `?${params.length}`;
+  };
+  const num = (v: number) => {
+    params.push(v);
+    return `CAST(?${params.length} AS REAL)`;
   };
   // One join per index over a JSON list of (term, expression) rows: a UNION arm per term would pass SQLite's compound-SELECT limit.
   const words = terms.map((t, i) => [i, t.broader ? 0 : 1, expression(t.term)]);
@@ -190,17 +196,17 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
         ]
       : []),
   ];
-  const label = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * (length(en.name) + 1 + length(en.entity_type)) / ${sqlReal(avg.label)})`;
-  const observation = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * length(o.content) / ${sqlReal(avg.observation)})`;
+  const label = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * (length(en.name) + 1 + length(en.entity_type)) / ${num(avg.label)})`;
+  const observation = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * length(o.content) / ${num(avg.observation)})`;
   const targets = [...new Set(terms.map((_, t) => into(terms, t)))];
   // Each target's tf~: its own matches, and its synonyms' × their weight.
   const tfSums = targets.map((i) => {
-    const arms = terms.flatMap((term, t) => (into(terms, t) === i ? [`WHEN ${t} THEN f * ${sqlReal(term.of === undefined ? 1 : term.weight)}`] : []));
+    const arms = terms.flatMap((term, t) => (into(terms, t) === i ? [`WHEN ${t} THEN f * ${term.of === undefined ? "1.0" : num(term.weight)}`] : []));
     return `sum(CASE t ${arms.join(" ")} END) AS tf${i}`;
   });
   const part = (i: number) => {
     const term = terms[i] as RankTerm;
-    return `${sqlReal(term.weight * term.idf)} * tf${i} * ${sqlReal(BM25_K1 + 1)} / (${sqlReal(BM25_K1)} + tf${i}) AS p${i}`;
+    return `${num(term.weight * term.idf)} * tf${i} * ${sqlReal(BM25_K1 + 1)} / (${sqlReal(BM25_K1)} + tf${i}) AS p${i}`;
   };
   const literal = terms.map((t, i) => ({ t, i })).filter(({ t }) => t.index >= 0);
   const nears: [k: number, bonus: number, match: string][] = [];
@@ -236,7 +242,7 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
     near(e, b, k) AS (${pairs}),
     bonus(e, b) AS (SELECT e, sum(b) FROM near GROUP BY e),
     scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM (
-      SELECT x.*, ${lex} AS lex, coalesce(n.b, 0.0) AS bonus, ${factorSql("s", "en", now, model)} AS factor
+      SELECT x.*, ${lex} AS lex, coalesce(n.b, 0.0) AS bonus, ${factorSql("s", "en", num(now), model)} AS factor
         FROM lexical x LEFT JOIN bonus n ON n.e = x.e JOIN search_entity_stats s ON s.entity_id = x.e JOIN entities en ON en.id = x.e
         WHERE x.a = 1 AND ${lex} + coalesce(n.b, 0.0) > 0)),
     kept(e) AS (${lists})

@@ -57,20 +57,21 @@ const PRIORITY_MAX = 4;
 export const priorityFactor = (p: number): number => Math.sqrt(Math.min(PRIORITY_MAX, Math.max(PRIORITY_MIN, Number.isFinite(p) ? p : PRIORITY_MIN)));
 
 /** recencyFactor(now − `${updatedAt}`) as an SQL expression. */
-const recencySql = (updatedAt: string, now: number): string =>
-  `(${sqlReal(RECENCY_FLOOR)} + ${sqlReal(1 - RECENCY_FLOOR)} * exp(-max(${sqlReal(now)} - ${updatedAt}, 0.0) / ${sqlReal(RECENCY_TIME_MS)}))`;
+const recencySql = (updatedAt: string, now: string): string =>
+  `(${sqlReal(RECENCY_FLOOR)} + ${sqlReal(1 - RECENCY_FLOOR)} * exp(-max(${now} - ${updatedAt}, 0.0) / ${sqlReal(RECENCY_TIME_MS)}))`;
 
 /** √priorityFactor(P) as an SQL expression over the priority columns of `t` (src/priority/model.ts, `prioritySql`). */
-const dampedSql = (t: string, now: number, model: ModelOptions): string =>
+const dampedSql = (t: string, now: string, model: ModelOptions): string =>
   `sqrt(sqrt(min(${sqlReal(PRIORITY_MAX)}, max(${sqlReal(PRIORITY_MIN)}, ${prioritySql(t, now, model)}))))`;
 
 /**
  * connection × recency × √priorityFactor(P) as an SQL expression, for an entity
  * whose search statistics are `s` (search_entity_stats: degree, updated_at)
- * and whose priority columns are `e`, at `now`: the same formulas as the
+ * and whose priority columns are `e`, at `now` (an SQL expression of epoch
+ * milliseconds, as prioritySql takes it): the same formulas as the
  * functions above, so SQLite can order a whole context by score (./rank.ts).
  */
-export function factorSql(s: string, e: string, now: number, model: ModelOptions): string {
+export function factorSql(s: string, e: string, now: string, model: ModelOptions): string {
   const connection = `sqrt(1.0 + ln(1.0 + max(0, ${s}.degree)))`;
   return `(${connection} * ${recencySql(`${s}.updated_at`, now)} * ${dampedSql(e, now, model)})`;
 }
@@ -82,6 +83,6 @@ export function factorSql(s: string, e: string, now: number, model: ModelOptions
  * whole index by bm25 × boost and rescore what it reads.
  */
 export const itemBoost = (now: number, model: ModelOptions): TextBoost => ({
-  sql: `(${recencySql("i.updated_at", now)} * ${dampedSql("i", now, model)})`,
+  sql: `(${recencySql("i.updated_at", sqlReal(now))} * ${dampedSql("i", sqlReal(now), model)})`,
   of: (r) => recencyFactor(now - r.updated_at) * Math.sqrt(priorityFactor(priority(priorityInputOf(r), now, model))),
 });

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CATEGORIES, type TextHit } from "../../src/items";
 import { priorityInputOf } from "../../src/priority/columns";
-import { DAY_MS, DEFAULT_CATEGORY_WEIGHTS, priority, prioritySql, type ModelOptions } from "../../src/priority/model";
+import { DAY_MS, DEFAULT_CATEGORY_WEIGHTS, priority, prioritySql, sqlReal, type ModelOptions } from "../../src/priority/model";
 import { itemBoost } from "../../src/search/score";
 import { Db } from "../../src/storage/sql";
 import { freshContext } from "../helpers/clients";
@@ -46,7 +46,7 @@ describe("the priority model in SQL", () => {
         fc.property(row, models, fc.integer({ min: NOW - YEAR, max: NOW + YEAR }), (r, m, now) => {
           const boost = itemBoost(now, m);
           const [got] = db.all<{ p: number; boost: number }>(
-            `SELECT ${prioritySql("i", now, m)} AS p, ${boost.sql} AS boost
+            `SELECT ${prioritySql("i", sqlReal(now), m)} AS p, ${boost.sql} AS boost
              FROM (SELECT ?1 AS uses, ?2 AS created_at, ?3 AS updated_at, ?4 AS last_accessed_at, ?5 AS category, ?6 AS important, ?7 AS cluster_size, ?8 AS base_relevance) i`,
             r.uses,
             r.created_at,
