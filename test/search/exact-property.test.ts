@@ -15,6 +15,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../../src/context/MemoryContext";
+import { priorityInputOf } from "../../src/priority/columns";
 import { priority } from "../../src/priority/model";
 import { modelOptions } from "../../src/priority/weights";
 import { searchGraph, searchParams } from "../../src/search";
@@ -118,19 +119,7 @@ function reference(db: Db, query: string, now: number) {
       if (own.some((d) => near(d.tokens, terms[i] as string, terms[i + 1] as string))) lexical += (PHRASE_BONUS * ((idf[i] as number) + (idf[i + 1] as number))) / 2;
     }
     const degree = relations.filter((r) => r.from_id === e.id).length + relations.filter((r) => r.to_id === e.id).length;
-    const p = priority(
-      {
-        uses: e.uses,
-        createdAt: e.created_at,
-        lastAccessedAt: e.last_accessed_at,
-        category: e.category,
-        important: e.important === 1,
-        clusterSize: e.cluster_size,
-        baseRelevance: e.base_relevance,
-      },
-      now,
-      model,
-    );
+    const p = priority(priorityInputOf(e), now, model);
     const factor = connectionFactor(degree) * recencyFactor(now - e.updated_at) * Math.sqrt(priorityFactor(p));
     return { id: e.id, name: e.name, score: lexical * factor, shares: shares.map((s) => s * factor) };
   });
