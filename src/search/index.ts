@@ -63,7 +63,7 @@ export function searchGraph(
   rank: Pick<RankOptions, "expansion" | "semantic"> = {},
 ): SearchResult {
   // Entries are at most maxTotalNodes by score, plus each word's best topPerToken, skipping those earlier words took.
-  const ranking = rankQuery(db, query, { ...rank, now, model, top: params.maxTotalNodes, perTerm: params.topPerToken * query.terms.length });
+  const ranking = rankQuery(db, query, { ...rank, now, model, top: params.maxTotalNodes, perTerm: params.topPerToken });
   const literal = ranking.terms.filter((t) => t.index >= 0);
   if (literal.length === 0) {
     return { entities: [], relations: [], paths: [], note: NO_TERMS_NOTE };

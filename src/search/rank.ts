@@ -35,13 +35,13 @@
  * (`rankingSql`) walks each term's whole FTS5 doclist, joins each posting to
  * its entity, sums the fields and orders the entities by the whole score
  * (the factors too, as SQL: ./score.ts factorSql), inside SQLite. Only the
- * best `top` entities by score, and the best `perTerm` by each query word's
+ * best `top` entities by score, and each query word's best by its own
  * share, come back to JavaScript. So the answer is the top k of the score
- * above over every entity, ties by id; its cost grows with how many
- * documents hold the query's words (docs/performance.md), and its memory
- * does not: no posting reaches JavaScript.
+ * above over every entity, ties by id. Its cost, and SQLite's temporary
+ * storage while it aggregates, grow with how many documents hold the
+ * query's words (docs/performance.md); no posting reaches the JS heap.
  */
-import type { Db } from "../storage/sql";
+import { sqlLimit, type Db } from "../storage/sql";
 import { DEFAULT_MODEL, sqlReal, type ModelOptions } from "../priority/model";
 import type { WeightedTerm } from "./expand";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
@@ -73,7 +73,11 @@ export interface RankOptions {
   semantic?: readonly RankedId[];
   /** The best entities by whole-query score the caller reads (DEFAULT_TOP when absent). */
   top?: number;
-  /** The best entities by each query word's own share the caller reads, beside `top` (none when absent). */
+  /**
+   * Entry nodes each query word picks (search_nodes' topPerToken; none when absent): the word picking j-th (by idf,
+   * as src/search/entries.ts orders them, from 0) reads its best (j + 1) × perTerm by its own share, since the
+   * words before it may have taken up to perTerm each.
+   */
   perTerm?: number;
   /** Whether each entity's passages (its observations holding query terms) are needed. */
   passages?: boolean;
@@ -137,7 +141,9 @@ export function rankQuery(db: Db, query: ParsedQuery, opts: RankOptions): Rankin
   const top = Math.max(opts.top ?? DEFAULT_TOP, opts.semantic?.length ?? 0);
   const lexical = terms.length === 0 ? [] : bestEntities(db, terms, top, opts.perTerm ?? 0, opts.now, opts.model ?? DEFAULT_MODEL);
   if (opts.passages) addPassages(db, terms, lexical);
-  const entities = opts.semantic && opts.semantic.length > 0 ? fuseSemantic(db, lexical, opts.semantic) : lexical;
+  // Fusion reads list positions as ranks, so it gets the exact best `top` only: a word's extra entry further down
+  // would sit at a position far better than its rank.
+  const entities = opts.semantic && opts.semantic.length > 0 ? fuseSemantic(db, lexical.slice(0, top), opts.semantic) : lexical;
   return { terms, entities };
 }
 
@@ -154,6 +160,9 @@ function termsWithIdf(db: Db, query: ParsedQuery, expansion: readonly WeightedTe
     return { ...t, idf, substring: counts.names === 0 && [...t.term.key].length >= 3 };
   });
 }
+
+/** The order in which src/search/entries.ts lets the query's words pick their entries: highest idf first, then query order. */
+const pickOrder = <T extends { idf: number; index: number }>(words: readonly T[]): T[] => [...words].sort((a, b) => b.idf - a.idf || a.index - b.index);
 
 /** SQLite (as built for Durable Objects) takes at most this many SELECTs in one compound. */
 const COMPOUND_ARMS = 5;
@@ -226,8 +235,12 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
         })();
   // Each list is its own ORDER BY … LIMIT (a bounded sort) over the scored entities.
   const lists = union([
-    `SELECT * FROM (SELECT e FROM scored ORDER BY score DESC, e LIMIT ${top})`,
-    ...(perTerm > 0 ? literal.map(({ i }) => `SELECT * FROM (SELECT e FROM scored WHERE p${i} IS NOT NULL ORDER BY p${i} * factor DESC, e LIMIT ${perTerm})`) : []),
+    `SELECT * FROM (SELECT e FROM scored ORDER BY score DESC, e LIMIT ${sqlLimit(top)})`,
+    ...(perTerm > 0
+      ? pickOrder(literal.map(({ t, i }) => ({ idf: t.idf, index: t.index, i }))).map(
+          ({ i }, j) => `SELECT * FROM (SELECT e FROM scored WHERE p${i} IS NOT NULL ORDER BY p${i} * factor DESC, e LIMIT ${sqlLimit((j + 1) * perTerm)})`,
+        )
+      : []),
   ]);
   const lex = targets.map((i) => `coalesce(x.p${i}, 0.0)`).join(" + ");
   const sql = `WITH
@@ -272,24 +285,28 @@ function bestEntities(db: Db, terms: readonly RankTerm[], top: number, perTerm: 
  */
 function addPassages(db: Db, terms: readonly RankTerm[], entities: RankedEntity[]): void {
   if (entities.length === 0) return;
-  const docs = db.tuples<[doc: number, eid: number]>(
-    ["doc", "eid"],
-    "SELECT o.id AS doc, o.entity_id AS eid FROM observations o WHERE o.entity_id IN (SELECT value FROM json_each(?1))",
-    [JSON.stringify(entities.map((e) => e.id))],
-  );
+  const ids = JSON.stringify(entities.map((e) => e.id));
+  const count = db.one<{ n: number }>("SELECT count(*) AS n FROM observations WHERE entity_id IN (SELECT value FROM json_each(?1))", ids)?.n ?? 0;
+  // Few observations: ask each whether it holds the term. Many (a hub): walk the term's doclist for these owners instead,
+  // so neither the time nor one JSON value grows with the entities' observations.
+  const docs =
+    count <= PASSAGE_LOOKUPS
+      ? db.tuples<[doc: number, eid: number]>(
+          ["doc", "eid"],
+          "SELECT id AS doc, entity_id AS eid FROM observations WHERE entity_id IN (SELECT value FROM json_each(?1))",
+          [ids],
+        )
+      : [];
   const owner = new Map(docs);
   const score = new Map<number, number>();
   terms.forEach((t) => {
     const match = expression(t.term);
-    const held =
-      docs.length <= PASSAGE_LOOKUPS
-        ? docsHolding(db, match, [...owner.keys()])
-        : docsOwnedBy(
-            db,
-            match,
-            entities.map((e) => e.id),
-          );
-    for (const doc of held) if (owner.has(doc)) score.set(doc, (score.get(doc) ?? 0) + t.weight * t.idf);
+    const held: [doc: number, eid: number][] =
+      count <= PASSAGE_LOOKUPS ? [...docsHolding(db, match, [...owner.keys()])].map((d) => [d, owner.get(d) as number]) : docsOwnedBy(db, match, ids);
+    for (const [doc, eid] of held) {
+      owner.set(doc, eid);
+      score.set(doc, (score.get(doc) ?? 0) + t.weight * t.idf);
+    }
   });
   const byEntity = new Map<number, [number, number][]>();
   for (const [doc, s] of score) {
@@ -301,15 +318,14 @@ function addPassages(db: Db, terms: readonly RankTerm[], entities: RankedEntity[
   for (const e of entities) e.passages = (byEntity.get(e.id) ?? []).sort((x, y) => y[1] - x[1] || y[0] - x[0]).map(([doc]) => doc);
 }
 
-/** The observations of `ids` holding `match`, by walking its doclist. */
-function docsOwnedBy(db: Db, match: string, ids: readonly number[]): number[] {
-  return db
-    .tuples<[doc: number]>(
-      ["doc"],
-      "SELECT w.rowid AS doc FROM search_words w JOIN observations o ON o.id = w.rowid WHERE search_words MATCH ?1 AND w.rowid > 0 AND o.entity_id IN (SELECT value FROM json_each(?2))",
-      [match, JSON.stringify(ids)],
-    )
-    .map(([doc]) => doc);
+/** The observations of the entities in `ids` (a JSON list) holding `match`, with their entity, by walking its doclist. */
+function docsOwnedBy(db: Db, match: string, ids: string): [doc: number, eid: number][] {
+  return db.tuples<[doc: number, eid: number]>(
+    ["doc", "eid"],
+    `SELECT w.rowid AS doc, o.entity_id AS eid FROM search_words w JOIN observations o INDEXED BY search_observation_owner ON o.id = w.rowid
+     WHERE search_words MATCH ?1 AND w.rowid > 0 AND o.entity_id IN (SELECT value FROM json_each(?2))`,
+    [match, ids],
+  );
 }
 
 /** The lexical ranking fused with a semantic list by RRF; entities only the semantic list found join with no term scores. */

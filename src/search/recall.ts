@@ -232,14 +232,14 @@ export function recall(db: Db, query: ParsedQuery, opts: RecallOptions): RecallR
     if (kinds.has("file")) {
       for (const f of rankFiles(db, pass.terms, TEXT_MATCHES, { allFirst: pass.allFirst, boost, skip: foundFiles })) {
         foundFiles.push(f.path);
-        matches.push({ key: itemKey.file(f.path), kind: "file", name: f.path, score: round(f.score * pass.weight), text: oneLine(f.snippet) });
+        matches.push({ key: itemKey.file(f.path), kind: "file", name: f.path, score: f.score * pass.weight, text: oneLine(f.snippet) });
       }
     }
     if (kinds.has("doc")) {
       for (const d of rankDocuments(db, pass.terms, TEXT_MATCHES, { allFirst: pass.allFirst, boost, skip: foundDocs })) {
         foundDocs.push(d.id);
         const text = oneLine(d.snippet) || oneLine(d.title);
-        matches.push({ key: itemKey.doc(d.id), kind: "doc", name: d.id, score: round(d.score * pass.weight), text });
+        matches.push({ key: itemKey.doc(d.id), kind: "doc", name: d.id, score: d.score * pass.weight, text });
       }
     }
   }

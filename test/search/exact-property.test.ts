@@ -211,7 +211,10 @@ describe("property: exact top k", () => {
           switch (op.op) {
             case "create": {
               const list = fresh(op.entities);
-              if (list.length > 0) unwrap(await stub.createEntities(list, me));
+              if (list.length === 0) break;
+              // A name merged away earlier is an alias now: creating it is refused, and nothing is written.
+              const created = await stub.createEntities(list, me);
+              if (!created.ok && created.kind !== "Conflict") unwrap(created);
               break;
             }
             case "import": {

@@ -264,3 +264,19 @@ describe("the best match at any age", () => {
     });
   });
 });
+
+describe("passages of an entity with many observations", () => {
+  it("finds the observations holding the query's words by walking the words' doclists, not by asking each of thousands", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const filler = (from: number) => Array.from({ length: 1000 }, (_, i) => `routine note ${from + i}`);
+      instance.createEntities([{ name: "hub", entityType: "service", observations: filler(0) }], meta);
+      instance.addObservations([{ entityName: "hub", contents: [...filler(1000).slice(0, 999), "the zeppelin outage at noon"] }], meta);
+      instance.addObservations([{ entityName: "hub", contents: filler(2000).slice(0, 500) }], meta);
+      const db = new Db(state.storage.sql);
+      const r = rankQuery(db, parseQuery("zeppelin outage"), { now: NOW, top: 5, passages: true });
+      const passage = db.one<{ id: number }>("SELECT id FROM observations WHERE content = ?", "the zeppelin outage at noon")?.id;
+      expect(r.entities.map((e) => e.id)).toEqual([1]);
+      expect(r.entities[0]?.passages).toEqual([passage]);
+    });
+  });
+});
