@@ -20,6 +20,7 @@ import { priority } from "../../src/priority/model";
 import { modelOptions } from "../../src/priority/weights";
 import { searchGraph, searchParams } from "../../src/search";
 import { chooseEntries } from "../../src/search/entries";
+import { HYPERNYM_WEIGHT, SYNONYM_WEIGHT, type WeightedTerm } from "../../src/search/expand";
 import { parseQuery } from "../../src/search/query";
 import { BM25_B, BM25_K1, LABEL_WEIGHT, PHRASE_BONUS, PHRASE_DISTANCE } from "../../src/search/rank";
 import { recall } from "../../src/search/recall";
@@ -48,6 +49,9 @@ const entityArb = fc.record({
   observations: fc.array(textArb, { minLength: 1, maxLength: 4 }),
 });
 const queryArb = fc.array(fc.constantFrom(...COMMON, ...RARE), { minLength: 1, maxLength: 3 }).map((w) => w.join(" "));
+/** An expansion term as the tools pass it: a filler word standing for one of the query's words, as a synonym or a broader word. */
+const synonymArb = fc.option(fc.record({ term: fc.constantFrom(...FILLER), of: fc.nat(), broader: fc.boolean() }), { nil: undefined });
+type Synonym = { term: string; of: number; broader: boolean };
 
 const opArb = fc.oneof(
   { weight: 4, arbitrary: fc.record({ op: fc.constant("create" as const), entities: fc.array(entityArb, { minLength: 1, maxLength: 6 }) }) },
@@ -59,7 +63,7 @@ const opArb = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant("undo" as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("import" as const), entities: fc.array(entityArb, { minLength: 1, maxLength: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("mark" as const), target: fc.nat() }) },
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("query" as const), query: queryArb }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant("query" as const), query: queryArb, synonym: synonymArb }) },
 );
 const stepArb = fc.record({ days: fc.integer({ min: 0, max: 120 }), op: opArb });
 
@@ -69,9 +73,23 @@ const words = (text: string) =>
     .split(/[^a-z0-9]+/)
     .filter(Boolean);
 
-/** Every entity's exact score and per-term shares for `query`, from the rows (see the module comment). */
-function reference(db: Db, query: string, now: number) {
+/** The tools' expansion list for `synonym` over `query`'s words (empty when it names a word of the query). */
+function expansionOf(query: string, synonym: Synonym | undefined): WeightedTerm[] {
+  const keys = parseQuery(query).terms.map((t) => t.key);
+  // A stop word ("about") is no term, so the tools drop it from an expansion too.
+  if (!synonym || keys.includes(synonym.term) || keys.length === 0 || parseQuery(synonym.term).terms.length === 0) return [];
+  const of = keys[synonym.of % keys.length] as string;
+  return [synonym.broader ? { term: synonym.term, weight: HYPERNYM_WEIGHT, of, broader: true } : { term: synonym.term, weight: SYNONYM_WEIGHT, of }];
+}
+
+/**
+ * Every entity's exact score and per-term shares for `query`, from the rows (see the module comment). An expansion
+ * term adds its weight × its frequency to its word's before saturation; an entity it alone matches counts only
+ * when it is a synonym, not a broader word.
+ */
+function reference(db: Db, query: string, now: number, expansion: readonly WeightedTerm[] = []) {
   const terms = parseQuery(query).terms.map((t) => t.key);
+  const extra = expansion.map((e) => ({ key: e.term, weight: e.weight, of: terms.indexOf(e.of as string), broader: e.broader === true }));
   const entities = db.all<{
     id: number;
     name: string;
@@ -112,8 +130,14 @@ function reference(db: Db, query: string, now: number) {
         const b = 1 - BM25_B + (BM25_B * d.len) / (d.label ? avgLabel : avgObservation);
         tf += (d.label ? LABEL_WEIGHT : 1) / b;
       }
+      for (const x of extra) {
+        if (x.of !== i) continue;
+        for (const d of own)
+          if (d.tokens.includes(x.key)) tf += (x.weight * (d.label ? LABEL_WEIGHT : 1)) / (1 - BM25_B + (BM25_B * d.len) / (d.label ? avgLabel : avgObservation));
+      }
       return tf > 0 ? ((idf[i] as number) * tf * (BM25_K1 + 1)) / (BM25_K1 + tf) : 0;
     });
+    const relevant = own.some((d) => terms.some((t) => d.tokens.includes(t)) || extra.some((x) => !x.broader && d.tokens.includes(x.key)));
     let lexical = shares.reduce((s, x) => s + x, 0);
     for (let i = 0; i + 1 < terms.length; i++) {
       if (own.some((d) => near(d.tokens, terms[i] as string, terms[i + 1] as string))) lexical += (PHRASE_BONUS * ((idf[i] as number) + (idf[i + 1] as number))) / 2;
@@ -121,7 +145,7 @@ function reference(db: Db, query: string, now: number) {
     const degree = relations.filter((r) => r.from_id === e.id).length + relations.filter((r) => r.to_id === e.id).length;
     const p = priority(priorityInputOf(e), now, model);
     const factor = connectionFactor(degree) * recencyFactor(now - e.updated_at) * Math.sqrt(priorityFactor(p));
-    return { id: e.id, name: e.name, score: lexical * factor, shares: shares.map((s) => s * factor) };
+    return { id: e.id, name: e.name, score: relevant ? lexical * factor : 0, shares: shares.map((s) => (relevant ? s * factor : 0)) };
   });
   return { rows, idf };
 }
@@ -141,11 +165,12 @@ function expectTop(got: string[], scored: Map<string, number>, want: number[], w
   });
 }
 
-async function check(stub: DurableObjectStub<MemoryContext>, query: string) {
+async function check(stub: DurableObjectStub<MemoryContext>, query: string, synonym?: Synonym) {
   await runInDurableObject(stub, (instance, state) => {
     const db = new Db(state.storage.sql);
     const now = instance.now();
-    const { rows, idf } = reference(db, query, now);
+    const expansion = expansionOf(query, synonym);
+    const { rows, idf } = reference(db, query, now, expansion);
     const ref = rows.filter((r) => r.score > 0);
     const scored = new Map(ref.map((r) => [r.name, r.score]));
     const best = ref.map((r) => r.score).sort((a, b) => b - a);
@@ -153,7 +178,7 @@ async function check(stub: DurableObjectStub<MemoryContext>, query: string) {
     // search_nodes with every match an entry node: the exact best K, the per-term entries kept before the rest.
     const params = searchParams({ minRelativeScore: 0, topPerToken: 1, maxTotalNodes: K }, settings(env));
     const parsed = parseQuery(query);
-    const nodes = searchGraph(db, parsed, params, now, model).entities;
+    const nodes = searchGraph(db, parsed, params, now, model, { expansion }).entities;
     const perTerm = parsed.terms.map((_t, i) => ({
       index: i,
       idf: idf[i] as number,
@@ -167,15 +192,15 @@ async function check(stub: DurableObjectStub<MemoryContext>, query: string) {
       nodes.map((e) => e.name),
       scored,
       want.slice(0, K),
-      `search_nodes "${query}"`,
+      `search_nodes "${query}" ${JSON.stringify(expansion)}`,
     );
     for (const e of nodes) expect(close(e.score, Number((scored.get(e.name) as number).toPrecision(4))), `score of ${e.name}`).toBe(true);
-    const items = recall(db, parsed, { budgetTokens: 20_000, kinds: ["entity"], now, model }).items.filter((i) => i.via === undefined);
+    const items = recall(db, parsed, { budgetTokens: 20_000, kinds: ["entity"], now, model, expansion }).items.filter((i) => i.via === undefined);
     expectTop(
       items.map((i) => i.name),
       scored,
       best.slice(0, items.length),
-      `recall "${query}"`,
+      `recall "${query}" ${JSON.stringify(expansion)}`,
     );
     expect(items.length, `recall "${query}" returns every match up to its cap`).toBe(Math.min(best.length, 40));
   });
@@ -261,7 +286,7 @@ describe("property: exact top k", () => {
               break;
             }
             case "query":
-              await check(stub, op.query);
+              await check(stub, op.query, op.synonym);
               break;
           }
         }
