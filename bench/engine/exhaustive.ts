@@ -25,8 +25,9 @@
  *   columns as stored).
  * Ties go to the lower id, as in the search.
  *
- * It reads whole doclists, so it costs what the search's windows avoid: a
- * bench reference, and a measure of what exhaustive scoring costs.
+ * It reads whole doclists into JavaScript and scores them there, apart from
+ * the search's own statement (src/search/rank.ts): a bench reference written
+ * another way, and a measure of what scoring every match costs.
  */
 import { DEFAULT_MODEL, priority, type ModelOptions } from "../../src/priority/model";
 import { averageLengths, entityStats, expression, readCorpus } from "../../src/search/match";

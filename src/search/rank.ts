@@ -286,23 +286,21 @@ function bestEntities(db: Db, terms: readonly RankTerm[], top: number, perTerm: 
 function addPassages(db: Db, terms: readonly RankTerm[], entities: RankedEntity[]): void {
   if (entities.length === 0) return;
   const ids = JSON.stringify(entities.map((e) => e.id));
-  const count = db.one<{ n: number }>("SELECT count(*) AS n FROM observations WHERE entity_id IN (SELECT value FROM json_each(?1))", ids)?.n ?? 0;
   // Few observations: ask each whether it holds the term. Many (a hub): walk the term's doclist for these owners instead,
   // so neither the time nor one JSON value grows with the entities' observations.
-  const docs =
-    count <= PASSAGE_LOOKUPS
-      ? db.tuples<[doc: number, eid: number]>(
-          ["doc", "eid"],
-          "SELECT id AS doc, entity_id AS eid FROM observations WHERE entity_id IN (SELECT value FROM json_each(?1))",
-          [ids],
-        )
-      : [];
+  const docs = db.tuples<[doc: number, eid: number]>(
+    ["doc", "eid"],
+    `SELECT id AS doc, entity_id AS eid FROM observations WHERE entity_id IN (SELECT value FROM json_each(?1)) LIMIT ${PASSAGE_LOOKUPS + 1}`,
+    [ids],
+  );
+  const few = docs.length <= PASSAGE_LOOKUPS;
   const owner = new Map(docs);
   const score = new Map<number, number>();
   terms.forEach((t) => {
     const match = expression(t.term);
-    const held: [doc: number, eid: number][] =
-      count <= PASSAGE_LOOKUPS ? [...docsHolding(db, match, [...owner.keys()])].map((d) => [d, owner.get(d) as number]) : docsOwnedBy(db, match, ids);
+    const held: [doc: number, eid: number][] = few
+      ? [...docsHolding(db, match, [...owner.keys()])].map((d) => [d, owner.get(d) as number])
+      : docsOwnedBy(db, match, ids);
     for (const [doc, eid] of held) {
       owner.set(doc, eid);
       score.set(doc, (score.get(doc) ?? 0) + t.weight * t.idf);
