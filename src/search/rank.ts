@@ -217,7 +217,9 @@ function rankingSql(
   const tagged = [
     `SELECT -w.rowid, j.t, ${sqlReal(LABEL_WEIGHT)} / ${label}, j.a FROM words j, search_words w JOIN entities en ON en.id = -w.rowid WHERE search_words MATCH j.m AND w.rowid < 0`,
     ...(grams.length > 0
-      ? [`SELECT -g.rowid, j.t, ${sqlReal(LABEL_WEIGHT * SUBSTRING_WEIGHT)} / ${label}, 0 FROM grams j, search_grams g JOIN entities en ON en.id = -g.rowid WHERE search_grams MATCH j.m AND g.rowid < 0`]
+      ? [
+          `SELECT -g.rowid, j.t, ${sqlReal(LABEL_WEIGHT * SUBSTRING_WEIGHT)} / ${label}, 0 FROM grams j, search_grams g JOIN entities en ON en.id = -g.rowid WHERE search_grams MATCH j.m AND g.rowid < 0`,
+        ]
       : []),
     `SELECT o.entity_id, j.t, 1.0 / ${observation}, j.a FROM words j, search_words w JOIN observations o INDEXED BY search_observation_owner ON o.id = w.rowid WHERE search_words MATCH j.m AND w.rowid > 0`,
   ];
@@ -266,7 +268,10 @@ function rankingSql(
   ];
   // An entity whose text × the context's largest factor stays under every list's floor is in no list: its factor is never computed.
   const fmax = num(factorBound);
-  const reaches = [`cut.c IS NULL OR (m.lex + m.bonus) * ${fmax} >= cut.c`, ...picks.map(({ i }) => `(m.p${i} IS NOT NULL AND (cut.c${i} IS NULL OR m.p${i} * ${fmax} >= cut.c${i}))`)];
+  const reaches = [
+    `cut.c IS NULL OR (m.lex + m.bonus) * ${fmax} >= cut.c`,
+    ...picks.map(({ i }) => `(m.p${i} IS NOT NULL AND (cut.c${i} IS NULL OR m.p${i} * ${fmax} >= cut.c${i}))`),
+  ];
   const factor = factorSql("s", "en", num(now), model);
   const lex = targets.map((i) => `coalesce(x.p${i}, 0.0)`).join(" + ");
   const sql = `WITH
