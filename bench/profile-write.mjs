@@ -106,7 +106,7 @@ await withKeptDb(opts.db, async (copy, load) => {
     deleteAlarm: async () => {},
   };
   let ready;
-  const state = { storage, blockConcurrencyWhile: (fn) => (ready = fn()), waitUntil: () => {} };
+  const state = { storage, blockConcurrencyWhile: (fn) => (ready = fn()), waitUntil: () => {}, getWebSockets: () => [] };
   const env = {
     HISTORY_MAX_CHANGES: "10000",
     HISTORY_MAX_DAYS: "30",

@@ -46,7 +46,7 @@ import { DEFAULT_MODEL, PRIORITY_BOUND_SQL, priorityBound, sqlReal, type ModelOp
 import type { WeightedTerm } from "./expand";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
 import { averageLengths, docsHolding, entityStats, expression, readCorpus, termCounts } from "./match";
-import { connectionFactor, factorSql, idfFactor, NAME_WEIGHT, priorityFactor, SUBSTRING_WEIGHT } from "./score";
+import { factorSql, idfFactor, NAME_WEIGHT, priorityFactor, priorityPartSql, reachSql, SUBSTRING_WEIGHT } from "./score";
 import type { ParsedQuery } from "./query";
 import { quote, tokenize, type QueryTerm } from "./tokenize";
 
@@ -185,7 +185,7 @@ const into = (terms: readonly RankTerm[], t: number): number => terms[t]?.of ?? 
 function rankingSql(
   terms: readonly RankTerm[],
   avg: { observation: number; label: number },
-  factorBound: number,
+  priorityCeiling: number,
   now: number,
   model: ModelOptions,
   top: number,
@@ -266,11 +266,12 @@ function rankingSql(
     `(SELECT (lex + bonus) * factor AS v FROM probe ORDER BY v DESC LIMIT 1 OFFSET ${sqlLimit(top - 1)}) AS c`,
     ...picks.map(({ i, n }) => `(SELECT p${i} * factor AS v FROM probe WHERE p${i} IS NOT NULL ORDER BY v DESC LIMIT 1 OFFSET ${sqlLimit(n - 1)}) AS c${i}`),
   ];
-  // An entity whose text × the context's largest factor stays under every list's floor is in no list: its factor is never computed.
-  const fmax = num(factorBound);
+  // An entity whose text × its connection × recency × the context's largest √priority stays under every list's floor is
+  // in no list: its priority (the costly part of the factor) is never computed.
+  const ceiling = num(priorityCeiling);
   const reaches = [
-    `cut.c IS NULL OR (m.lex + m.bonus) * ${fmax} >= cut.c`,
-    ...picks.map(({ i }) => `(m.p${i} IS NOT NULL AND (cut.c${i} IS NULL OR m.p${i} * ${fmax} >= cut.c${i}))`),
+    `cut.c IS NULL OR (r.lex + r.bonus) * (r.reach * ${ceiling}) >= cut.c`,
+    ...picks.map(({ i }) => `(r.p${i} IS NOT NULL AND (cut.c${i} IS NULL OR r.p${i} * (r.reach * ${ceiling}) >= cut.c${i}))`),
   ];
   const factor = factorSql("s", "en", num(now), model);
   const lex = targets.map((i) => `coalesce(x.p${i}, 0.0)`).join(" + ");
@@ -284,28 +285,26 @@ function rankingSql(
       WHERE m.e IN (${probes})),
     cut AS MATERIALIZED (SELECT ${floors.join(", ")}),
     scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM (
-      SELECT m.*, ${factor} AS factor FROM matched m CROSS JOIN cut CROSS JOIN search_entity_stats s CROSS JOIN entities en
-        WHERE (${reaches.join(" OR ")}) AND s.entity_id = m.e AND en.id = m.e)),
+      SELECT r.*, r.reach * ${priorityPartSql("en", num(now), model)} AS factor
+        FROM (SELECT m.*, ${reachSql("s", num(now))} AS reach FROM matched m JOIN search_entity_stats s ON s.entity_id = m.e) r
+        CROSS JOIN cut CROSS JOIN entities en WHERE (${reaches.join(" OR ")}) AND en.id = r.e)),
     kept(e) AS (${lists})
   SELECT e, score, ${targets.map((i) => `p${i} * factor AS s${i}`).join(", ")} FROM scored WHERE e IN (SELECT e FROM kept)`;
   return { sql, params, columns: ["e", "score", ...targets.map((i) => `s${i}`)], targets };
 }
 
 /**
- * An upper bound of every entity's factor (connection × recency × √priority, ./score.ts) now: the largest degree's
- * connection, recency at most 1, and the damped priority of the largest time-free priority bound, each one indexed
- * lookup (migrations/0025_search_bounds.sql). A hair above it, so SQLite's last bit cannot pass it.
+ * An upper bound of every entity's √priority (./score.ts) now: that of the largest time-free priority bound in the
+ * context, one indexed lookup (migrations/0025_search_bounds.sql). A hair above it, so SQLite's last bit cannot pass it.
  */
-function factorBound(db: Db, model: ModelOptions): number {
-  const row = db.one<{ d: number | null; p: number | null }>(
-    `SELECT (SELECT max(degree) FROM search_entity_stats) AS d, (SELECT max(${PRIORITY_BOUND_SQL}) FROM entities) AS p`,
-  );
-  return connectionFactor(row?.d ?? 0) * Math.sqrt(priorityFactor(priorityBound(row?.p ?? 0, model))) * (1 + 1e-9);
+function priorityPartBound(db: Db, model: ModelOptions): number {
+  const row = db.one<{ p: number | null }>(`SELECT max(${PRIORITY_BOUND_SQL}) AS p FROM entities`);
+  return Math.sqrt(priorityFactor(priorityBound(row?.p ?? 0, model))) * (1 + 1e-9);
 }
 
 /** The best `top` entities by score and the best `perTerm` by each query word's share, best first by score (ties by id). */
 function bestEntities(db: Db, terms: readonly RankTerm[], top: number, perTerm: number, now: number, model: ModelOptions): RankedEntity[] {
-  const { sql, params, columns, targets } = rankingSql(terms, averageLengths(db), factorBound(db, model), now, model, top, perTerm);
+  const { sql, params, columns, targets } = rankingSql(terms, averageLengths(db), priorityPartBound(db, model), now, model, top, perTerm);
   const rows = db.tuples<(number | null)[]>(columns, sql, params);
   const out: RankedEntity[] = rows.map((row) => {
     const shares = new Map<number, number>();

@@ -69,7 +69,7 @@ export const HUB_DEGREE = 64;
 /** Hubs on one frontier handled by pairwise seeks at most; with more, all of them are scanned like ordinary nodes. */
 export const MAX_HUBS = 32;
 
-/** Hubs read whole from the degree index (migrations/0025_search_bounds.sql) when there are at most this many. */
+/** Hubs read whole from the partial index (migrations/0010_search_hubs.sql) when there are at most this many. */
 const HUB_LIST_MAX = 1000;
 
 /** A hub on the frontier and its number of relations. */
@@ -77,7 +77,7 @@ type Hub = [id: number, degree: number];
 
 /**
  * The hubs in `frontier`, at most MAX_HUBS + 1 (more means too many). A
- * graph with few hubs has them read whole from the degree index and
+ * graph with few hubs has them read whole from their partial index and
  * matched here: one short scan, where looking up each frontier node's
  * degree would take a primary-key seek per node, and frontiers hold
  * thousands of nodes in a large graph. A graph with more hubs than
@@ -94,7 +94,7 @@ function hubsOn(db: Db, frontier: readonly number[], listMax: number): Hub[] {
   }
   return db.tuples<Hub>(
     ["id", "degree"],
-    `SELECT s.entity_id AS id, s.degree FROM json_each(?1) f CROSS JOIN search_entity_stats s ON s.entity_id = f.value
+    `SELECT s.entity_id AS id, s.degree FROM json_each(?1) f JOIN search_entity_stats s ON s.entity_id = f.value
      WHERE s.degree > ${HUB_DEGREE} LIMIT ${sqlLimit(MAX_HUBS + 1)}`,
     [JSON.stringify(frontier)],
   );
