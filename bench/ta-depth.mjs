@@ -130,7 +130,7 @@ try {
         if (best.length > K) best.length = K;
       }
       const theta = [...parts].sort((x, y) => y.score - x.score)[K - 1]?.score ?? 0;
-      const bonus = Math.max(0, ...parts.map((p) => p.n));
+      const bonus = parts.reduce((m, p) => Math.max(m, p.n), 0);
       rows.push({ text, matches: parts.length, reads, scored: seen.size, oracle: parts.filter((p) => p.a + p.b + bonus >= theta).length });
     }
     const line = (key) => {
@@ -138,8 +138,8 @@ try {
       return `${key}: p50 ${s.p50} p95 ${s.p95} max ${s.max}`;
     };
     console.log(`${rows.length} queries of two common words; ${line("matches")}`);
-    console.log(`threshold algorithm over ideal per-word lists: sorted reads ${line("reads")}; entities scored ${line("scored")}`);
-    console.log(`an oracle knowing each entity's a + b would score: ${line("oracle")}`);
+    console.log(`threshold algorithm over ideal per-word lists: sorted ${line("reads")}; entities ${line("scored")}`);
+    console.log(`entities an oracle knowing each entity's a + b would score: ${line("oracle")}`);
     const shares = rows.map((r) => r.scored / r.matches).sort((x, y) => x - y);
     console.log(`entities scored / matches: median ${(100 * (shares[Math.floor(shares.length / 2)] ?? 0)).toFixed(1)} %`);
   });
