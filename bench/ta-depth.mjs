@@ -29,6 +29,7 @@ import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
 import { depthCorpus } from "./lib/depth.mjs";
 import { withKeptDb } from "./lib/kept-db.mjs";
+import { nodeState } from "./lib/node-storage.mjs";
 import { summarize } from "./lib/stats.mjs";
 
 const { values: opts } = parseArgs({
@@ -54,43 +55,9 @@ try {
     const m = await load(
       `export { MemoryContext } from "./src/context/MemoryContext.ts"; export { parseQuery } from "./src/search/query.ts"; export { Db } from "./src/storage/sql.ts"; export { rankQuery } from "./src/search/rank.ts";`,
     );
-    const sqlite = new DatabaseSync(file);
-    const statements = new Map();
-    const sql = {
-      exec(query, ...params) {
-        let rows = [];
-        if (params.length === 0 && /;\s*\S/.test(query.trim().replace(/;\s*$/, ""))) sqlite.exec(query);
-        else {
-          let st = statements.get(query);
-          if (!st) statements.set(query, (st = sqlite.prepare(query)));
-          if (st.columns().length > 0) rows = st.all(...params);
-          else st.run(...params);
-        }
-        return { toArray: () => rows, one: () => rows[0], raw: () => rows.map((r) => Object.values(r))[Symbol.iterator](), [Symbol.iterator]: () => rows[Symbol.iterator](), rowsWritten: 0 };
-      },
-    };
-    const storage = {
-      sql,
-      transactionSync(fn) {
-        sqlite.exec("SAVEPOINT tx");
-        try {
-          const value = fn();
-          sqlite.exec("RELEASE tx");
-          return value;
-        } catch (error) {
-          sqlite.exec("ROLLBACK TO tx");
-          sqlite.exec("RELEASE tx");
-          throw error;
-        }
-      },
-      getAlarm: async () => null,
-      setAlarm: async () => {},
-      deleteAlarm: async () => {},
-    };
-    let ready;
-    const state = { storage, blockConcurrencyWhile: (fn) => (ready = fn()), waitUntil: () => {}, getWebSockets: () => [] };
+    const { state, ready } = nodeState(new DatabaseSync(file));
     const object = new m.MemoryContext(state, { HISTORY_MAX_CHANGES: "10000", HISTORY_MAX_DAYS: "30", MEMORY_TOOLSETS: "all" });
-    await ready;
+    await ready();
 
     const corpus = depthCorpus(SIZE, Number(opts.seed), { mix: 1 });
     const t0 = performance.now();
@@ -100,7 +67,7 @@ try {
     }
     console.log(`loaded ${SIZE} entities in ${((performance.now() - t0) / 1000).toFixed(0)} s; k = ${K}`);
 
-    const db = new m.Db(sql);
+    const db = new m.Db(state.storage.sql);
     const now = Date.now();
     const rows = [];
     for (const text of [...corpus.queries.needles, ...corpus.queries.pairs].slice(0, Number(opts.queries))) {
