@@ -36,7 +36,11 @@
  * its entity, sums the fields and orders the entities by the whole score
  * (the factors too, as SQL: ./score.ts factorSql), inside SQLite. Only the
  * best `top` entities by score, and each query word's best by its own
- * share, come back to JavaScript. So the answer is the top k of the score
+ * share, come back to JavaScript. The priority part of the factor is
+ * computed only where it can matter: the same lists by the text alone give
+ * each list a floor, and an entity whose text × connection × recency × the
+ * context's largest √priority (an index, migrations/0025_search_bounds.sql)
+ * stays under every floor is provably in none. So the answer is the top k of the score
  * above over every entity, ties by id. Its cost, and SQLite's temporary
  * storage while it aggregates, grow with how many documents hold the
  * query's words (docs/performance.md); no posting reaches the JS heap.
