@@ -20,6 +20,7 @@ import { parseArgs } from "node:util";
 import { DatabaseSync } from "node:sqlite";
 import { generateGraph } from "./lib/generate.mjs";
 import { withKeptDb } from "./lib/kept-db.mjs";
+import { nodeState } from "./lib/node-storage.mjs";
 
 const { values: opts } = parseArgs({
   options: {
@@ -38,75 +39,32 @@ await withKeptDb(opts.db, async (copy, load) => {
   // --setup "<SQL>": run on the copy first, e.g. to try an FTS5 option ('automerge', 'pgsz').
   if (opts.setup) sqlite.exec(opts.setup);
   sqlite.exec("PRAGMA wal_autocheckpoint = 0");
-  const statements = new Map();
   const spent = new Map(); // statement shape -> { n, ms }
   let sqlMs = 0;
   let commitMs = 0; // this batch's COMMIT (writing its pages out)
   let walPages = 0; // pages the commits appended to the WAL (checkpoints off)
   let counting = false;
-  /** The slice of SqlStorage that Db uses, over node:sqlite, timing every statement. */
-  const sql = {
-    exec(query, ...params) {
-      let rows;
-      let written = 0;
-      const t0 = performance.now();
-      if (params.length === 0 && /;\s*\S/.test(query.trim().replace(/;\s*$/, ""))) {
-        sqlite.exec(query); // a script (migrations)
-        rows = [];
-      } else {
-        let st = statements.get(query);
-        if (!st) statements.set(query, (st = sqlite.prepare(query)));
-        if (st.columns().length > 0) rows = st.all(...params);
-        else {
-          written = Number(st.run(...params).changes);
-          rows = [];
-        }
-      }
-      const ms = performance.now() - t0;
-      if (counting) {
-        sqlMs += ms;
-        const shape = query.replace(/\s+/g, " ").trim().slice(0, 100);
-        const s = spent.get(shape) ?? { n: 0, ms: 0 };
-        s.n++;
-        s.ms += ms;
-        spent.set(shape, s);
-      }
-      const cursor = {
-        toArray: () => rows,
-        one: () => rows[0],
-        raw: () => rows.map((r) => Object.values(r))[Symbol.iterator](),
-        [Symbol.iterator]: () => rows[Symbol.iterator](),
-        rowsWritten: written,
-      };
-      return cursor;
+  const walSize = () => (fs.existsSync(`${copy}-wal`) ? fs.statSync(`${copy}-wal`).size : 0);
+  let walBefore = 0;
+  const { state, ready } = nodeState(sqlite, {
+    statement(query, ms) {
+      if (!counting) return;
+      sqlMs += ms;
+      const shape = query.replace(/\s+/g, " ").trim().slice(0, 100);
+      const s = spent.get(shape) ?? { n: 0, ms: 0 };
+      s.n++;
+      s.ms += ms;
+      spent.set(shape, s);
     },
-  };
-  const storage = {
-    sql,
-    transactionSync(fn) {
-      sqlite.exec("SAVEPOINT tx");
-      try {
-        const value = fn();
-        const t0 = performance.now();
-        const walBefore = fs.existsSync(`${copy}-wal`) ? fs.statSync(`${copy}-wal`).size : 0;
-        sqlite.exec("RELEASE tx");
-        if (counting) {
-          commitMs += performance.now() - t0;
-          walPages += ((fs.existsSync(`${copy}-wal`) ? fs.statSync(`${copy}-wal`).size : 0) - walBefore) / 4120;
-        }
-        return value;
-      } catch (error) {
-        sqlite.exec("ROLLBACK TO tx");
-        sqlite.exec("RELEASE tx");
-        throw error;
-      }
+    beforeCommit() {
+      if (counting) walBefore = walSize();
     },
-    getAlarm: async () => null,
-    setAlarm: async () => {},
-    deleteAlarm: async () => {},
-  };
-  let ready;
-  const state = { storage, blockConcurrencyWhile: (fn) => (ready = fn()), waitUntil: () => {} };
+    commit(ms) {
+      if (!counting) return;
+      commitMs += ms;
+      walPages += (walSize() - walBefore) / 4120;
+    },
+  });
   const env = {
     HISTORY_MAX_CHANGES: "10000",
     HISTORY_MAX_DAYS: "30",
@@ -124,7 +82,7 @@ await withKeptDb(opts.db, async (copy, load) => {
     MEMORY_TOOLSETS: "all",
   };
   const object = new MemoryContext(state, env);
-  await ready;
+  await ready();
 
   const held = Number(sqlite.prepare("SELECT count(*) AS n FROM entities").get().n);
   const batch = Number(opts.batch);

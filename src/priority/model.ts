@@ -131,6 +131,24 @@ export function prioritySql(t: string, now: string, opts: ModelOptions = DEFAULT
   return `(${frequency} * ${category} * ${mark} * ${recency} * ${cluster} * ${base})`;
 }
 
+/**
+ * An upper bound of `priority` at every time, as an SQL expression over an
+ * item's own columns (no `now`, no settings), so an index can hold it
+ * (migrations/0025_search_bounds.sql) and search can read the whole context's
+ * maximum in one step (src/search/rank.ts): frequency ≤ 1 + uses (its age
+ * term only divides), the access boost ≤ 1 + RECENCY_BOOST, the cluster bonus
+ * when the item has any cluster (a threshold below 1 is allowed for by
+ * `priorityBound`), the category weight left out (the caller multiplies by
+ * the largest configured). Columns are bare, as an index expression needs.
+ */
+export const PRIORITY_BOUND_SQL = `(1.0 + max(0, uses)) * (CASE WHEN important = 1 THEN ${sqlReal(MARK_FACTOR)} ELSE 1.0 END) * (CASE WHEN last_accessed_at IS NULL THEN 1.0 ELSE ${sqlReal(1 + RECENCY_BOOST)} END) * (CASE WHEN cluster_size >= 1 THEN ${sqlReal(CLUSTER_BONUS)} ELSE 1.0 END) * min(${sqlReal(RELEVANCE_CAP)}, max(0.0, base_relevance))`;
+
+/** The bound of every item's `priority` given the largest PRIORITY_BOUND_SQL among them (`indexed`), under `opts`. */
+export function priorityBound(indexed: number, opts: ModelOptions = DEFAULT_MODEL): number {
+  const category = Math.max(opts.categoryWeights.general, ...Object.values(opts.categoryWeights));
+  return indexed * category * (opts.clusterThreshold < 1 ? CLUSTER_BONUS : 1);
+}
+
 /** What decides an item's tier. */
 export interface TierInput {
   tier: string;

@@ -36,17 +36,21 @@
  * its entity, sums the fields and orders the entities by the whole score
  * (the factors too, as SQL: ./score.ts factorSql), inside SQLite. Only the
  * best `top` entities by score, and each query word's best by its own
- * share, come back to JavaScript. So the answer is the top k of the score
+ * share, come back to JavaScript. The priority part of the factor is
+ * computed only where it can matter: the same lists by the text alone give
+ * each list a floor, and an entity whose text × connection × recency × the
+ * context's largest √priority (an index, migrations/0025_search_bounds.sql)
+ * stays under every floor is provably in none. So the answer is the top k of the score
  * above over every entity, ties by id. Its cost, and SQLite's temporary
  * storage while it aggregates, grow with how many documents hold the
  * query's words (docs/performance.md); no posting reaches the JS heap.
  */
 import { sqlLimit, type Db } from "../storage/sql";
-import { DEFAULT_MODEL, sqlReal, type ModelOptions } from "../priority/model";
+import { DEFAULT_MODEL, PRIORITY_BOUND_SQL, priorityBound, sqlReal, type ModelOptions } from "../priority/model";
 import type { WeightedTerm } from "./expand";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
 import { averageLengths, docsHolding, entityStats, expression, readCorpus, termCounts } from "./match";
-import { factorSql, idfFactor, NAME_WEIGHT, SUBSTRING_WEIGHT } from "./score";
+import { factorSql, idfFactor, NAME_WEIGHT, priorityFactor, priorityPartSql, reachSql, SUBSTRING_WEIGHT } from "./score";
 import type { ParsedQuery } from "./query";
 import { quote, tokenize, type QueryTerm } from "./tokenize";
 
@@ -182,7 +186,15 @@ const into = (terms: readonly RankTerm[], t: number): number => terms[t]?.of ?? 
  * The statement that ranks every entity holding a query term (see the module comment), and its parameters.
  * Numbers are literals (sqlReal); every string from the query is a parameter.
  */
-function rankingSql(terms: readonly RankTerm[], avg: { observation: number; label: number }, now: number, model: ModelOptions, top: number, perTerm: number) {
+function rankingSql(
+  terms: readonly RankTerm[],
+  avg: { observation: number; label: number },
+  priorityCeiling: number,
+  now: number,
+  model: ModelOptions,
+  top: number,
+  perTerm: number,
+) {
   // What varies from query to query is bound, not written into the text, so SQLite reuses the compiled
   // statement for every query of the same shape (terms, pairs, lists).
   const params: (string | number)[] = [];
@@ -197,16 +209,24 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
   // One join per index over a JSON list of (term, expression) rows: a UNION arm per term would pass SQLite's compound-SELECT limit.
   const words = terms.map((t, i) => [i, t.broader ? 0 : 1, expression(t.term)]);
   const grams = terms.flatMap((t, i) => (t.substring ? [[i, quote(t.term.key)]] : []));
-  const hits = [
-    `SELECT j.value ->> 0 AS t, 1.0 AS w, j.value ->> 1 AS a, search_words.rowid AS doc FROM json_each(${param(JSON.stringify(words))}) j, search_words WHERE search_words MATCH j.value ->> 2`,
-    ...(grams.length > 0
-      ? [
-          `SELECT j.value ->> 0, ${sqlReal(SUBSTRING_WEIGHT)}, 0, search_grams.rowid FROM json_each(${param(JSON.stringify(grams))}) j, search_grams WHERE search_grams MATCH j.value ->> 1 AND search_grams.rowid < 0`,
-        ]
-      : []),
-  ];
+  // Each list is read out of its JSON once (a MATERIALIZED table): reading `value ->> k` in the join would parse
+  // the JSON again for every posting, which cost more than walking the doclist (measured at 1,000,000 entities).
+  const inputs: string[] = [`words(t, a, m) AS MATERIALIZED (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(${param(JSON.stringify(words))}))`];
+  if (grams.length > 0) inputs.push(`grams(t, m) AS MATERIALIZED (SELECT value ->> 0, value ->> 1 FROM json_each(${param(JSON.stringify(grams))}))`);
   const label = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * (length(en.name) + 1 + length(en.entity_type)) / ${num(avg.label)})`;
   const observation = `(1.0 - ${sqlReal(BM25_B)} + ${sqlReal(BM25_B)} * length(o.content) / ${num(avg.observation)})`;
+  // Each posting with its entity, its term and its document's share of tf~ (names: the label's weight; a name holding
+  // the term only as a substring: SUBSTRING_WEIGHT of it, and it never makes the entity relevant on its own). One arm
+  // per index and side, so each FTS5 walk gets its rowid bound (names below 0, observations above).
+  const tagged = [
+    `SELECT -w.rowid, j.t, ${sqlReal(LABEL_WEIGHT)} / ${label}, j.a FROM words j, search_words w JOIN entities en ON en.id = -w.rowid WHERE search_words MATCH j.m AND w.rowid < 0`,
+    ...(grams.length > 0
+      ? [
+          `SELECT -g.rowid, j.t, ${sqlReal(LABEL_WEIGHT * SUBSTRING_WEIGHT)} / ${label}, 0 FROM grams j, search_grams g JOIN entities en ON en.id = -g.rowid WHERE search_grams MATCH j.m AND g.rowid < 0`,
+        ]
+      : []),
+    `SELECT o.entity_id, j.t, 1.0 / ${observation}, j.a FROM words j, search_words w JOIN observations o INDEXED BY search_observation_owner ON o.id = w.rowid WHERE search_words MATCH j.m AND w.rowid > 0`,
+  ];
   const targets = [...new Set(terms.map((_, t) => into(terms, t)))];
   // Each target's tf~: its own matches, and its synonyms' × their weight.
   const tfSums = targets.map((i) => {
@@ -225,47 +245,70 @@ function rankingSql(terms: readonly RankTerm[], avg: { observation: number; labe
     const near = nearExpression(a.t.term, b.t.term);
     if (near) nears.push([k, (PHRASE_BONUS * (a.t.idf + b.t.idf)) / 2, near]);
   }
-  const pairs =
-    nears.length === 0
-      ? "SELECT NULL, NULL, NULL WHERE 0"
-      : (() => {
-          const list = param(JSON.stringify(nears));
-          return `SELECT -search_words.rowid AS e, j.value ->> 1 AS b, j.value ->> 0 AS k FROM json_each(${list}) j, search_words WHERE search_words MATCH j.value ->> 2 AND search_words.rowid < 0
-      UNION SELECT o.entity_id, j.value ->> 1, j.value ->> 0 FROM json_each(${list}) j, search_words JOIN observations o INDEXED BY search_observation_owner ON o.id = search_words.rowid WHERE search_words MATCH j.value ->> 2 AND search_words.rowid > 0`;
-        })();
-  // Each list is its own ORDER BY … LIMIT (a bounded sort) over the scored entities.
+  // A pair's postings join the others as term -1 - k with the bonus as their value; max() counts it once per entity.
+  if (nears.length > 0) {
+    inputs.push(`pairs(k, b, m) AS MATERIALIZED (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(${param(JSON.stringify(nears))}))`);
+    tagged.push(
+      `SELECT -w.rowid, -1 - j.k, j.b, 0 FROM pairs j, search_words w WHERE search_words MATCH j.m AND w.rowid < 0`,
+      `SELECT o.entity_id, -1 - j.k, j.b, 0 FROM pairs j, search_words w JOIN observations o INDEXED BY search_observation_owner ON o.id = w.rowid WHERE search_words MATCH j.m AND w.rowid > 0`,
+    );
+  }
+  const bonus = nears.length === 0 ? "0.0" : nears.map(([k]) => `coalesce(max(CASE t WHEN ${-1 - k} THEN f END), 0.0)`).join(" + ");
+  // The lists the caller reads: the best `top` by score, and each word's best by its own share (j + 1) × perTerm deep.
+  const picks = perTerm > 0 ? pickOrder(literal.map(({ t, i }) => ({ idf: t.idf, index: t.index, i }))).map(({ i }, j) => ({ i, n: (j + 1) * perTerm })) : [];
+  // Each list is its own ORDER BY … LIMIT (a bounded sort).
   const lists = union([
     `SELECT * FROM (SELECT e FROM scored ORDER BY score DESC, e LIMIT ${sqlLimit(top)})`,
-    ...(perTerm > 0
-      ? pickOrder(literal.map(({ t, i }) => ({ idf: t.idf, index: t.index, i }))).map(
-          ({ i }, j) => `SELECT * FROM (SELECT e FROM scored WHERE p${i} IS NOT NULL ORDER BY p${i} * factor DESC, e LIMIT ${sqlLimit((j + 1) * perTerm)})`,
-        )
-      : []),
+    ...picks.map(({ i, n }) => `SELECT * FROM (SELECT e FROM scored WHERE p${i} IS NOT NULL ORDER BY p${i} * factor DESC, e LIMIT ${sqlLimit(n)})`),
   ]);
+  // The same lists by the text alone: their entities' exact values give each list a floor (`cut`) that its members reach.
+  const probes = union([
+    `SELECT * FROM (SELECT e FROM matched ORDER BY lex + bonus DESC, e LIMIT ${sqlLimit(top)})`,
+    ...picks.map(({ i, n }) => `SELECT * FROM (SELECT e FROM matched WHERE p${i} IS NOT NULL ORDER BY p${i} DESC, e LIMIT ${sqlLimit(n)})`),
+  ]);
+  const floors = [
+    `(SELECT (lex + bonus) * factor AS v FROM probe ORDER BY v DESC LIMIT 1 OFFSET ${sqlLimit(top - 1)}) AS c`,
+    ...picks.map(({ i, n }) => `(SELECT p${i} * factor AS v FROM probe WHERE p${i} IS NOT NULL ORDER BY v DESC LIMIT 1 OFFSET ${sqlLimit(n - 1)}) AS c${i}`),
+  ];
+  // An entity whose text × its connection × recency × the context's largest √priority stays under every list's floor is
+  // in no list: its priority (the costly part of the factor) is never computed.
+  const ceiling = num(priorityCeiling);
+  const reaches = [
+    `cut.c IS NULL OR (r.lex + r.bonus) * (r.reach * ${ceiling}) >= cut.c`,
+    ...picks.map(({ i }) => `(r.p${i} IS NOT NULL AND (cut.c${i} IS NULL OR r.p${i} * (r.reach * ${ceiling}) >= cut.c${i}))`),
+  ];
+  const factor = factorSql("s", "en", num(now), model);
   const lex = targets.map((i) => `coalesce(x.p${i}, 0.0)`).join(" + ");
   const sql = `WITH
-    hits(t, w, a, doc) AS (${hits.join("\n      UNION ALL ")}),
-    tagged(e, t, f, a) AS (
-      SELECT -h.doc, h.t, ${sqlReal(LABEL_WEIGHT)} * h.w / ${label}, CASE WHEN h.w = 1.0 THEN h.a ELSE 0 END
-        FROM hits h JOIN entities en ON en.id = -h.doc WHERE h.doc < 0
-      UNION ALL
-      SELECT o.entity_id, h.t, 1.0 / ${observation}, h.a FROM hits h JOIN observations o INDEXED BY search_observation_owner ON o.id = h.doc WHERE h.doc > 0),
-    summed AS (SELECT e, max(a) AS a, ${tfSums.join(", ")} FROM tagged GROUP BY e),
-    lexical AS (SELECT e, a, ${targets.map(part).join(", ")} FROM summed),
-    near(e, b, k) AS (${pairs}),
-    bonus(e, b) AS (SELECT e, sum(b) FROM near GROUP BY e),
+    ${inputs.join(",\n    ")},
+    tagged(e, t, f, a) AS (${tagged.join("\n      UNION ALL ")}),
+    summed AS (SELECT e, max(a) AS a, ${tfSums.join(", ")}, ${bonus} AS bonus FROM tagged GROUP BY e),
+    lexical AS (SELECT e, a, bonus, ${targets.map(part).join(", ")} FROM summed),
+    matched AS MATERIALIZED (SELECT x.*, ${lex} AS lex FROM lexical x WHERE x.a = 1 AND ${lex} + x.bonus > 0),
+    probe AS MATERIALIZED (SELECT m.*, ${factor} AS factor FROM matched m JOIN search_entity_stats s ON s.entity_id = m.e JOIN entities en ON en.id = m.e
+      WHERE m.e IN (${probes})),
+    cut AS MATERIALIZED (SELECT ${floors.join(", ")}),
     scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM (
-      SELECT x.*, ${lex} AS lex, coalesce(n.b, 0.0) AS bonus, ${factorSql("s", "en", num(now), model)} AS factor
-        FROM lexical x LEFT JOIN bonus n ON n.e = x.e JOIN search_entity_stats s ON s.entity_id = x.e JOIN entities en ON en.id = x.e
-        WHERE x.a = 1 AND ${lex} + coalesce(n.b, 0.0) > 0)),
+      SELECT r.*, r.reach * ${priorityPartSql("en", num(now), model)} AS factor
+        FROM (SELECT m.*, ${reachSql("s", num(now))} AS reach FROM matched m JOIN search_entity_stats s ON s.entity_id = m.e) r
+        CROSS JOIN cut CROSS JOIN entities en WHERE (${reaches.join(" OR ")}) AND en.id = r.e)),
     kept(e) AS (${lists})
   SELECT e, score, ${targets.map((i) => `p${i} * factor AS s${i}`).join(", ")} FROM scored WHERE e IN (SELECT e FROM kept)`;
   return { sql, params, columns: ["e", "score", ...targets.map((i) => `s${i}`)], targets };
 }
 
+/**
+ * An upper bound of every entity's √priority (./score.ts) now: that of the largest time-free priority bound in the
+ * context, one indexed lookup (migrations/0025_search_bounds.sql). A hair above it, so SQLite's last bit cannot pass it.
+ */
+function priorityPartBound(db: Db, model: ModelOptions): number {
+  const row = db.one<{ p: number | null }>(`SELECT max(${PRIORITY_BOUND_SQL}) AS p FROM entities`);
+  return Math.sqrt(priorityFactor(priorityBound(row?.p ?? 0, model))) * (1 + 1e-9);
+}
+
 /** The best `top` entities by score and the best `perTerm` by each query word's share, best first by score (ties by id). */
 function bestEntities(db: Db, terms: readonly RankTerm[], top: number, perTerm: number, now: number, model: ModelOptions): RankedEntity[] {
-  const { sql, params, columns, targets } = rankingSql(terms, averageLengths(db), now, model, top, perTerm);
+  const { sql, params, columns, targets } = rankingSql(terms, averageLengths(db), priorityPartBound(db, model), now, model, top, perTerm);
   const rows = db.tuples<(number | null)[]>(columns, sql, params);
   const out: RankedEntity[] = rows.map((row) => {
     const shares = new Map<number, number>();

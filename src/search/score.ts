@@ -72,9 +72,16 @@ const dampedSql = (t: string, now: string, model: ModelOptions): string =>
  * functions above, so SQLite can order a whole context by score (./rank.ts).
  */
 export function factorSql(s: string, e: string, now: string, model: ModelOptions): string {
-  const connection = `sqrt(1.0 + ln(1.0 + max(0, ${s}.degree)))`;
-  return `(${connection} * ${recencySql(`${s}.updated_at`, now)} * ${dampedSql(e, now, model)})`;
+  return `(${reachSql(s, now)} * ${dampedSql(e, now, model)})`;
 }
+
+/** connection × recency, the factor's part that search_entity_stats `s` alone gives, as SQL: factorSql is it × √priority. */
+export function reachSql(s: string, now: string): string {
+  return `(sqrt(1.0 + ln(1.0 + max(0, ${s}.degree))) * ${recencySql(`${s}.updated_at`, now)})`;
+}
+
+/** √priority, the factor's other part, as SQL over the priority columns of `e` (factorSql is reachSql × this). */
+export const priorityPartSql = (e: string, now: string, model: ModelOptions): string => dampedSql(e, now, model);
 
 /**
  * A file's or document's boost at `now`: recency(now − updated_at) ×

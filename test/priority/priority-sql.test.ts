@@ -3,14 +3,18 @@
  * documents as SQL (`itemBoost`) give what the JavaScript functions give,
  * within 1e-12 relative, on random rows and models: never used, unknown
  * category, marked, at and around the cluster threshold, base_relevance
- * outside [0, 2], times in the future.
+ * outside [0, 2], times in the future. And the time-free bound that ranking
+ * reads from an index (`PRIORITY_BOUND_SQL`, `priorityBound`) is never below
+ * the priority, on the same rows, models and times, and it is the index's
+ * expression (migrations/0025_search_bounds.sql).
  */
 import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CATEGORIES, type TextHit } from "../../src/items";
 import { priorityInputOf } from "../../src/priority/columns";
-import { DAY_MS, DEFAULT_CATEGORY_WEIGHTS, priority, prioritySql, sqlReal, type ModelOptions } from "../../src/priority/model";
+import bounds from "../../migrations/0025_search_bounds.sql";
+import { DAY_MS, DEFAULT_CATEGORY_WEIGHTS, PRIORITY_BOUND_SQL, priority, priorityBound, prioritySql, sqlReal, type ModelOptions } from "../../src/priority/model";
 import { itemBoost } from "../../src/search/score";
 import { Db } from "../../src/storage/sql";
 import { freshContext } from "../helpers/clients";
@@ -63,6 +67,30 @@ describe("the priority model in SQL", () => {
         }),
         { numRuns: 2000, seed: 12 },
       );
+    });
+  });
+
+  it("PRIORITY_BOUND_SQL × priorityBound is never below priority(), at any time, and is what the index holds", async () => {
+    expect(bounds).toContain(`ON entities (${PRIORITY_BOUND_SQL});`);
+    await runInDurableObject(stubOf(freshContext("priority-bound")), (_i, state) => {
+      const db = new Db(state.storage.sql);
+      fc.assert(
+        fc.property(row, models, fc.integer({ min: NOW - YEAR, max: NOW + YEAR }), (r, m, now) => {
+          const [got] = db.all<{ b: number }>(
+            `SELECT ${PRIORITY_BOUND_SQL} AS b FROM (SELECT ?1 AS uses, ?2 AS last_accessed_at, ?3 AS important, ?4 AS cluster_size, ?5 AS base_relevance)`,
+            r.uses,
+            r.last_accessed_at,
+            r.important,
+            r.cluster_size,
+            r.base_relevance,
+          );
+          const p = priority(priorityInputOf(r), now, m);
+          expect(priorityBound(got?.b ?? Number.NaN, m)).toBeGreaterThanOrEqual(p * (1 - 1e-12));
+        }),
+        { numRuns: 2000, seed: 13 },
+      );
+      const plan = db.all<{ detail: string }>(`EXPLAIN QUERY PLAN SELECT max(${PRIORITY_BOUND_SQL}) FROM entities`);
+      expect(plan.map((p) => p.detail).join("; ")).toMatch(/SEARCH entities USING COVERING INDEX search_priority_bound/);
     });
   });
 });

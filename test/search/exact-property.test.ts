@@ -3,7 +3,8 @@
  * exhaustive scoring of every entity (docs/search.md, "Score the whole
  * query"), ties by id, whatever an entity's age, on random contexts written
  * at different times, with deletes, observation updates, merges, undo,
- * imports and marks between queries.
+ * imports, marks, relations (degree) and reads (uses, last access) between
+ * queries, so entities' factors differ as they do in a team's context.
  *
  * The reference here reads the rows themselves (entities, observations,
  * relations), not the search indexes, and tokenizes them in JavaScript: the
@@ -63,6 +64,8 @@ const opArb = fc.oneof(
   { weight: 1, arbitrary: fc.record({ op: fc.constant("undo" as const) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("import" as const), entities: fc.array(entityArb, { minLength: 1, maxLength: 4 }) }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant("mark" as const), target: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("relate" as const), target: fc.nat(), source: fc.nat() }) },
+  { weight: 2, arbitrary: fc.record({ op: fc.constant("open" as const), target: fc.nat(), times: fc.integer({ min: 1, max: 4 }) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant("query" as const), query: queryArb, synonym: synonymArb }) },
 );
 const stepArb = fc.record({ days: fc.integer({ min: 0, max: 120 }), op: opArb });
@@ -195,6 +198,15 @@ async function check(stub: DurableObjectStub<MemoryContext>, query: string, syno
       `search_nodes "${query}" ${JSON.stringify(expansion)}`,
     );
     for (const e of nodes) expect(close(e.score, Number((scored.get(e.name) as number).toPrecision(4))), `score of ${e.name}`).toBe(true);
+    // Without per-word entries the list is the best 3 by score alone: entities whose text is weaker but whose factor
+    // is larger (newer, read more, better connected) must not be left out by the ranking's bound on the factor.
+    const three = searchGraph(db, parsed, searchParams({ minRelativeScore: 0, topPerToken: 0, maxTotalNodes: 3 }, settings(env)), now, model, { expansion });
+    expectTop(
+      three.entities.map((e) => e.name),
+      scored,
+      best.slice(0, 3),
+      `search_nodes "${query}" (best 3, no entries) ${JSON.stringify(expansion)}`,
+    );
     const items = recall(db, parsed, { budgetTokens: 20_000, kinds: ["entity"], now, model, expansion }).items.filter((i) => i.via === undefined);
     expectTop(
       items.map((i) => i.name),
@@ -283,6 +295,17 @@ describe("property: exact top k", () => {
             case "mark": {
               const e = pick(op.target);
               if (e) unwrap(await stub.markImportant([`entity:${e.name}`], true, me));
+              break;
+            }
+            case "relate": {
+              const a = pick(op.target);
+              const b = pick(op.source);
+              if (a && b) unwrap(await stub.createRelations([{ from: a.name, to: b.name, relationType: "uses" }], me));
+              break;
+            }
+            case "open": {
+              const e = pick(op.target);
+              for (let i = 0; e && i < op.times; i++) unwrap(await stub.openNodes([e.name], me));
               break;
             }
             case "query":
