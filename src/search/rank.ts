@@ -267,7 +267,7 @@ function rankingSql(
     ...picks.map(({ i, n }) => `SELECT * FROM (SELECT e FROM matched WHERE p${i} IS NOT NULL ORDER BY p${i} DESC, e LIMIT ${sqlLimit(n)})`),
   ]);
   const floors = [
-    `(SELECT (lex + bonus) * factor AS v FROM probe ORDER BY v DESC LIMIT 1 OFFSET ${sqlLimit(top - 1)}) AS c`,
+    `(SELECT (lex + bonus) * factor AS v FROM probe ORDER BY v DESC LIMIT 1 OFFSET ${sqlLimit(Math.max(0, top - 1))}) AS c`,
     ...picks.map(({ i, n }) => `(SELECT p${i} * factor AS v FROM probe WHERE p${i} IS NOT NULL ORDER BY v DESC LIMIT 1 OFFSET ${sqlLimit(n - 1)}) AS c${i}`),
   ];
   // An entity whose text × its connection × recency × the context's largest √priority stays under every list's floor is

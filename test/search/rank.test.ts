@@ -83,6 +83,20 @@ describe("whole-query ranking", () => {
     });
   });
 
+  it("with no place in the best list (top 0) still returns the words' entries: the first word's best, the second's best two", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "apart", entityType: "note", observations: ["the service was slow, and billing was late again this week"] },
+          { name: "together", entityType: "note", observations: ["this week the billing service was slow and late again"] },
+        ],
+        meta,
+      );
+      const r = rankQuery(new Db(state.storage.sql), parseQuery("billing service"), { now: NOW, top: 0, perTerm: 1 });
+      expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
+    });
+  });
+
   it("gives the phrase bonus to a compound written next to the query's other word", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
       instance.createEntities(
