@@ -125,4 +125,14 @@ describe("live subscriptions (SDK v1 client with a session)", () => {
     expect(body.error?.message).toMatch(/resources\/subscribe needs a session: initialize over Streamable HTTP, send the Mcp-Session-Id header/);
     expect(await subscriptionRows(ctx)).toEqual([]);
   });
+
+  it("closes a stream it never accepted without throwing, and drops nothing", async () => {
+    const ctx = freshContext("subs");
+    await createContext(ctx);
+    await runInDurableObject(stubOf(ctx), (instance) => {
+      const [, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
+      expect(() => instance.webSocketClose(server)).not.toThrow();
+    });
+    expect(await subscriptionRows(ctx)).toEqual([]);
+  });
 });
