@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { MemoryContext } from "../../src/context/MemoryContext";
 import { reciprocalRankFusion, RRF_K } from "../../src/search/fuse";
 import { expression } from "../../src/search/match";
 import { parseQuery } from "../../src/search/query";
@@ -48,6 +49,17 @@ describe("reciprocal rank fusion", () => {
   });
 });
 
+/** Two entities with "billing" and "service": apart (id 1), and together as a phrase (id 2). */
+function writeBillingPair(instance: MemoryContext): void {
+  instance.createEntities(
+    [
+      { name: "apart", entityType: "note", observations: ["the service was slow, and billing was late again this week"] },
+      { name: "together", entityType: "note", observations: ["this week the billing service was slow and late again"] },
+    ],
+    meta,
+  );
+}
+
 describe("whole-query ranking", () => {
   it("ranks the entity matching more of the question first, whatever the stop and question words", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
@@ -71,13 +83,7 @@ describe("whole-query ranking", () => {
 
   it("gives a phrase (adjacent query words close together) a bonus over the same words apart", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
-      instance.createEntities(
-        [
-          { name: "apart", entityType: "note", observations: ["the service was slow, and billing was late again this week"] },
-          { name: "together", entityType: "note", observations: ["this week the billing service was slow and late again"] },
-        ],
-        meta,
-      );
+      writeBillingPair(instance);
       const r = rankQuery(new Db(state.storage.sql), parseQuery("billing service"), { now: NOW });
       expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
     });
@@ -85,13 +91,7 @@ describe("whole-query ranking", () => {
 
   it("with no place in the best list (top 0) still returns the words' entries: the first word's best, the second's best two", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
-      instance.createEntities(
-        [
-          { name: "apart", entityType: "note", observations: ["the service was slow, and billing was late again this week"] },
-          { name: "together", entityType: "note", observations: ["this week the billing service was slow and late again"] },
-        ],
-        meta,
-      );
+      writeBillingPair(instance);
       const r = rankQuery(new Db(state.storage.sql), parseQuery("billing service"), { now: NOW, top: 0, perTerm: 1 });
       expect(r.entities.map((e) => e.id)).toEqual([2, 1]);
     });
