@@ -303,7 +303,10 @@ function rankingSql(
  */
 function priorityPartBound(db: Db, model: ModelOptions): number {
   const row = db.one<{ p: number | null }>(`SELECT max(${PRIORITY_BOUND_SQL}) AS p FROM entities`);
-  return Math.sqrt(priorityFactor(priorityBound(row?.p ?? 0, model))) * (1 + 1e-9);
+  const bound = priorityBound(row?.p ?? 0, model);
+  // A bound past the largest double (uses near 1e308) is above the clamp, not below it: priorityFactor reads a
+  // non-finite priority as the smallest.
+  return Math.sqrt(priorityFactor(Number.isFinite(bound) ? bound : Number.MAX_VALUE)) * (1 + 1e-9);
 }
 
 /** The best `top` entities by score and the best `perTerm` by each query word's share, best first by score (ties by id). */

@@ -97,6 +97,22 @@ describe("whole-query ranking", () => {
     });
   });
 
+  it("keeps an entity whose priority bound overflows a double: its factor is the clamp's, the largest", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      instance.createEntities(
+        [
+          { name: "plain", entityType: "note", observations: ["billing service notes"] },
+          { name: "used", entityType: "note", observations: ["billing service notes"] },
+        ],
+        meta,
+      );
+      const db = new Db(state.storage.sql);
+      db.run("UPDATE entities SET uses = 1e308 WHERE name = 'used'");
+      const r = rankQuery(db, parseQuery("billing service"), { now: NOW, top: 1 });
+      expect(r.entities.map((e) => e.id)).toEqual([2]);
+    });
+  });
+
   it("gives the phrase bonus to a compound written next to the query's other word", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
       instance.createEntities(
