@@ -50,7 +50,7 @@ import { DEFAULT_MODEL, PRIORITY_BOUND_SQL, priorityBound, sqlReal, type ModelOp
 import type { WeightedTerm } from "./expand";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
 import { averageLengths, docsHolding, entityStats, expression, readCorpus, termCounts } from "./match";
-import { factorSql, idfFactor, NAME_WEIGHT, priorityFactor, priorityPartSql, reachSql, SUBSTRING_WEIGHT } from "./score";
+import { dampedSql, factorSql, idfFactor, NAME_WEIGHT, priorityFactor, reachSql, SUBSTRING_WEIGHT } from "./score";
 import type { ParsedQuery } from "./query";
 import { quote, tokenize, type QueryTerm } from "./tokenize";
 
@@ -289,7 +289,7 @@ function rankingSql(
       WHERE m.e IN (${probes})),
     cut AS MATERIALIZED (SELECT ${floors.join(", ")}),
     scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM (
-      SELECT r.*, r.reach * ${priorityPartSql("en", num(now), model)} AS factor
+      SELECT r.*, r.reach * ${dampedSql("en", num(now), model)} AS factor
         FROM (SELECT m.*, ${reachSql("s", num(now))} AS reach FROM matched m JOIN search_entity_stats s ON s.entity_id = m.e) r
         CROSS JOIN cut CROSS JOIN entities en WHERE (${reaches.join(" OR ")}) AND en.id = r.e)),
     kept(e) AS (${lists})

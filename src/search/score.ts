@@ -60,8 +60,11 @@ export const priorityFactor = (p: number): number => Math.sqrt(Math.min(PRIORITY
 const recencySql = (updatedAt: string, now: string): string =>
   `(${sqlReal(RECENCY_FLOOR)} + ${sqlReal(1 - RECENCY_FLOOR)} * exp(-max(${now} - ${updatedAt}, 0.0) / ${sqlReal(RECENCY_TIME_MS)}))`;
 
-/** √priorityFactor(P) as an SQL expression over the priority columns of `t` (src/priority/model.ts, `prioritySql`). */
-const dampedSql = (t: string, now: string, model: ModelOptions): string =>
+/**
+ * √priorityFactor(P) as an SQL expression over the priority columns of `t` (src/priority/model.ts, `prioritySql`):
+ * the factor's part that is not reachSql's (factorSql is reachSql × this).
+ */
+export const dampedSql = (t: string, now: string, model: ModelOptions): string =>
   `sqrt(sqrt(min(${sqlReal(PRIORITY_MAX)}, max(${sqlReal(PRIORITY_MIN)}, ${prioritySql(t, now, model)}))))`;
 
 /**
@@ -79,9 +82,6 @@ export function factorSql(s: string, e: string, now: string, model: ModelOptions
 export function reachSql(s: string, now: string): string {
   return `(sqrt(1.0 + ln(1.0 + max(0, ${s}.degree))) * ${recencySql(`${s}.updated_at`, now)})`;
 }
-
-/** √priority, the factor's other part, as SQL over the priority columns of `e` (factorSql is reachSql × this). */
-export const priorityPartSql = (e: string, now: string, model: ModelOptions): string => dampedSql(e, now, model);
 
 /**
  * A file's or document's boost at `now`: recency(now − updated_at) ×
