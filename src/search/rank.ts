@@ -40,7 +40,9 @@
  * computed only where it can matter: the same lists by the text alone give
  * each list a floor, and an entity whose text × connection × recency × the
  * context's largest √priority (an index, migrations/0025_search_bounds.sql)
- * stays under every floor is provably in none. So the answer is the top k of the score
+ * stays under every floor is provably in none; the test runs first with the
+ * largest factor any entity can have (`reachBound`), so most matches never
+ * read their statistics. So the answer is the top k of the score
  * above over every entity, ties by id. Its cost, and SQLite's temporary
  * storage while it aggregates, grow with how many documents hold the
  * query's words (docs/performance.md); no posting reaches the JS heap.
