@@ -40,7 +40,9 @@
  * computed only where it can matter: the same lists by the text alone give
  * each list a floor, and an entity whose text × connection × recency × the
  * context's largest √priority (an index, migrations/0025_search_bounds.sql)
- * stays under every floor is provably in none. So the answer is the top k of the score
+ * stays under every floor is provably in none; the test runs first with the
+ * largest factor any entity can have (`reachBound`), so most matches never
+ * read their statistics. So the answer is the top k of the score
  * above over every entity, ties by id. Its cost, and SQLite's temporary
  * storage while it aggregates, grow with how many documents hold the
  * query's words (docs/performance.md); no posting reaches the JS heap.
@@ -50,7 +52,7 @@ import { DEFAULT_MODEL, PRIORITY_BOUND_SQL, priorityBound, sqlReal, type ModelOp
 import type { WeightedTerm } from "./expand";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
 import { averageLengths, docsHolding, entityStats, expression, readCorpus, termCounts } from "./match";
-import { dampedSql, factorSql, idfFactor, NAME_WEIGHT, priorityFactor, reachSql, SUBSTRING_WEIGHT } from "./score";
+import { connectionFactor, dampedSql, factorSql, idfFactor, NAME_WEIGHT, priorityFactor, reachSql, SUBSTRING_WEIGHT } from "./score";
 import type { ParsedQuery } from "./query";
 import { quote, tokenize, type QueryTerm } from "./tokenize";
 
@@ -171,11 +173,11 @@ const pickOrder = <T extends { idf: number; index: number }>(words: readonly T[]
 /** SQLite (as built for Durable Objects) takes at most this many SELECTs in one compound. */
 const COMPOUND_ARMS = 5;
 
-/** `arms` (each selecting one column `e`) as one UNION, nested so no compound has more than COMPOUND_ARMS. */
+/** `arms` (each selecting the same columns) as one UNION, nested so no compound has more than COMPOUND_ARMS. */
 function union(arms: readonly string[]): string {
   if (arms.length <= COMPOUND_ARMS) return arms.join("\n      UNION ");
   const groups: string[] = [];
-  for (let k = 0; k < arms.length; k += COMPOUND_ARMS) groups.push(`SELECT e FROM (${arms.slice(k, k + COMPOUND_ARMS).join(" UNION ")})`);
+  for (let k = 0; k < arms.length; k += COMPOUND_ARMS) groups.push(`SELECT * FROM (${arms.slice(k, k + COMPOUND_ARMS).join(" UNION ")})`);
   return union(groups);
 }
 
@@ -190,6 +192,7 @@ function rankingSql(
   terms: readonly RankTerm[],
   avg: { observation: number; label: number },
   priorityCeiling: number,
+  factorCeiling: number,
   now: number,
   model: ModelOptions,
   top: number,
@@ -262,9 +265,10 @@ function rankingSql(
     ...picks.map(({ i, n }) => `SELECT * FROM (SELECT e FROM scored WHERE p${i} IS NOT NULL ORDER BY p${i} * factor DESC, e LIMIT ${sqlLimit(n)})`),
   ]);
   // The same lists by the text alone: their entities' exact values give each list a floor (`cut`) that its members reach.
+  // Whole rows, so probing them needs no lookup into `matched` (an automatic index SQLite would build over every match).
   const probes = union([
-    `SELECT * FROM (SELECT e FROM matched ORDER BY lex + bonus DESC, e LIMIT ${sqlLimit(top)})`,
-    ...picks.map(({ i, n }) => `SELECT * FROM (SELECT e FROM matched WHERE p${i} IS NOT NULL ORDER BY p${i} DESC, e LIMIT ${sqlLimit(n)})`),
+    `SELECT * FROM (SELECT * FROM matched ORDER BY lex + bonus DESC, e LIMIT ${sqlLimit(top)})`,
+    ...picks.map(({ i, n }) => `SELECT * FROM (SELECT * FROM matched WHERE p${i} IS NOT NULL ORDER BY p${i} DESC, e LIMIT ${sqlLimit(n)})`),
   ]);
   const floors = [
     `(SELECT (lex + bonus) * factor AS v FROM probe ORDER BY v DESC LIMIT 1 OFFSET ${sqlLimit(Math.max(0, top - 1))}) AS c`,
@@ -273,10 +277,14 @@ function rankingSql(
   // An entity whose text × its connection × recency × the context's largest √priority stays under every list's floor is
   // in no list: its priority (the costly part of the factor) is never computed.
   const ceiling = num(priorityCeiling);
-  const reaches = [
-    `cut.c IS NULL OR (r.lex + r.bonus) * (r.reach * ${ceiling}) >= cut.c`,
-    ...picks.map(({ i }) => `(r.p${i} IS NOT NULL AND (cut.c${i} IS NULL OR r.p${i} * (r.reach * ${ceiling}) >= cut.c${i}))`),
+  const within = (r: string, bound: string) => [
+    `cut.c IS NULL OR (${r}.lex + ${r}.bonus) * ${bound} >= cut.c`,
+    ...picks.map(({ i }) => `(${r}.p${i} IS NOT NULL AND (cut.c${i} IS NULL OR ${r}.p${i} * ${bound} >= cut.c${i}))`),
   ];
+  const reaches = within("r", `(r.reach * ${ceiling})`);
+  // The same test with the context's largest factor (its largest connection × recency 1 × the ceiling) comes first, on
+  // the match alone: most matches fail it, and for them no statistics row is read.
+  const anyReach = within("m", num(factorCeiling));
   const factor = factorSql("s", "en", num(now), model);
   const lex = targets.map((i) => `coalesce(x.p${i}, 0.0)`).join(" + ");
   const sql = `WITH
@@ -285,12 +293,12 @@ function rankingSql(
     summed AS (SELECT e, max(a) AS a, ${tfSums.join(", ")}, ${bonus} AS bonus FROM tagged GROUP BY e),
     lexical AS (SELECT e, a, bonus, ${targets.map(part).join(", ")} FROM summed),
     matched AS MATERIALIZED (SELECT x.*, ${lex} AS lex FROM lexical x WHERE x.a = 1 AND ${lex} + x.bonus > 0),
-    probe AS MATERIALIZED (SELECT m.*, ${factor} AS factor FROM matched m JOIN search_entity_stats s ON s.entity_id = m.e JOIN entities en ON en.id = m.e
-      WHERE m.e IN (${probes})),
+    probe AS MATERIALIZED (SELECT m.*, ${factor} AS factor FROM (${probes}) m JOIN search_entity_stats s ON s.entity_id = m.e JOIN entities en ON en.id = m.e),
     cut AS MATERIALIZED (SELECT ${floors.join(", ")}),
+    near AS MATERIALIZED (SELECT m.* FROM matched m CROSS JOIN cut WHERE ${anyReach.join(" OR ")}),
     scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM (
       SELECT r.*, r.reach * ${dampedSql("en", num(now), model)} AS factor
-        FROM (SELECT m.*, ${reachSql("s", num(now))} AS reach FROM matched m JOIN search_entity_stats s ON s.entity_id = m.e) r
+        FROM (SELECT m.*, ${reachSql("s", num(now))} AS reach FROM near m JOIN search_entity_stats s ON s.entity_id = m.e) r
         CROSS JOIN cut CROSS JOIN entities en WHERE (${reaches.join(" OR ")}) AND en.id = r.e)),
     kept(e) AS (${lists})
   SELECT e, score, ${targets.map((i) => `p${i} * factor AS s${i}`).join(", ")} FROM scored WHERE e IN (SELECT e FROM kept)`;
@@ -309,9 +317,20 @@ function priorityPartBound(db: Db, model: ModelOptions): number {
   return Math.sqrt(priorityFactor(Number.isFinite(bound) ? bound : Number.MAX_VALUE)) * (1 + 1e-9);
 }
 
+/**
+ * An upper bound of every entity's connection × recency (./score.ts) now: recency is at most 1, and degree counts
+ * relation ends (a relation from an entity to itself twice), so none exceeds twice the relations, whose ids are
+ * distinct and positive. A hair above it, so SQLite's last bit cannot pass it.
+ */
+function reachBound(db: Db): number {
+  const relations = db.one<{ n: number | null }>("SELECT max(id) AS n FROM relations")?.n ?? 0;
+  return connectionFactor(2 * Math.max(0, relations)) * (1 + 1e-9);
+}
+
 /** The best `top` entities by score and the best `perTerm` by each query word's share, best first by score (ties by id). */
 function bestEntities(db: Db, terms: readonly RankTerm[], top: number, perTerm: number, now: number, model: ModelOptions): RankedEntity[] {
-  const { sql, params, columns, targets } = rankingSql(terms, averageLengths(db), priorityPartBound(db, model), now, model, top, perTerm);
+  const priorityCeiling = priorityPartBound(db, model);
+  const { sql, params, columns, targets } = rankingSql(terms, averageLengths(db), priorityCeiling, reachBound(db) * priorityCeiling, now, model, top, perTerm);
   const rows = db.tuples<(number | null)[]>(columns, sql, params);
   const out: RankedEntity[] = rows.map((row) => {
     const shares = new Map<number, number>();

@@ -113,6 +113,32 @@ describe("whole-query ranking", () => {
     });
   });
 
+  it("keeps a well connected entity whose text alone ranks it below the rest: its connection lifts it first", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const filler = "with notes from the team about the week and the plans for the next quarter of work";
+      const neighbours = Array.from({ length: 20 }, (_, i) => ({ name: `n${i}`, entityType: "note", observations: [`neighbour ${i}`] }));
+      instance.createEntities(
+        [
+          { name: "plain", entityType: "note", observations: ["billing service"] },
+          { name: "hub", entityType: "note", observations: [`billing service ${filler}`] },
+          ...neighbours,
+        ],
+        meta,
+      );
+      instance.createRelations(
+        neighbours.map((n) => ({ from: "hub", to: n.name, relationType: "links" })),
+        meta,
+      );
+      const db = new Db(state.storage.sql);
+      const text = rankQuery(db, parseQuery("billing service"), { now: NOW, top: 2 });
+      const [hub, plain] = [text.entities.find((e) => e.id === 2), text.entities.find((e) => e.id === 1)];
+      // The hub's connection (degree 20) outweighs its longer observation, by less than its text trails.
+      expect(hub && plain && hub.score > plain.score).toBe(true);
+      const r = rankQuery(db, parseQuery("billing service"), { now: NOW, top: 1 });
+      expect(r.entities.map((e) => e.id)).toEqual([2]);
+    });
+  });
+
   it("gives the phrase bonus to a compound written next to the query's other word", async () => {
     await runInDurableObject(stubFor(), async (instance, state) => {
       instance.createEntities(
