@@ -295,7 +295,7 @@ function rankingSql(
     matched AS MATERIALIZED (SELECT x.*, ${lex} AS lex FROM lexical x WHERE x.a = 1 AND ${lex} + x.bonus > 0),
     probe AS MATERIALIZED (SELECT m.*, ${factor} AS factor FROM (${probes}) m JOIN search_entity_stats s ON s.entity_id = m.e JOIN entities en ON en.id = m.e),
     cut AS MATERIALIZED (SELECT ${floors.join(", ")}),
-    near AS MATERIALIZED (SELECT m.* FROM matched m CROSS JOIN cut WHERE ${anyReach.join(" OR ")}),
+    near AS (SELECT m.* FROM matched m CROSS JOIN cut WHERE ${anyReach.join(" OR ")}),
     scored AS MATERIALIZED (SELECT *, (lex + bonus) * factor AS score FROM (
       SELECT r.*, r.reach * ${dampedSql("en", num(now), model)} AS factor
         FROM (SELECT m.*, ${reachSql("s", num(now))} AS reach FROM near m JOIN search_entity_stats s ON s.entity_id = m.e) r
