@@ -119,6 +119,18 @@ describe("merge_entities", () => {
     await c.close();
   });
 
+  it("finds the entity by an old name that matches nothing else, without saying nothing matches", async () => {
+    const c = await connectV2({ url: `http://localhost/mcp/${freshContext("merge")}` });
+    await c.call("create_entities", { entities: [ent("A", ["a1"]), ent("C")] });
+    await c.call("merge_entities", { target: "A", sources: ["C"] });
+    const found = await c.call("search_nodes", { query: "C" });
+    expect(found.structuredContent).toMatchObject({ entities: [{ name: "A" }], aliases: { C: "A" } });
+    expect(found.structuredContent).not.toHaveProperty("note");
+    const nothing = await c.call("search_nodes", { query: "Ghost" });
+    expect(nothing.structuredContent).toMatchObject({ entities: [], note: expect.stringContaining("Nothing in memory matches") });
+    await c.close();
+  });
+
   it("points a write naming an old name to the entity it was merged into, not to create_entities, which refuses it", async () => {
     const ctx = freshContext("merge");
     const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });
