@@ -276,8 +276,12 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
     attempt.name = name;
     const opened = await openContext(scope.env, scope.caller, name, need);
     if (!opened.ok) return opened;
-    // A write to a new name registers it: said, so a mistyped name does not quietly become a context. The default always exists.
-    if (opened.value.created && name !== DEFAULT_CONTEXT) {
+    // A write to a new or removed name registers it: said, so a mistyped name does not quietly become a context. The default always exists.
+    if (opened.value.revived) {
+      notes.push(
+        `Note: revived context "${name}": it had been removed, and this write registered it again, with the data it held. If you meant another one, list_contexts shows them, and remove_context unregisters this one.`,
+      );
+    } else if (opened.value.created && name !== DEFAULT_CONTEXT) {
       notes.push(
         `Note: created context "${name}": no context had this name, and this write registered it. If you meant another one, list_contexts shows them, and remove_context unregisters this one.`,
       );
