@@ -48,22 +48,33 @@ export async function activeContextOf(env: Env, caller: Caller): Promise<Outcome
   return active;
 }
 
-/** The context a call may use, with the caller's role on it; `created` when this very call registered it (a write to a new name). */
-export async function openContext(env: Env, caller: Caller, name: string, need: Need): Promise<Outcome<ContextInfo & { role: Role; created: boolean }>> {
+/**
+ * The context a call may use, with the caller's role on it; `created` when
+ * this very call registered it (a write to a new name), and `revived` too
+ * when that name had been removed (its data is back).
+ */
+export async function openContext(
+  env: Env,
+  caller: Caller,
+  name: string,
+  need: Need,
+): Promise<Outcome<ContextInfo & { role: Role; created: boolean; revived: boolean }>> {
   const role = roleFor(caller.grants, name);
   if (!role) return fail("Forbidden", noGrant(name));
   const cached = contextCache.get(name);
   let context: ContextInfo;
   let created = false;
+  let revived = false;
   // A write into a context cached as read-only asks again: the flag may have been lifted elsewhere.
   if (cached && !(need === "write" && cached.readOnly)) context = cached;
   else {
     const write = need === "write";
     const used = await registryOf(env).useContext(name, write && mayCreate(caller.grants, name), caller.id, write);
     if (!used.ok) return used;
-    const { created: registered, ...fresh } = used.value;
+    const { created: registered, revived: back, ...fresh } = used.value;
     context = fresh;
     created = registered;
+    revived = back;
     contextCache.set(name, context, settings(env).TOKEN_CACHE_SECONDS * 1000);
   }
   if (need === "write") {
@@ -74,5 +85,5 @@ export async function openContext(env: Env, caller: Caller, name: string, need: 
       return fail("Forbidden", `Context ${JSON.stringify(name)} is read-only, and this call writes. Reads work.`);
     }
   }
-  return ok({ ...context, role, created });
+  return ok({ ...context, role, created, revived });
 }

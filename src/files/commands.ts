@@ -82,7 +82,8 @@ export function view(db: Db, rawPath: string, viewRange?: readonly number[]): Fi
 }
 
 type EntryType = "file" | "directory";
-export type CreateValue = { path: string; created: boolean; lines: number; bytes: number };
+/** `unchanged`: the file already held exactly this content, so nothing was written or recorded. */
+export type CreateValue = { path: string; created: boolean; lines: number; bytes: number; unchanged?: true };
 export type StrReplaceValue = { path: string; line: number; lines: number };
 export type InsertValue = { path: string; insert_line: number; linesInserted: number; lines: number };
 export type RemoveValue = { path: string; type: EntryType; filesDeleted: number };
@@ -98,6 +99,10 @@ export function create(w: WriteScope, rawPath: string, content: string, overwrit
       "Conflict",
       `${path} already exists (${nLines(lineCount(existing.content))}). Pass overwrite: true to replace it, or edit it with str_replace or insert.`,
     );
+  }
+  // Writing the same content again changes nothing, so it leaves no change for undo to spend.
+  if (existing?.content === content) {
+    return { value: { path, created: false, lines: lineCount(content), bytes: utf8Bytes(content), unchanged: true }, effects: NONE };
   }
   if (!existing) requireRoomFor(w.db, path, "path");
   writeFile(w, path, content);
@@ -123,6 +128,7 @@ export function strReplace(w: WriteScope, rawPath: string, oldStr: string, newSt
       `old_str occurs ${count} times in ${path} (lines ${where}); include more surrounding text so it matches exactly once. Nothing was changed.`,
     );
   }
+  if (oldStr === newStr) throw fail("Invalid", `new_str is the same as old_str in ${path}; nothing was changed.`);
   const at = hits[0] ?? 0;
   const next = content.slice(0, at) + newStr + content.slice(at + oldStr.length);
   requireSize(path, next);

@@ -56,12 +56,14 @@ function requireEntities(db: Db, names: readonly string[], what: string): Map<st
   const ids = idsByName(db, names);
   const missing = [...new Set(names)].filter((n) => !ids.has(n));
   if (missing.length > 0) {
-    // A name merged into another entity (./aliases.ts) is no entity, but the error says where it went.
-    const merged = [...resolveAliases(db, missing)].map(([alias, entity]) => ` ${JSON.stringify(alias)} was merged into ${JSON.stringify(entity)}.`);
-    throw new DomainError(
-      "NotFound",
-      `${what}: no entity named ${listNames(missing)}.${merged.join("")} Create ${missing.length === 1 ? "it" : "them"} with create_entities first; nothing was written.`,
-    );
+    // A name merged into another entity (./aliases.ts) is no entity, and create_entities refuses it: the error names the entity to use instead.
+    const aliases = resolveAliases(db, missing);
+    const absent = missing.filter((n) => !aliases.has(n));
+    const said = [
+      ...(absent.length > 0 ? [`no entity named ${listNames(absent)}; create ${absent.length === 1 ? "it" : "them"} with create_entities first.`] : []),
+      ...[...aliases].map(([alias, entity]) => `${JSON.stringify(alias)} was merged into ${JSON.stringify(entity)}; use ${JSON.stringify(entity)}.`),
+    ];
+    throw new DomainError("NotFound", `${what}: ${said.join(" ")} Nothing was written.`);
   }
   return ids;
 }

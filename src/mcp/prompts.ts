@@ -71,8 +71,10 @@ const briefBudget = z
 
 async function recall(scope: GuideScope, topic: string): Promise<GetPromptResult> {
   const opened = await scope.open("prompt:recall");
+  // The topic as searched, which is also what the message quotes: a pasted page would fill the budget with itself.
+  const query = cutQuery(topic);
   const found = unwrapped(
-    await opened.stub.searchNodes(cutQuery(topic), { limit: RECALL_ENTITIES, topPerToken: TOP_PER_WORD, minRelativeScore: MIN_RELATIVE_SCORE }, opened.meta),
+    await opened.stub.searchNodes(query, { limit: RECALL_ENTITIES, topPerToken: TOP_PER_WORD, minRelativeScore: MIN_RELATIVE_SCORE }, opened.meta),
   );
   const lines = found.entities.map((e) =>
     clip(
@@ -82,11 +84,11 @@ async function recall(scope: GuideScope, topic: string): Promise<GetPromptResult
   );
   for (const r of found.relations) lines.push(`- ${r.from} ${r.relationType} ${r.to}`);
   if (scope.toolsets.has("documents")) {
-    for (const d of unwrapped(await opened.stub.searchDocuments(cutQuery(topic), RECALL_DOCUMENTS, opened.meta)).results) {
+    for (const d of unwrapped(await opened.stub.searchDocuments(query, RECALL_DOCUMENTS, opened.meta)).results) {
       lines.push(`- document ${d.id} "${d.title}" (${resourceUri.doc(d.id)}): ${clip(d.snippet, OBSERVATION_CHARS)}`);
     }
   }
-  const head = `${noteLines(opened)}What memory (context "${opened.name}") holds about ${JSON.stringify(topic)}, best first:`;
+  const head = `${noteLines(opened)}What memory (context "${opened.name}") holds about ${JSON.stringify(query)}${query === topic ? "" : ` (its first ${query.length} characters)`}, best first:`;
   const tail =
     lines.length === 0
       ? "Nothing yet. If you learn something worth keeping, store it (the remember prompt says how)."

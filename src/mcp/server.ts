@@ -76,9 +76,9 @@ function clientName(extra: ServerContext | undefined, scope: RequestScope): stri
 
 interface Compiled {
   def: ToolDef;
-  /** Validates a call's arguments; the handler runs it, so a refusal carries the context line like any result. */
+  /** Validates a call's arguments, refusing unknown names; the handler runs it, so a refusal carries the context line like any result. */
   input: z.ZodObject;
-  /** What the SDK lists: `input`'s JSON Schema, and a validator that passes everything on to the handler. */
+  /** What the SDK lists: `input`'s JSON Schema (as an open object), and a validator that passes everything on to the handler. */
   listedInput: StandardSchemaWithJSON<Record<string, unknown>>;
   /** Each result's structuredContent must match it; listed only for the tools that say so (`ToolDef.listOutputSchema`). */
   output: z.ZodObject;
@@ -176,9 +176,31 @@ function listedAnnotations(a: Annotations): Partial<Annotations> {
   return { destructiveHint: a.destructiveHint, ...(a.idempotentHint ? { idempotentHint: true } : {}), openWorldHint: a.openWorldHint };
 }
 
+/**
+ * The refusal of argument names a tool does not take: dropping them would let
+ * a typo change what a call does (`undo {"chnage": 3}` undoing the latest
+ * change). Other issues keep zod's words.
+ */
+function unknownArguments(tool: string, accepted: readonly string[]): z.core.$ZodErrorMap {
+  const takes = accepted.length === 0 ? `${tool} takes no arguments` : `${tool} takes: ${accepted.join(", ")}`;
+  return (issue) => {
+    if (issue.code !== "unrecognized_keys") return undefined;
+    const names = issue.keys.map((k) => JSON.stringify(k)).join(", ");
+    return `unknown argument${issue.keys.length === 1 ? "" : "s"} ${names}; ${takes}`;
+  };
+}
+
+/**
+ * A tool's input refuses unknown argument names (`unknownArguments`). Its
+ * listed JSON Schema is the open object zod lists without
+ * `additionalProperties: false`: the refusal names the accepted arguments,
+ * and that line in every tool's schema would not fit tools/list's byte budget
+ * (test/mcp/token-economy.test.ts).
+ */
 const compiled: Compiled[] = TOOLS.map((def) => {
-  const input = z.object(def.managesContexts ? def.input : { ...def.input, context: contextArg });
-  const listed = def.managesContexts ? input : z.object({ ...def.input, context: contextArgListed });
+  const shape = def.managesContexts ? def.input : { ...def.input, context: contextArg };
+  const input = z.strictObject(shape, { error: unknownArguments(def.name, Object.keys(shape)) });
+  const listed = z.object(def.managesContexts ? def.input : { ...def.input, context: contextArgListed });
   const output = z.object(def.output);
   return { def, input, listedInput: listedInput(listed), output, ...(def.listOutputSchema ? { listedOutput: listedOutput(output) } : {}) };
 });
@@ -254,8 +276,12 @@ function resolver(scope: RequestScope, tool: string, need: Need, notes: string[]
     attempt.name = name;
     const opened = await openContext(scope.env, scope.caller, name, need);
     if (!opened.ok) return opened;
-    // A write to a new name registers it: said, so a mistyped name does not quietly become a context. The default always exists.
-    if (opened.value.created && name !== DEFAULT_CONTEXT) {
+    // A write to a new or removed name registers it: said, so a mistyped name does not quietly become a context. The default always exists.
+    if (opened.value.revived) {
+      notes.push(
+        `Note: revived context "${name}": it had been removed, and this write registered it again, with the data it held. If you meant another one, list_contexts shows them, and remove_context unregisters this one.`,
+      );
+    } else if (opened.value.created && name !== DEFAULT_CONTEXT) {
       notes.push(
         `Note: created context "${name}": no context had this name, and this write registered it. If you meant another one, list_contexts shows them, and remove_context unregisters this one.`,
       );

@@ -253,9 +253,10 @@ export class Registry extends DurableObject<Env> {
    * write. Callers pass `create` only for writes, so a read of a misspelt
    * name registers nothing. `push` (a write's lookup) also tells the
    * context's object it is registered, so an object left refusing by a
-   * purge or a failed push heals on the next write.
+   * purge or a failed push heals on the next write. `created` says this call
+   * registered it, and `revived` that it had been removed (its data is back).
    */
-  useContext(name: string, create: boolean, actor: string, push = false): Promise<Outcome<ContextInfo & { created: boolean }>> {
+  useContext(name: string, create: boolean, actor: string, push = false): Promise<Outcome<ContextInfo & Registered>> {
     const use = () => this.tx((db, now) => ensureRegistered(db, now, name, create, actor));
     if (!push) return Promise.resolve(use());
     return this.serially(name, () => this.thenRegistered(name, use));
@@ -353,7 +354,7 @@ export class Registry extends DurableObject<Env> {
     return this.tx((db, now) => {
       const c = ensureRegistered(db, now, name, false, actor);
       contexts.setActiveContext(db, caller, name, now);
-      const { created: _, ...info } = c;
+      const { created: _, revived: __, ...info } = c;
       return info;
     });
   }
@@ -377,11 +378,17 @@ function internal(where: string, error: unknown, context?: string): InternalFail
  * `create` allows it; the default context always may be registered. This is
  * how contexts of a deployment that predates the Registry appear: on first use.
  */
-function ensureRegistered(db: Db, now: number, name: string, create: boolean, actor: string): ContextInfo & { created: boolean } {
+/** How a context was found by a use (`useContext`). */
+interface Registered {
+  created: boolean;
+  revived: boolean;
+}
+
+function ensureRegistered(db: Db, now: number, name: string, create: boolean, actor: string): ContextInfo & Registered {
   const found = contexts.findContext(db, name);
-  if (found && found.removedAt === null) return { ...found, created: false };
+  if (found && found.removedAt === null) return { ...found, created: false, revived: false };
   if (!create && name !== DEFAULT_CONTEXT) throw new DomainError("NotFound", contexts.noSuchContext(name, found !== undefined));
   const { revived, ...info } = contexts.registerContext(db, { name }, actor, now);
   record(db, now, actor, "context.create", name, { via: "first use", revived });
-  return { ...info, created: true };
+  return { ...info, created: true, revived };
 }

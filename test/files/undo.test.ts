@@ -100,6 +100,31 @@ describe.each(CLIENTS)("undo of file commands (%s)", (_label, connect) => {
     await c.close();
   });
 
+  it("records no change for an edit that changes nothing, so the next undo takes back the last real one", async () => {
+    const ctx = freshContext("ufile");
+    await tickingClock(ctx);
+    const c = await connect({ url: `http://localhost/mcp/${ctx}` });
+    await c.call("create", { path: "a.md", file_text: "one\n" });
+    await c.call("str_replace", { path: "a.md", old_str: "one", new_str: "two" });
+    const before = await filesOf(ctx);
+    const history = await changesOf(ctx);
+
+    const same = await c.call("str_replace", { path: "a.md", old_str: "two", new_str: "two" });
+    expect(same.isError).toBe(true);
+    expect(text(same)).toContain("new_str is the same as old_str in a.md; nothing was changed.");
+    const again = await c.call("create", { path: "a.md", file_text: "two\n", overwrite: true });
+    expect(again.isError, text(again)).toBeFalsy();
+    expect(again.structuredContent).toEqual({ path: "a.md", created: false, lines: 1, bytes: 4, unchanged: true });
+    expect(text(again)).toContain("a.md already holds this text (1 line, 4 bytes); nothing changed.");
+    expect(await filesOf(ctx)).toEqual(before);
+    expect(await changesOf(ctx)).toEqual(history);
+
+    const undo = (await c.call("undo")).structuredContent as { undone: { tool: string }[] };
+    expect(undo.undone.map((u) => u.tool)).toEqual(["str_replace"]);
+    expect(text(await c.call("view", { path: "a.md" }))).toContain("   1: one");
+    await c.close();
+  });
+
   it("refuses to undo over another caller's later edit, naming it, and changes nothing", async () => {
     const ctx = freshContext("ufile");
     const c = await connect({ url: `http://localhost/mcp/${ctx}` });

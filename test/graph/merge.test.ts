@@ -111,11 +111,46 @@ describe("merge_entities", () => {
     expect(found.structuredContent).toMatchObject({ aliases: { "Acme Corp": "ACME Corporation" } });
     expect((found.structuredContent as { entities: { name: string }[] }).entities[0]?.name).toBe("ACME Corporation");
     const added = await c.call("add_observations", { observations: [{ entityName: "Acme Corp", contents: ["x"] }] });
-    expect(text(added)).toContain('no entity named "Acme Corp". "Acme Corp" was merged into "ACME Corporation".');
+    expect(text(added)).toContain('add_observations: "Acme Corp" was merged into "ACME Corporation"; use "ACME Corporation". Nothing was written.');
     const refused = await c.call("create_entities", { entities: [ent("Acme Corp")] });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toContain('"Acme Corp" is an alias of "ACME Corporation"');
     expect(json(await c.call("read_graph")).entities).toHaveLength(4);
+    await c.close();
+  });
+
+  it("finds the entity by an old name that matches nothing else, without saying nothing matches", async () => {
+    const c = await connectV2({ url: `http://localhost/mcp/${freshContext("merge")}` });
+    await c.call("create_entities", { entities: [ent("A", ["a1"]), ent("C")] });
+    await c.call("merge_entities", { target: "A", sources: ["C"] });
+    const found = await c.call("search_nodes", { query: "C" });
+    expect(found.structuredContent).toMatchObject({ entities: [{ name: "A" }], aliases: { C: "A" } });
+    expect(found.structuredContent).not.toHaveProperty("note");
+    const nothing = await c.call("search_nodes", { query: "Ghost" });
+    expect(nothing.structuredContent).toMatchObject({ entities: [], note: expect.stringContaining("Nothing in memory matches") });
+    await c.close();
+  });
+
+  it("points a write naming an old name to the entity it was merged into, not to create_entities, which refuses it", async () => {
+    const ctx = freshContext("merge");
+    const c = await connectV2({ url: `http://localhost/mcp/${ctx}` });
+    await seed(c);
+    await c.call("merge_entities", { target: "ACME Corporation", sources: ["Acme Corp"] });
+    const before = await rows(ctx);
+    const related = await c.call("create_relations", {
+      relations: [
+        { from: "Wile", to: "Acme Corp", relationType: "likes" },
+        { from: "Ghost", to: "Wile", relationType: "haunts" },
+      ],
+    });
+    expect(text(related)).toContain(
+      'create_relations: no entity named "Ghost"; create it with create_entities first. "Acme Corp" was merged into "ACME Corporation"; use "ACME Corporation". Nothing was written.',
+    );
+    const updated = await c.call("update_observation", { entityName: "Acme Corp", old: "makes anvils", new: "makes rockets" });
+    expect(updated.isError).toBe(true);
+    expect(text(updated)).toContain('"Acme Corp" was merged into "ACME Corporation"; use "ACME Corporation".');
+    expect(text(updated)).not.toContain("create_entities");
+    expect(await rows(ctx)).toEqual(before);
     await c.close();
   });
 

@@ -1,6 +1,7 @@
 /**
  * A write to a context name nobody registered creates it (open local mode, or
- * a grant with `+create`), and the result says so, so a mistyped name is seen.
+ * a grant with `+create`), and the result says so, so a mistyped name is seen;
+ * a write to a removed one revives it, and says that.
  */
 import { describe, expect, it } from "vitest";
 import { CLIENTS, freshContext, text } from "../helpers/clients";
@@ -27,6 +28,19 @@ describe.each(CLIENTS)("a write that creates its context (%s)", (_label, connect
     expect(text(second)).not.toContain("created context");
     const listed = await c.call("list_contexts");
     expect(text(listed)).toContain(typo);
+    await c.close();
+  });
+
+  it("says a write to a removed context revived it with its data, not that it created it", async () => {
+    const gone = freshContext("gone");
+    const c = await connect();
+    await c.call("create_entities", { context: gone, entities: [ent("a")] });
+    expect((await c.call("remove_context", { name: gone })).isError).toBeFalsy();
+    const back = await c.call("create_entities", { context: gone, entities: [ent("b")] });
+    expect(text(back)).toContain(`Note: revived context "${gone}": it had been removed, and this write registered it again, with the data it held.`);
+    expect(text(back)).not.toContain("created context");
+    expect(back.content.at(-1)?.text).toBe(`[context: ${gone}]`);
+    expect((await c.call("read_graph", { context: gone })).structuredContent).toMatchObject({ entities: [ent("a"), ent("b")] });
     await c.close();
   });
 

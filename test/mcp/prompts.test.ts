@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { BRIEF_BUDGET, estimateTokens } from "../../src/priority/brief";
+import { LIMITS } from "../../src/limits";
 import { PROMPT_TOKENS } from "../../src/mcp/prompts";
+import { cutQuery } from "../../src/mcp/schemas";
 import { CLIENTS, freshContext, rejection } from "../helpers/clients";
 import { as, registered, stubOf, unwrap } from "../helpers/context";
 
@@ -63,6 +65,16 @@ describe.each(CLIENTS)("prompts, with %s client", (_label, connect) => {
     await c.close();
     expect(estimateTokens(text)).toBeLessThanOrEqual(PROMPT_TOKENS.recall);
     expect(text).toMatch(/more not shown/);
+  });
+
+  it("recall quotes a pasted page cut as the search cuts it, and stays within its budget", async () => {
+    const { c } = await withMemory(connect);
+    const topic = "billing ".repeat(12_500);
+    const text = textOf(await c.getPrompt("recall", { topic }));
+    await c.close();
+    expect(text).toContain(`holds about ${JSON.stringify(cutQuery(topic))} (its first ${LIMITS.queryChars} characters), best first:`);
+    expect(text).toContain("Leads the billing rewrite");
+    expect(estimateTokens(text)).toBeLessThanOrEqual(PROMPT_TOKENS.recall);
   });
 
   it("remember lists the existing entities the summary touches, so their names are reused", async () => {

@@ -89,6 +89,25 @@ describe.each(CLIENTS)("bad input (%s)", (_label, connect) => {
     await c.close();
   });
 
+  it("refuses an unknown argument name, naming it and the ones the tool takes, and changes nothing", async () => {
+    const context = freshContext("bad");
+    const c = await connect({ url: `http://localhost/mcp/${context}` });
+    await c.call("create_entities", { entities: [ent("First")] });
+    await c.call("create_entities", { entities: [ent("Second")] });
+    const before = await graphOf(c);
+    const undo = await c.call("undo", { chnage: 1 });
+    expect(undo.isError).toBe(true);
+    expect(undo.content[0]?.text).toBe('Error (Invalid): arguments for undo: unknown argument "chnage"; undo takes: change, count, context');
+    expect(undo.content.at(-1)?.text).toBe(`[context: ${context}]`);
+    const del = await c.call("delete_entities", { entityNames: ["First"], dryRun: true, why: "x" });
+    expect(del.isError).toBe(true);
+    expect(del.content[0]?.text).toContain('unknown arguments "dryRun", "why"; delete_entities takes: entityNames, context');
+    expect(await graphOf(c)).toEqual(before);
+    const list = await c.call("list_contexts", { context });
+    expect(list.content[0]?.text).toBe('Error (Invalid): arguments for list_contexts: unknown argument "context"; list_contexts takes no arguments');
+    await c.close();
+  });
+
   it("answers an unknown tool with an error and keeps serving", async () => {
     const c = await connect({ url: `http://localhost/mcp/${freshContext("bad")}` });
     const outcome = await c.call("no_such_tool", {}).then(

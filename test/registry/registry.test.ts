@@ -27,7 +27,7 @@ describe("Registry object", () => {
     const denied = await stub.useContext("team-a", false, "alice");
     expect(denied).toMatchObject({ ok: false, kind: "NotFound" });
     expect(await stub.useContext("default", false, "alice")).toMatchObject({ ok: true, value: { name: "default", created: true } });
-    expect(await stub.useContext("team-a", true, "alice")).toMatchObject({ ok: true, value: { name: "team-a", created: true, createdBy: "alice" } });
+    expect(await stub.useContext("team-a", true, "alice")).toMatchObject({ ok: true, value: { name: "team-a", created: true, revived: false, createdBy: "alice" } });
     expect(await stub.useContext("team-a", false, "bob")).toMatchObject({ ok: true, value: { created: false } });
     const log = await stub.auditLog(10);
     expect(log.ok && log.value.map((e) => [e.actor, e.action, e.target, JSON.parse(e.detail ?? "{}").via])).toEqual([
@@ -41,7 +41,7 @@ describe("Registry object", () => {
     await stub.addContext({ name: "archive", description: "old stuff", readOnly: true }, "admin", "api");
     await stub.removeContext("archive", "admin", "api");
     const revived = await stub.useContext("archive", true, "carol");
-    expect(revived).toMatchObject({ ok: true, value: { readOnly: true, description: "old stuff", removedAt: null } });
+    expect(revived).toMatchObject({ ok: true, value: { readOnly: true, description: "old stuff", removedAt: null, created: true, revived: true } });
   });
 
   it("falls the active context back to the default when the stored one was removed", async () => {

@@ -19,6 +19,7 @@ export default defineTool({
     created: z.boolean(),
     lines: z.number(),
     bytes: z.number(),
+    unchanged: z.boolean().optional(),
   },
   annotations: DESTRUCTIVE,
   access: "write",
@@ -28,8 +29,10 @@ export default defineTool({
       context,
       (resolved) => resolved.stub.createFile(path, file_text, overwrite ?? false, resolved.meta),
       (r, resolved) => {
-        const out = { path: r.path, created: r.created, lines: r.lines, bytes: r.bytes };
-        return reply(resolved.name, out, `${r.created ? "Created" : "Overwrote"} ${r.path} (${plural(r.lines, "line")}, ${plural(r.bytes, "byte")}).`);
+        const out = { path: r.path, created: r.created, lines: r.lines, bytes: r.bytes, ...(r.unchanged ? { unchanged: true } : {}) };
+        const size = `${plural(r.lines, "line")}, ${plural(r.bytes, "byte")}`;
+        const text = r.unchanged ? `${r.path} already holds this text (${size}); nothing changed.` : `${r.created ? "Created" : "Overwrote"} ${r.path} (${size}).`;
+        return reply(resolved.name, out, text);
       },
     ),
 });
