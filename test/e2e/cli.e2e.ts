@@ -116,6 +116,27 @@ describe("npm run import and export", () => {
     expect(JSON.parse(again.stdout)).toEqual(report({ duplicates: 200 }));
   });
 
+  it("refuses a file that is not UTF-8 in one line, naming the line, and sends nothing", async () => {
+    const file = join(dir, "latin1.jsonl");
+    await writeFile(
+      file,
+      Buffer.concat([
+        Buffer.from('{"type":"entity","name":"Tea","entityType":"t","observations":[]}\n{"type":"entity","name":"Caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('","entityType":"t","observations":[]}\n'),
+      ]),
+    );
+    const r = await script("import", [file, "--url", dev.url, "--context", "cli-latin1"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(oneLine(r.stderr)).toBe(
+      `${file} must be UTF-8, but line 2 is not. Convert it first (for a Latin-1 file: iconv -f latin1 -t utf-8); nothing was written.`,
+    );
+    // Not even the good first line was sent: the context was never written to, so never registered.
+    const listed = await script("admin", ["--url", dev.url, "context", "list"]);
+    expect(JSON.parse(listed.stdout).contexts.map((c: { name: string }) => c.name)).not.toContain("cli-latin1");
+  });
+
   it("says nothing was written when the server refuses the first part", async () => {
     const file = join(dir, "refused.jsonl");
     await writeFile(file, `{"type":"entity","name":"B","entityType":"t","observations":[]}\n`);
