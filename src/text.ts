@@ -24,8 +24,9 @@
  *
  * ## Names and paths
  * What names a new thing (entity names and types, relation types, file
- * paths) must also be free of characters that are invisible or reorder what
- * is shown, chosen by Unicode property (`REFUSED`): controls, the
+ * paths), and what is shown beside names as sent (a context's description,
+ * a webhook's URL), must also be free of characters that are invisible or
+ * reorder what is shown, chosen by Unicode property (`REFUSED`): controls, the
  * `Default_Ignorable_Code_Point` characters, the `Bidi_Control` characters
  * and the line and paragraph separators (U+2028, U+2029). Inside the
  * sequences where they are seen (`KEPT`: emoji such as "❤️" and "👩‍💻", a
