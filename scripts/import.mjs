@@ -59,6 +59,30 @@ function stopped(context, from, to, reason, total, how) {
   return new Failure(`${stop} ${done}. Importing the file again is safe: what is already there counts as duplicates.`);
 }
 
+/**
+ * The file's text, or a Failure naming its first line that is not UTF-8, before any part is sent: Node's
+ * "utf8" reading would send U+FFFD for each such byte, storing "Caf\uFFFD" for a Latin-1 "Caf\xE9"; the
+ * server refuses such bytes too. A byte-order mark at the start is skipped, as the server does.
+ */
+function utf8(file, bytes) {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  try {
+    return strict.decode(bytes);
+  } catch {
+    let start = 0;
+    for (let line = 1; ; line++) {
+      const end = bytes.indexOf(0x0a, start);
+      try {
+        strict.decode(bytes.subarray(start, end === -1 ? bytes.length : end));
+      } catch {
+        throw new Failure(`${file} must be UTF-8, but line ${line} is not. Convert it first (for a Latin-1 file: iconv -f latin1 -t utf-8); nothing was written.`);
+      }
+      if (end === -1) throw new Failure(`${file} must be UTF-8, but is not; nothing was written.`);
+      start = end + 1;
+    }
+  }
+}
+
 async function main(argv) {
   const { values, positionals } = parseCommandLine(argv, {});
   if (values.help) {
@@ -70,12 +94,13 @@ async function main(argv) {
   if (extra.length > 0) throw new UsageError(`one file at a time; also given: ${extra.join(" ")}`);
   const { base, headers, context } = endpoint(values);
 
-  let text;
+  let bytes;
   try {
-    text = await readFile(file, "utf8");
+    bytes = await readFile(file);
   } catch (error) {
     throw new Failure(`Cannot read ${file}: ${fileReason(error)}`);
   }
+  const text = utf8(file, bytes);
   const lines = text.split("\n");
   const total = { context, ...Object.fromEntries(COUNTS.map((k) => [k, 0])), rejected: [] };
   let start = 0;

@@ -43,6 +43,7 @@ import { SESSION_PREFIX } from "./mcp/subscriptions";
 import { chooseToolsets } from "./mcp/toolsets";
 import { api } from "./api/routes";
 import { settings, SettingsError } from "./settings";
+import { decodeUtf8, describeIllFormed, type IllFormedUtf8 } from "./text";
 import { consent } from "./ui/consent";
 import { ui } from "./ui/routes";
 
@@ -172,31 +173,49 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
     ...(userAgent ? { userAgent } : {}),
   };
   url.pathname = "/mcp";
-  const { request, parsedBody } = await readOnce(c.req.raw, url);
+  const read = await readOnce(c.req.raw, url);
+  if ("refused" in read) return read.refused;
+  const { request, parsedBody } = read;
   // Workers always know the host from the URL; in-process callers may omit the header the SDK checks.
   if (!request.headers.has("Host")) request.headers.set("Host", url.host);
   return serveMcpHttp(request, scope, caller.id, parsedBody);
 }
 
 /**
- * The request for the MCP handler at `url`, with its JSON body parsed once.
+ * The request for the MCP handler at `url`, with its JSON body parsed once,
+ * or the parse error refusing a JSON body that is not UTF-8 (src/text.ts).
  * Given no parsed body, the SDK's handler reads it twice (a clone to tell
  * 2025-era from 2026-era requests, then the transport), which costs more
  * than the rest of the protocol for a 1,000-entity batch. A body that is
  * not JSON is passed on unparsed, so the SDK answers it with its own parse error.
  */
-async function readOnce(raw: Request, url: URL): Promise<{ request: Request; parsedBody?: unknown }> {
+async function readOnce(raw: Request, url: URL): Promise<{ request: Request; parsedBody?: unknown } | { refused: Response }> {
   if (raw.method !== "POST" || raw.body === null) return { request: new Request(url, raw) };
-  const text = await raw.text();
-  const request = new Request(url, { method: raw.method, headers: raw.headers, body: text, signal: raw.signal });
-  // Only application/json is parsed: the SDK refuses other media types before it reads a body.
-  if ((raw.headers.get("Content-Type") ?? "").split(";")[0]?.trim().toLowerCase() !== "application/json") return { request };
+  const bytes = await raw.arrayBuffer();
+  const forward = (body: BodyInit) => new Request(url, { method: raw.method, headers: raw.headers, body, signal: raw.signal });
+  // Only application/json is decoded and parsed: the SDK refuses other media types before it reads a body.
+  if ((raw.headers.get("Content-Type") ?? "").split(";")[0]?.trim().toLowerCase() !== "application/json") return { request: forward(bytes) };
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) return { refused: notUtf8(decoded.at) };
+  const { text } = decoded;
+  const request = forward(text);
   try {
     return text.trim() === "" ? { request } : { request, parsedBody: JSON.parse(text) as unknown };
   } catch {
     return { request };
   }
 }
+
+/** The JSON-RPC parse error (as the SDK answers a body that is not JSON) for a body that is not UTF-8. */
+const notUtf8 = (at: IllFormedUtf8) =>
+  Response.json(
+    {
+      jsonrpc: "2.0",
+      error: { code: -32700, message: `Parse error: the body is not valid UTF-8 (${describeIllFormed(at)}); send JSON encoded as UTF-8.` },
+      id: null,
+    },
+    { status: 400 },
+  );
 
 app.all("/mcp", (c) => serveMcp(c));
 app.all("/mcp/:context", (c) => serveMcp(c, c.req.param("context")));

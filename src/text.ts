@@ -11,10 +11,22 @@
  * bodies in src/api/http.ts, each memory.jsonl line in src/api/jsonl.ts) and
  * refused with the field's path and the index of the lone surrogate.
  *
+ * ## UTF-8 bodies
+ * The bytes of a request body are decoded strictly (`decodeUtf8`: the MCP
+ * body in src/index.ts, the /api JSON bodies in src/api/http.ts, the import
+ * file in src/api/routes.ts): a decoder that replaced an ill-formed byte
+ * with U+FFFD would store "Caf\uFFFD" for a Latin-1 "Caf\xE9", and two
+ * different bodies could name the same thing. A body that is not UTF-8 is
+ * refused whole, with the offset of the first ill-formed byte. A byte-order
+ * mark (EF BB BF) at the very start is skipped, as JSON readers may (RFC
+ * 8259 §8.1) and as editors that save "UTF-8 with BOM" expect; anywhere
+ * else U+FEFF is a character like any other.
+ *
  * ## Names and paths
  * What names a new thing (entity names and types, relation types, file
- * paths) must also be free of characters that are invisible or reorder what
- * is shown, chosen by Unicode property (`REFUSED`): controls, the
+ * paths), and what is shown beside names as sent (a context's description,
+ * a webhook's URL), must also be free of characters that are invisible or
+ * reorder what is shown, chosen by Unicode property (`REFUSED`): controls, the
  * `Default_Ignorable_Code_Point` characters, the `Bidi_Control` characters
  * and the line and paragraph separators (U+2028, U+2029). Inside the
  * sequences where they are seen (`KEPT`: emoji such as "❤️" and "👩‍💻", a
@@ -22,6 +34,53 @@
  * A refusal names the character as U+XXXX. Free text (observations, file and
  * document content) keeps them all.
  */
+
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
+/** Where a body stops being UTF-8: the offset of the first byte of the first ill-formed sequence, and that byte. */
+export interface IllFormedUtf8 {
+  offset: number;
+  byte: number;
+}
+
+/** `bytes` as text, a leading byte-order mark skipped, or where they are not well-formed UTF-8. */
+export function decodeUtf8(bytes: ArrayBuffer | Uint8Array): { ok: true; text: string } | { ok: false; at: IllFormedUtf8 } {
+  try {
+    return { ok: true, text: STRICT_UTF8.decode(bytes) };
+  } catch {
+    const all = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+    const offset = illFormedAt(all);
+    return { ok: false, at: { offset, byte: all[offset] ?? 0 } };
+  }
+}
+
+/** "at byte 3 (0xE9)": where a body that is not UTF-8 goes wrong, counted from 0. */
+export const describeIllFormed = (at: IllFormedUtf8) => `at byte ${at.offset} (0x${at.byte.toString(16).toUpperCase().padStart(2, "0")})`;
+
+/**
+ * The offset of the first ill-formed sequence in `b` (the well-formed byte
+ * sequences of Unicode's table 3-7), or `b.length` when there is none.
+ * Only run once the strict decoder has refused `b`.
+ */
+function illFormedAt(b: Uint8Array): number {
+  const within = (i: number, lo: number, hi: number) => i < b.length && (b[i] as number) >= lo && (b[i] as number) <= hi;
+  for (let i = 0; i < b.length; ) {
+    const lead = b[i] as number;
+    let size = 0;
+    if (lead <= 0x7f) size = 1;
+    else if (lead >= 0xc2 && lead <= 0xdf) size = within(i + 1, 0x80, 0xbf) ? 2 : 0;
+    else if (lead >= 0xe0 && lead <= 0xef) {
+      const [lo, hi] = lead === 0xe0 ? [0xa0, 0xbf] : lead === 0xed ? [0x80, 0x9f] : [0x80, 0xbf];
+      size = within(i + 1, lo, hi) && within(i + 2, 0x80, 0xbf) ? 3 : 0;
+    } else if (lead >= 0xf0 && lead <= 0xf4) {
+      const [lo, hi] = lead === 0xf0 ? [0x90, 0xbf] : lead === 0xf4 ? [0x80, 0x8f] : [0x80, 0xbf];
+      size = within(i + 1, lo, hi) && within(i + 2, 0x80, 0xbf) && within(i + 3, 0x80, 0xbf) ? 4 : 0;
+    }
+    if (size === 0) return i;
+    i += size;
+  }
+  return b.length;
+}
 
 /** The index of the first lone surrogate in `s`, or -1. */
 function loneSurrogateAt(s: string): number {

@@ -21,7 +21,8 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app";
-import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
+import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME } from "../limits";
+import { contextName, description } from "../mcp/contexts";
 import { checkLimits, LIMIT_NAMES, MAX_LIMIT } from "../priority/capacity";
 import { activeCache, contextCache } from "../auth/cache";
 import { registryOf } from "../registry/Registry";
@@ -29,8 +30,6 @@ import type { Capacity } from "../registry/types";
 import { fail } from "../errors";
 import { failed, invalid, readBody, requireAdmin } from "./http";
 
-const name = z.string().regex(CONTEXT_NAME_PATTERN, `name ${CONTEXT_NAME_RULE}`);
-const description = z.string().max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`);
 const limit = z
   .number({ error: "must be a whole number" })
   .int("must be a whole number")
@@ -70,7 +69,7 @@ async function findContextRow(env: Env, name: string) {
   return listed.ok ? { ok: true as const, value: listed.value.find((x) => x.name === name) } : listed;
 }
 
-const CreateContext = z.object({ name, description: description.optional(), readOnly: z.boolean().optional(), capacity: capacity.optional() });
+const CreateContext = z.object({ name: contextName, description: description.optional(), readOnly: z.boolean().optional(), capacity: capacity.optional() });
 const UpdateContext = z
   .object({ description: description.optional(), readOnly: z.boolean().optional(), capacity: capacity.optional() })
   .refine((p) => Object.keys(p).length > 0, "give description, readOnly or capacity");

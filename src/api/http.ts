@@ -11,7 +11,7 @@ import { isAdmin } from "../auth/caller";
 import type { ErrorKind, Failure } from "../errors";
 import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME } from "../limits";
-import { describeMalformed, malformedIn } from "../text";
+import { decodeUtf8, describeIllFormed, describeMalformed, malformedIn } from "../text";
 
 /** The HTTP status of each domain failure kind. */
 export const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
@@ -63,11 +63,13 @@ export const requireContext =
     await next();
   };
 
-/** The request's JSON body, well-formed (src/text.ts) and checked against `schema`, or the 400 response to send. */
+/** The request's JSON body, UTF-8 and well-formed (src/text.ts) and checked against `schema`, or the 400 response to send. */
 export async function readBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<{ ok: true; value: z.infer<T> } | { ok: false; response: Response }> {
+  const decoded = decodeUtf8(await c.req.arrayBuffer());
+  if (!decoded.ok) return { ok: false, response: invalid(c, `The body is not valid UTF-8 (${describeIllFormed(decoded.at)}); send JSON encoded as UTF-8.`) };
   let json: unknown;
   try {
-    json = await c.req.json();
+    json = JSON.parse(decoded.text);
   } catch {
     return { ok: false, response: invalid(c, "The body must be a JSON object.") };
   }

@@ -29,6 +29,7 @@ import { browseEntities, graphPicture } from "./browse";
 import { contexts } from "./contexts";
 import { CODE, JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
+import { decodeUtf8, describeIllFormed, type IllFormedUtf8 } from "../text";
 import { oauth } from "./oauth";
 import { recoverToPoint } from "./pitr";
 import { stats } from "./stats";
@@ -134,13 +135,25 @@ function stoppedAnswer(stop: ImportStop, report: ImportReport, inFlight = false)
   };
 }
 
+/** Why a file that is not UTF-8 is refused, naming the line (numbered from `firstLine`) and the byte within it. */
+function notUtf8File(bytes: Uint8Array, at: IllFormedUtf8, firstLine: number): string {
+  const lineStart = at.offset === 0 ? 0 : bytes.lastIndexOf(0x0a, at.offset - 1) + 1;
+  let line = firstLine;
+  for (let i = 0; i < lineStart; i++) if (bytes[i] === 0x0a) line++;
+  const where = describeIllFormed({ offset: at.offset - lineStart, byte: at.byte });
+  return `The file must be UTF-8, but line ${line} is not: ${where} of the line. Convert it first (for a Latin-1 file: iconv -f latin1 -t utf-8); nothing was written.`;
+}
+
 api.post("/contexts/:name/import", requireContext("write"), async (c) => {
   const firstLine = Number(c.req.query("firstLine") ?? "1");
   if (!Number.isSafeInteger(firstLine) || firstLine < 1) {
     return c.json({ error: CODE.Invalid, message: "firstLine must be a positive integer; nothing was written." }, 400);
   }
   // Decoded by hand: workerd warns when .text() reads a body whose Content-Type (x-ndjson, as `npm run import` sends) is not text.
-  const parsed = parseJsonl(new TextDecoder().decode(await c.req.arrayBuffer()), firstLine);
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) return c.json({ error: CODE.Invalid, message: notUtf8File(bytes, decoded.at, firstLine) }, 400);
+  const parsed = parseJsonl(decoded.text, firstLine);
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
   const report = emptyImportReport();
   report.rejected.push(...parsed.rejected);

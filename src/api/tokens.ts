@@ -1,9 +1,12 @@
 /**
  * Admin routes for API tokens, under /api/tokens:
  *
- *   POST   /api/tokens          {name, grants}  -> 201 with the token, shown this once
+ *   POST   /api/tokens          {name, grants}  -> 201 with the token, shown this once (409 in open local mode)
  *   GET    /api/tokens[?revoked=true]           -> the tokens (never a token or its hash)
  *   DELETE /api/tokens/:ref[?by=id|name]        -> revoke by id ("tok_...") or live name
+ *
+ * Open local mode (no ADMIN_TOKEN) refuses every token (src/auth/index.ts),
+ * so it mints none; its tokens can still be listed and revoked.
  *
  * Token names may not start with "tok_", so without `by` a ref starting with
  * it is an id and any other ref a name; `by` settles the one ambiguous case,
@@ -15,11 +18,13 @@
  */
 import { Hono } from "hono";
 import { z } from "zod";
+import { OPEN_MODE_NO_MINTING, openLocalMode } from "../auth";
 import { tokenCache } from "../auth/cache";
 import { grantProblem, patternProblem, ROLES } from "../auth/grants";
 import { endProviderGrants } from "../auth/oauth";
 import { mintToken } from "../auth/tokens";
 import type { AppEnv } from "../app";
+import { fail } from "../errors";
 import { registryOf } from "../registry/Registry";
 import { reservedNameProblem } from "../registry/tokens";
 import { failed, invalid, readBody, requireAdmin } from "./http";
@@ -55,6 +60,8 @@ const CreateToken = z.object({
 export const tokens = new Hono<AppEnv>();
 
 tokens.post("/", requireAdmin, async (c) => {
+  // A token minted here would only ever meet the 401 of open local mode; listing and revoking stay open.
+  if (openLocalMode(c.env)) return failed(c, fail("Conflict", OPEN_MODE_NO_MINTING));
   const body = await readBody(c, CreateToken);
   if (!body.ok) return body.response;
   const grants = body.value.grants.map((g) => ({ context: g.context, role: g.role, ...(g.create ? { create: true } : {}) }));

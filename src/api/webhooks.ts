@@ -6,13 +6,16 @@
  *   GET    /api/contexts/:name/webhooks       -> {webhooks: [...]}: delivery state, never the secret
  *   DELETE /api/contexts/:name/webhooks/:id   -> {removed: id}
  *
- * A URL is https, or http to a loopback host (local use); the secret is
+ * A URL is https, or http to a loopback host (local use), and holds none
+ * of the characters names may not hold (src/text.ts), since the list and
+ * the web page show it as sent; the secret is
  * WEBHOOK_SECRET_MIN to WEBHOOK_SECRET_MAX characters.
  */
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app";
 import { fail } from "../errors";
+import { hiddenCharacterProblem } from "../text";
 import { failed, readBody, requireAdmin, requireContext } from "./http";
 
 const WEBHOOK_SECRET_MIN = 16;
@@ -37,7 +40,12 @@ const NewWebhook = z.object({
   url: z
     .string({ error: "url must be a string" })
     .max(URL_MAX, `url must be at most ${URL_MAX} characters`)
-    .refine(acceptedUrl, "url must be an https URL (or http to localhost, 127.0.0.1 or [::1]), without credentials"),
+    .refine(acceptedUrl, "url must be an https URL (or http to localhost, 127.0.0.1 or [::1]), without credentials")
+    // The URL parser drops tabs and line breaks and keeps a bidirectional override, but the list shows the text as sent.
+    .superRefine((url, ctx) => {
+      const problem = hiddenCharacterProblem(url);
+      if (problem) ctx.addIssue({ code: "custom", message: `url ${problem}` });
+    }),
   secret: z
     .string({ error: "secret must be a string" })
     .min(WEBHOOK_SECRET_MIN, `secret must be at least ${WEBHOOK_SECRET_MIN} characters`)

@@ -64,6 +64,10 @@ export function hasCredential(request: Request): boolean {
 export const OPEN_MODE_TOKEN =
   "This server runs in open local mode (no ADMIN_TOKEN) and issues no tokens, so this one is unknown: leave out the Authorization header (an empty `Bearer ` is fine), or give the server an ADMIN_TOKEN to use tokens.";
 
+/** Why open local mode mints no token: it would be refused (OPEN_MODE_TOKEN) on every use. */
+export const OPEN_MODE_NO_MINTING =
+  "This server runs in open local mode (no ADMIN_TOKEN), which accepts no tokens, so none is minted: tokens need an ADMIN_TOKEN (`wrangler secret put ADMIN_TOKEN`, or ADMIN_TOKEN in .dev.vars for `npm start`).";
+
 /** Whether the server runs in open local mode: no ADMIN_TOKEN, so only loopback hosts are served. */
 export const openLocalMode = (env: Env): boolean => !env.ADMIN_TOKEN?.trim();
 

@@ -10,11 +10,23 @@ import { roleFor, ROLES } from "../auth/grants";
 import { ok, type Outcome } from "../errors";
 import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, LIMITS } from "../limits";
 import type { ContextInfo } from "../registry/types";
+import { hiddenCharacterProblem } from "../text";
 import type { ToolContext } from "./tool";
 
 export const contextName = z.string().regex(CONTEXT_NAME_PATTERN, `name ${CONTEXT_NAME_RULE}`);
 
-export const description = z.string().max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`);
+/**
+ * A context's description, as add_context and the contexts API (src/api/contexts.ts) take it. It is
+ * shown beside the name (list_contexts, the web page), one line, so it follows the name rule of
+ * src/text.ts: no control characters (NUL, line breaks), bidirectional controls or invisible characters.
+ */
+export const description = z
+  .string()
+  .max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`)
+  .superRefine((s, ctx) => {
+    const problem = hiddenCharacterProblem(s);
+    if (problem) ctx.addIssue({ code: "custom", message: `description ${problem}` });
+  });
 
 export const ContextOut = z.object({
   name: z.string(),

@@ -248,8 +248,11 @@ const AppsPanel: FC = () => (
   </section>
 );
 
-/** Contexts, tokens and the picked context's webhooks, for the administrator only (src/ui/client/dom/admin.ts). */
-const AdminPanel: FC = () => (
+/**
+ * Contexts, tokens and the picked context's webhooks, for the administrator only (src/ui/client/dom/admin.ts).
+ * Without an ADMIN_TOKEN the server mints no token (every token would be refused), so the mint form gives way to why.
+ */
+const AdminPanel: FC<{ adminToken: boolean }> = ({ adminToken }) => (
   <section role="tabpanel" id="panel-admin" aria-labelledby="tab-admin" class="panel" hidden>
     <h2>Contexts</h2>
     <form id="admin-context-form" class="row">
@@ -259,7 +262,11 @@ const AdminPanel: FC = () => (
     </form>
     <ul id="admin-contexts" class="changes"></ul>
     <h2>Tokens</h2>
-    <form id="admin-token-form" class="row">
+    <p id="admin-token-mode" class="hint" hidden={adminToken}>
+      This server runs in open local mode (no <code>ADMIN_TOKEN</code>), which accepts no tokens, so it mints none: tokens need an <code>ADMIN_TOKEN</code> (in{" "}
+      <code>.dev.vars</code> for <code>npm start</code>). Tokens minted before are listed here and can be revoked.
+    </p>
+    <form id="admin-token-form" class="row" hidden={!adminToken}>
       <label for="admin-token-name">Token name</label>
       <input id="admin-token-name" autocomplete="off" required />
       <label for="admin-token-grants">Grants</label>
@@ -351,7 +358,7 @@ export const Shell: FC<ShellProps> = ({ openMode, adminToken, script, style }) =
           <HistoryPanel />
           <DuplicatesPanel />
           <AppsPanel />
-          <AdminPanel />
+          <AdminPanel adminToken={adminToken} />
         </div>
         <aside id="detail" class="detail" aria-labelledby="detail-h" hidden>
           <div class="row detail-head">

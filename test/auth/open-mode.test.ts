@@ -3,9 +3,10 @@
  * and an empty bearer (what `Bearer ${ENGRAM_TOKEN}` becomes with the
  * variable unset) are the local administrator; any other credential is
  * refused with 401 on /mcp and /api alike, never served as the administrator.
+ * So the tokens API mints none there (409), and lists and revokes as before.
  */
 import { describe, expect, it } from "vitest";
-import { OPEN_MODE_TOKEN } from "../../src/auth";
+import { OPEN_MODE_NO_MINTING, OPEN_MODE_TOKEN } from "../../src/auth";
 import { CLIENTS, freshContext, rejection, text, workerFetch } from "../helpers/clients";
 import { changesOf, exportText } from "../helpers/context";
 import { bearer, initialize, mint } from "../helpers/teams";
@@ -56,5 +57,29 @@ describe("open local mode credentials on /api", () => {
     const res = await initialize("/mcp", bearer(minted.token), open, LOCAL_BASE);
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ error: "invalid_token", message: OPEN_MODE_TOKEN });
+  });
+});
+
+describe("open local mode and the tokens API", () => {
+  const tokensApi = (init: RequestInit = {}, path = "/api/tokens") =>
+    open(`${LOCAL_BASE}${path}`, { ...init, headers: { "Content-Type": "application/json", ...init.headers } });
+
+  it("refuses to mint a token with 409, saying tokens need ADMIN_TOKEN, and records none", async () => {
+    const name = freshContext("never-minted");
+    const res = await tokensApi({ method: "POST", body: JSON.stringify({ name, grants: [{ context: "*", role: "read" }] }) });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toEqual({ error: "conflict", message: OPEN_MODE_NO_MINTING });
+    expect(OPEN_MODE_NO_MINTING).toContain("tokens need an ADMIN_TOKEN");
+    const listed = (await (await tokensApi({ method: "GET" }, "/api/tokens?revoked=true")).json()) as { tokens: { name: string }[] };
+    expect(listed.tokens.map((t) => t.name)).not.toContain(name);
+  });
+
+  it("still lists and revokes a token minted while ADMIN_TOKEN was set", async () => {
+    const minted = await mint([{ context: "*", role: "read" }]);
+    const listed = (await (await tokensApi({ method: "GET" })).json()) as { tokens: { id: string }[] };
+    expect(listed.tokens.map((t) => t.id)).toContain(minted.id);
+    const revoked = await tokensApi({ method: "DELETE" }, `/api/tokens/${minted.id}`);
+    expect(revoked.status).toBe(200);
+    expect(((await revoked.json()) as { token: { id: string; revokedAt: number } }).token).toMatchObject({ id: minted.id, revokedAt: expect.any(Number) });
   });
 });

@@ -116,6 +116,27 @@ describe("npm run import and export", () => {
     expect(JSON.parse(again.stdout)).toEqual(report({ duplicates: 200 }));
   });
 
+  it("refuses a file that is not UTF-8 in one line, naming the line, and sends nothing", async () => {
+    const file = join(dir, "latin1.jsonl");
+    await writeFile(
+      file,
+      Buffer.concat([
+        Buffer.from('{"type":"entity","name":"Tea","entityType":"t","observations":[]}\n{"type":"entity","name":"Caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('","entityType":"t","observations":[]}\n'),
+      ]),
+    );
+    const r = await script("import", [file, "--url", dev.url, "--context", "cli-latin1"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(oneLine(r.stderr)).toBe(
+      `${file} must be UTF-8, but line 2 is not. Convert it first (for a Latin-1 file: iconv -f latin1 -t utf-8); nothing was written.`,
+    );
+    // Not even the good first line was sent: the context was never written to, so never registered.
+    const listed = await script("admin", ["--url", dev.url, "context", "list"]);
+    expect(JSON.parse(listed.stdout).contexts.map((c: { name: string }) => c.name)).not.toContain("cli-latin1");
+  });
+
   it("says nothing was written when the server refuses the first part", async () => {
     const file = join(dir, "refused.jsonl");
     await writeFile(file, `{"type":"entity","name":"B","entityType":"t","observations":[]}\n`);
@@ -160,32 +181,54 @@ describe("npm run import and export", () => {
 describe("npm run admin tokens", () => {
   /** The JSON after "HTTP <status>: " on stderr. */
   const refusal = (stderr: string) => JSON.parse(stderr.replace(/^HTTP \d+: /, "")) as { error: string; message: string };
+  // Tokens work only on a server with an ADMIN_TOKEN: open local mode (`dev`) mints none.
+  const ADMIN = `cli-admin-${crypto.randomUUID()}`;
+  let secured: Dev;
+  beforeAll(async () => {
+    secured = await startDev({ ADMIN_TOKEN: ADMIN });
+  });
+  afterAll(async () => {
+    await secured?.stop();
+  });
+  const admin = (...args: string[]) => script("admin", ["--url", secured.url, "--token", ADMIN, ...args]);
+
+  it("refuses to mint in open local mode with the server's reason, and lists tokens there", async () => {
+    const r = await script("admin", ["--url", dev.url, "token", "create", "cli-open", "--grant", "*=read"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(/^HTTP 409: /);
+    expect(refusal(r.stderr)).toMatchObject({ error: "conflict", message: expect.stringContaining("open local mode (no ADMIN_TOKEN)") });
+    expect(refusal(r.stderr).message).toContain("tokens need an ADMIN_TOKEN");
+    const listed = await script("admin", ["--url", dev.url, "token", "list"]);
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout).tokens).toEqual([]);
+  });
 
   it("refuses a grant with more than 8 '*' and a name starting with tok_, minting nothing", async () => {
-    const stars = await script("admin", ["--url", dev.url, "token", "create", "cli-stars", "--grant", "*a*a*a*a*a*a*a*a*a=read"]);
+    const stars = await admin("token", "create", "cli-stars", "--grant", "*a*a*a*a*a*a*a*a*a=read");
     expect(stars.code).toBe(1);
     expect(stars.stderr).toMatch(/^HTTP 400: /);
     expect(refusal(stars.stderr).message).toBe('grants.0.context: "*a*a*a*a*a*a*a*a*a" has 9 "*"; a grant holds at most 8');
-    const named = await script("admin", ["--url", dev.url, "token", "create", "tok_d8bea437f0824a58", "--grant", "x=read"]);
+    const named = await admin("token", "create", "tok_d8bea437f0824a58", "--grant", "x=read");
     expect(named.code).toBe(1);
     expect(refusal(named.stderr).message).toBe(
       'name: name must not start with "tok_": that prefix is reserved for token ids, so a name can never be mistaken for one',
     );
-    const listed = await script("admin", ["--url", dev.url, "token", "list"]);
+    const listed = await admin("token", "list");
     expect(JSON.parse(listed.stdout).tokens.map((t: { name: string }) => t.name)).not.toContain("cli-stars");
   });
 
   it("revokes by id, or by name with --by name, and treats another --by as a usage error", async () => {
-    const created = await script("admin", ["--url", dev.url, "token", "create", "cli-carol", "--grant", "team-*=write"]);
+    const created = await admin("token", "create", "cli-carol", "--grant", "team-*=write");
     expect(created.code).toBe(0);
     const { id } = JSON.parse(created.stdout) as { id: string };
-    const bad = await script("admin", ["--url", dev.url, "token", "revoke", id, "--by", "hash"]);
+    const bad = await admin("token", "revoke", id, "--by", "hash");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--by must be id or name, not "hash"');
-    const byName = await script("admin", ["--url", dev.url, "token", "revoke", "cli-carol", "--by", "name"]);
+    const byName = await admin("token", "revoke", "cli-carol", "--by", "name");
     expect(byName.code).toBe(0);
     expect(JSON.parse(byName.stdout).token).toMatchObject({ id, name: "cli-carol", revokedAt: expect.any(Number) });
-    const again = await script("admin", ["--url", dev.url, "token", "revoke", id]);
+    const again = await admin("token", "revoke", id);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).token.id).toBe(id);
   });

@@ -247,6 +247,27 @@ describe("web page in Chromium against wrangler dev with ADMIN_TOKEN", () => {
     await page.close();
   });
 
+  it("lets the administrator mint a token in the Administration tab (the secret shown once), list and revoke it", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(`${dev.url}/`);
+    await page.getByLabel("API token").fill(ADMIN);
+    await page.getByLabel("API token").press("Enter");
+    await page.locator("#workspace").waitFor({ state: "visible", ...WAIT });
+    await page.getByRole("tab", { name: "Administration" }).click();
+    await page.getByLabel("Token name").fill("carol");
+    expect(await page.locator("#admin-token-mode").isVisible()).toBe(false);
+    await page.getByLabel("Grants").fill(`${CTX}=read, default=write`);
+    await page.getByRole("button", { name: "Mint token" }).click();
+    const secret = await page.locator("#admin-secret-value").textContent();
+    expect(secret?.length).toBeGreaterThan(20);
+    const row = page.locator("#admin-tokens li", { hasText: "carol" });
+    await row.waitFor(WAIT);
+    expect(await row.textContent()).toContain(`${CTX}=read, default=write`);
+    await page.getByRole("button", { name: "Revoke token carol" }).click();
+    await expect.poll(() => row.count(), WAIT).toBe(0);
+    await page.close();
+  });
+
   it("signs out when the server refuses the token", async () => {
     const page = await browser.context.newPage();
     await page.goto(`${dev.url}/`);

@@ -63,6 +63,17 @@ describe("web page shell at /", () => {
     }
   });
 
+  it("offers no token minting in open local mode, where the server mints none, and says why", async () => {
+    const { html } = await page(open);
+    expect(html).toMatch(/<form id="admin-token-form"[^>]*hidden/);
+    const note = /<p id="admin-token-mode"([^>]*)>([\s\S]*?)<\/p>/.exec(html);
+    expect(note?.[1]).not.toContain("hidden");
+    expect((note?.[2] ?? "").replace(/<[^>]+>/g, "")).toContain("tokens need an ADMIN_TOKEN");
+    const withToken = await page(secured);
+    expect(withToken.html).not.toMatch(/<form id="admin-token-form"[^>]*hidden/);
+    expect(withToken.html).toMatch(/<p id="admin-token-mode"[^>]*hidden/);
+  });
+
   it("asks for a token once ADMIN_TOKEN is set, and off loopback", async () => {
     for (const [f, url] of [
       [secured, "http://127.0.0.1:8787/"],
