@@ -181,7 +181,8 @@ async function check(stub: DurableObjectStub<MemoryContext>, query: string, syno
     // search_nodes with every match an entry node: the exact best K, the per-term entries kept before the rest.
     const params = searchParams({ minRelativeScore: 0, topPerToken: 1, maxTotalNodes: K }, settings(env));
     const parsed = parseQuery(query);
-    const nodes = searchGraph(db, parsed, params, now, model, { expansion }).entities;
+    // Connectors (entities the walk passes through between entries, whatever their text) are not part of the ranking.
+    const nodes = searchGraph(db, parsed, params, now, model, { expansion }).entities.filter((e) => e.role === "entry");
     const perTerm = parsed.terms.map((_t, i) => ({
       index: i,
       idf: idf[i] as number,
@@ -202,7 +203,7 @@ async function check(stub: DurableObjectStub<MemoryContext>, query: string, syno
     // is larger (newer, read more, better connected) must not be left out by the ranking's bound on the factor.
     const three = searchGraph(db, parsed, searchParams({ minRelativeScore: 0, topPerToken: 0, maxTotalNodes: 3 }, settings(env)), now, model, { expansion });
     expectTop(
-      three.entities.map((e) => e.name),
+      three.entities.filter((e) => e.role === "entry").map((e) => e.name),
       scored,
       best.slice(0, 3),
       `search_nodes "${query}" (best 3, no entries) ${JSON.stringify(expansion)}`,
