@@ -28,7 +28,7 @@ import { activeCache, contextCache } from "../auth/cache";
 import { registryOf } from "../registry/Registry";
 import type { Capacity } from "../registry/types";
 import { fail } from "../errors";
-import { failed, invalid, readBody, requireAdmin } from "./http";
+import { failed, invalid, readBody, readFlag, requireAdmin } from "./http";
 
 const limit = z
   .number({ error: "must be a whole number" })
@@ -77,7 +77,9 @@ const UpdateContext = z
 export const contexts = new Hono<AppEnv>();
 
 contexts.get("/", requireAdmin, async (c) => {
-  const listed = await registryOf(c.env).listContexts(c.req.query("removed") === "true");
+  const removed = readFlag(c, "removed");
+  if (!removed.ok) return removed.response;
+  const listed = await registryOf(c.env).listContexts(removed.value);
   if (!listed.ok) return failed(c, listed);
   return c.json({ contexts: listed.value });
 });

@@ -44,6 +44,14 @@ const internalError = (c: Context<AppEnv>, ref: string, extra: Record<string, un
 
 export const invalid = (c: Context<AppEnv>, message: string) => c.json({ error: CODE.Invalid, message }, 400);
 
+/** A yes/no query parameter: absent, `false` or `0` is no, `true` or `1` yes; anything else is the 400 to send, not a quiet no. */
+export function readFlag(c: Context<AppEnv>, name: string): { ok: true; value: boolean } | { ok: false; response: Response } {
+  const raw = c.req.query(name);
+  if (raw === undefined || raw === "false" || raw === "0") return { ok: true, value: false };
+  if (raw === "true" || raw === "1") return { ok: true, value: true };
+  return { ok: false, response: invalid(c, `${name}: true or false (or 1 or 0), not ${JSON.stringify(raw.slice(0, 40))}.`) };
+}
+
 /** Only the administrator (ADMIN_TOKEN, or open local mode) passes. */
 export const requireAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!isAdmin(c.get("caller"))) {

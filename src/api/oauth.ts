@@ -15,7 +15,7 @@ import { type Caller, isAdmin } from "../auth/caller";
 import { endProviderGrants } from "../auth/oauth";
 import { registryOf } from "../registry/Registry";
 import type { OAuthGrantInfo } from "../registry/types";
-import { failed } from "./http";
+import { failed, readFlag } from "./http";
 
 export const oauth = new Hono<AppEnv>();
 
@@ -26,7 +26,9 @@ const ownerOf = (caller: Caller): string | undefined => (isAdmin(caller) ? undef
 const shown = ({ providerId: _, ...g }: OAuthGrantInfo) => ({ ...g, status: g.revokedAt === null ? "live" : "revoked" });
 
 oauth.get("/grants", async (c) => {
-  const listed = await registryOf(c.env).listOAuthGrants(c.req.query("revoked") === "true", ownerOf(c.get("caller")));
+  const revoked = readFlag(c, "revoked");
+  if (!revoked.ok) return revoked.response;
+  const listed = await registryOf(c.env).listOAuthGrants(revoked.value, ownerOf(c.get("caller")));
   if (!listed.ok) return failed(c, listed);
   return c.json({ grants: listed.value.map(shown) });
 });

@@ -27,7 +27,7 @@ import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME, LIMITS } from "../limits";
 import { audit } from "./audit";
 import { browseEntities, graphPicture } from "./browse";
 import { contexts } from "./contexts";
-import { CODE, JSON_MEDIA, JSONL_MEDIA, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
+import { CODE, JSON_MEDIA, JSONL_MEDIA, readFlag, requireAdmin, requireContext, requireMedia, STATUS } from "./http";
 import { parseJsonl } from "./jsonl";
 import { decodeUtf8, describeIllFormed, type IllFormedUtf8 } from "../text";
 import { oauth } from "./oauth";
@@ -57,8 +57,10 @@ api.use("/contexts/:name/*", async (c, next) => {
 });
 
 api.get("/contexts/:name/export", requireContext("read"), (c) => {
+  const history = readFlag(c, "history");
+  if (!history.ok) return history.response;
   const stub = c.env.MEMORY.getByName(c.req.param("name"));
-  const withHistory = ["1", "true"].includes(c.req.query("history") ?? "");
+  const withHistory = history.value;
   const encoder = new TextEncoder();
   // The graph in the official format first, then archived graph items (lines the official reader skips:
   // src/priority/transfer.ts); then, on request, the change history (`type: "change"` lines).

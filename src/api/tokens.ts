@@ -27,7 +27,7 @@ import type { AppEnv } from "../app";
 import { fail } from "../errors";
 import { registryOf } from "../registry/Registry";
 import { reservedNameProblem } from "../registry/tokens";
-import { failed, invalid, readBody, requireAdmin } from "./http";
+import { failed, invalid, readBody, readFlag, requireAdmin } from "./http";
 
 /** Names reserved for the built-in callers, so the audit log's "who" is never ambiguous. */
 const RESERVED = new Set(["admin", "local", "system"]);
@@ -74,7 +74,9 @@ tokens.post("/", requireAdmin, async (c) => {
 });
 
 tokens.get("/", requireAdmin, async (c) => {
-  const listed = await registryOf(c.env).listTokens(c.req.query("revoked") === "true");
+  const revoked = readFlag(c, "revoked");
+  if (!revoked.ok) return revoked.response;
+  const listed = await registryOf(c.env).listTokens(revoked.value);
   if (!listed.ok) return failed(c, listed);
   return c.json({ tokens: listed.value });
 });

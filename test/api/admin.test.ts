@@ -31,6 +31,21 @@ describe("admin API: who may call it", () => {
   });
 });
 
+describe("yes/no query parameters", () => {
+  it("refuses a value it cannot read as yes or no, naming the parameter, instead of reading it as no", async () => {
+    const name = freshContext("flags");
+    await createContext(name);
+    for (const path of ["/tokens?revoked=maybe", "/contexts?removed=yes", "/oauth/grants?revoked=on", `/contexts/${name}/export?history=yes`]) {
+      const res = await api(path);
+      expect(res.status, path).toBe(400);
+      expect((await body(res)).message, path).toMatch(/^(revoked|removed|history): true or false \(or 1 or 0\), not "(maybe|yes|on)"\.$/);
+    }
+    for (const path of ["/tokens?revoked=0", "/contexts?removed=true", "/oauth/grants?revoked=1", `/contexts/${name}/export?history=false`]) {
+      expect((await api(path)).status, path).toBe(200);
+    }
+  });
+});
+
 describe("admin API: tokens", () => {
   it("creates a token shown once, lists it without secret or hash, and stores only its SHA-256", async () => {
     const name = freshContext("alice");
