@@ -107,6 +107,10 @@ describe.each(CLIENTS)("memory_history with %s client", (_label, connect) => {
     expect(byBob.changes.map((x) => x.summary)).toEqual(["+obs Bob"]);
     const byItem = (await c.call("memory_history", { item: "entity:Alice" })).structuredContent as { changes: unknown[] };
     expect(byItem.changes).toHaveLength(2);
+    // An item of a kind memory has no history for is refused, not answered "No changes match".
+    const unknownKind = await c.call("memory_history", { item: "thing:Alice" });
+    expect(unknownKind.isError).toBe(true);
+    expect(text(unknownKind)).toContain('item must be a key like "entity:Alice", "file:notes/a.md" or "doc:root"');
     const byTool = (await c.call("memory_history", { tool: "add_observations" })).structuredContent as { changes: { summary: string }[] };
     expect(byTool.changes.map((x) => x.summary)).toEqual(["+obs Alice", "+obs Bob"]);
     const byToolAndCaller = (await c.call("memory_history", { tool: "add_observations", caller: "bob" })).structuredContent as { changes: { summary: string }[] };

@@ -35,7 +35,8 @@ export default defineTool({
     item: z
       .string()
       .max(LIMITS.filePath + 16)
-      .regex(/^[a-z]+:./, 'item must be a key like "entity:Alice", "file:notes/a.md" or "doc:root"')
+      // A refinement, not a pattern in tools/list: that listing is at its byte budget, and the description says the form.
+      .refine((v) => /^(entity|file|doc):./.test(v), 'item must be a key like "entity:Alice", "file:notes/a.md" or "doc:root"')
       .optional()
       .describe("entity:<name>, file:<path> or doc:<id>"),
     caller: z.string().min(1).max(128).optional(),
