@@ -191,6 +191,9 @@ describe("archive and restore", () => {
     const badKey = await c.call("restore", { items: ["entity:A", "Alice"] });
     expect(badKey.isError).toBe(true);
     expect(text(badKey)).toContain('item must be a key like "entity:Alice"');
+    const huge = await c.call("restore", { before: 1e16 });
+    expect(huge.isError).toBe(true);
+    expect(text(huge)).toContain(`before must be a whole number from 1 to ${Number.MAX_SAFE_INTEGER}`);
     const badId = await c.call("restore", { ids: [archived[0]?.id as number, 0] });
     expect(badId.isError).toBe(true);
 
