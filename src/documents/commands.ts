@@ -3,7 +3,7 @@
  * work): each returns its value and what it did to items (`effects`), for
  * the access hook (src/context/access.ts). Reading a document views it; an
  * update writes it and its new children and removes the subtrees it
- * unlinked; each search hit counts as a search. The tree lists every
+ * unlinked (one that changes nothing is no access); each search hit counts as a search. The tree lists every
  * document without showing any, so it is not an access.
  */
 import type { WriteScope } from "../history";
@@ -26,7 +26,9 @@ export const read = (db: Db, id: string, opts: DocumentOptions): WithEffects<{ i
 
 export function update(w: WriteScope, id: string, content: string, opts: DocumentOptions): WithEffects<UpdateResult> {
   const result = updateDocument(w, id, content, opts);
-  return { value: result, effects: { ...accessed([id, ...result.created].map(itemKey.doc), "write"), removed: result.removed.map(itemKey.doc) } };
+  // An update that changed nothing is no access, as for a file created again with its own content.
+  const written = result.unchanged ? [] : [id, ...result.created];
+  return { value: result, effects: { ...accessed(written.map(itemKey.doc), "write"), removed: result.removed.map(itemKey.doc) } };
 }
 
 export const tree = (db: Db, opts: DocumentOptions): { value: { root: TreeNode; count: number } } => ({ value: documentTree(db, opts) });

@@ -6,8 +6,8 @@
  * The root exists from the start for whoever reads: until the first write
  * stores it, reads serve the configured template without storing anything
  * (a read changes nothing, even in a read-only context), and search finds
- * only what is stored. The first update creates its row from the template,
- * inside that write's transaction. A document is created only by a link
+ * only what is stored. The first update that changes it creates its row
+ * from the template, inside that write's transaction. A document is created only by a link
  * from its parent and deleted only when that link goes away, together with
  * its whole subtree.
  *
@@ -42,6 +42,8 @@ export interface UpdateResult {
   created: string[];
   /** Documents deleted because their link went away: each orphan, then its descendants level by level. */
   removed: string[];
+  /** The document already held exactly this content, so nothing was written or recorded. */
+  unchanged?: true;
 }
 
 export interface TreeNode {
@@ -60,19 +62,27 @@ export function readDocument(db: Db, id: string, opts: DocumentOptions): { id: s
   throw notFound(id);
 }
 
-/** Replaces `id`'s content as one recorded change: its new children and removed subtrees included. */
+/**
+ * Replaces `id`'s content as one recorded change: its new children and
+ * removed subtrees included. Content equal to what `id` holds (for the root
+ * before its first write, the template reads serve) writes and records
+ * nothing, so undo is not spent on it. The title derives from the content
+ * and the parent never changes here, so equal content is the whole no-op.
+ */
 export function updateDocument(w: WriteScope, id: string, content: string, opts: DocumentOptions): UpdateResult {
   const db = w.db;
-  ensureRoot(db, opts.rootTemplate, w.now);
   const bytes = utf8Bytes(content);
   if (bytes > LIMITS.documentBytes) {
     throw new DomainError("TooLarge", `content is ${bytes} bytes; a document may be at most ${LIMITS.documentBytes} bytes`);
   }
   const row = getDocument(db, id);
-  if (!row) throw notFound(id, `. A document is created by linking [[${id}]] from its parent.`);
+  if (!row && id !== ROOT_ID) throw notFound(id, `. A document is created by linking [[${id}]] from its parent.`);
+  if (content === (row?.content ?? opts.rootTemplate)) return { created: [], removed: [], unchanged: true };
+  ensureRoot(db, opts.rootTemplate, w.now);
 
   const plan = planUpdate(db, id, content, opts.maxDepth);
-  putDocument(w, id, content, row.parent_id);
+  // Only the root can be unstored here, and it has no parent.
+  putDocument(w, id, content, row ? row.parent_id : null);
   for (const child of plan.create) putDocument(w, child, childTemplate(child), id);
   const removed: string[] = [];
   for (const orphan of plan.orphans) {

@@ -28,6 +28,10 @@ async function tickingClock(ctx: string): Promise<void> {
   });
 }
 
+/** Every column of every document row (access statistics included) and the co-visitation sessions an access feeds. */
+const stateOf = (ctx: string) =>
+  withDb(ctx, (db) => ["documents", "covisit_sessions", "covisit_session_items", "covisit_pairs"].map((table) => db.all(`SELECT * FROM ${table} ORDER BY 1, 2`)));
+
 const hits = async (c: TestClient, query: string) =>
   ((await c.call("search_documents", { query })).structuredContent as { results: { id: string }[] }).results.map((h) => h.id);
 
@@ -99,6 +103,49 @@ describe.each(CLIENTS)("undo of documents (%s)", (_label, connect) => {
     expect(back.indexed.map((d) => d.content)).toEqual([template]);
     expect((await c.call("read_document")).content[0]?.text).toBe(template);
     await expectTreeIntact(ctx);
+    await c.close();
+  });
+
+  it("records no change for an update that changes nothing, so the next undo takes back the last real one", async () => {
+    const ctx = await registered(freshContext("udoc"));
+    await tickingClock(ctx);
+    const c = await connect({ url: `http://localhost/mcp/${ctx}` });
+    await update(c, "root", "# メモ帳\n\n[[plan]]\n");
+    await update(c, "plan", "# Plan\n\nfirst\n");
+    const before = await stateOf(ctx);
+    const history = await changesOf(ctx);
+
+    const same = await c.call("update_document", { id: "plan", content: "# Plan\n\nfirst\n" });
+    expect(same.isError, text(same)).toBeFalsy();
+    expect(same.structuredContent).toEqual({ created: [], removed: [], unchanged: true });
+    expect(text(same)).toContain("plan already holds this content; nothing changed.");
+    // Nothing written, not even the update time, and no access counted.
+    expect(await stateOf(ctx)).toEqual(before);
+    expect(await changesOf(ctx)).toEqual(history);
+
+    const undo = (await c.call("undo")).structuredContent as { undone: { summary: string }[] };
+    expect(undo.undone.map((u) => u.summary)).toEqual(["~doc plan"]);
+    expect(text(await c.call("read_document", { id: "plan" }))).toContain("# plan\n\n");
+
+    // The title is the first line: changing only it is a change, recorded and undone like any other.
+    await update(c, "plan", "# plan v2\n\n");
+    const [retitled] = await changesOf(ctx);
+    expect(retitled).toMatchObject({ tool: "update_document", summary: "~doc plan" });
+    expect(text(await c.call("get_document_tree", { titles: true }))).toContain("plan:  # plan v2");
+    expect(text(await c.call("undo"))).toMatch(/^Undid #\d+ \(update_document: ~doc plan\)/);
+    expect(text(await c.call("read_document", { id: "plan" }))).toContain("# plan\n\n");
+    await c.close();
+  });
+
+  it("stores nothing for an update of the unstored root with the template it serves", async () => {
+    const ctx = await registered(freshContext("udoc"));
+    const c = await connect({ url: `http://localhost/mcp/${ctx}` });
+    const template = (await c.call("read_document")).content[0]?.text ?? "";
+    const r = await c.call("update_document", { content: template });
+    expect(r.isError, text(r)).toBeFalsy();
+    expect(r.structuredContent).toEqual({ created: [], removed: [], unchanged: true });
+    expect(await snapshot(ctx)).toEqual({ documents: [], indexed: [] });
+    expect(await changesOf(ctx)).toEqual([]);
     await c.close();
   });
 

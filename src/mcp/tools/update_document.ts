@@ -16,6 +16,7 @@ export default defineTool({
   output: {
     created: z.array(z.string()),
     removed: z.array(z.string()),
+    unchanged: z.boolean().optional(),
   },
   annotations: DESTRUCTIVE,
   access: "write",
@@ -25,6 +26,8 @@ export default defineTool({
       context,
       (resolved) => resolved.stub.updateDocument(id ?? ROOT_ID, content, resolved.meta),
       (r, resolved) => {
+        const target = id ?? ROOT_ID;
+        if (r.unchanged) return reply(resolved.name, { created: [], removed: [], unchanged: true }, `${target} already holds this content; nothing changed.`);
         const lines = ["Succeeded"];
         if (r.created.length > 0) lines.push(`Created: ${names(r.created)}`);
         if (r.removed.length > 0) lines.push(`Removed: ${names(r.removed)}`);
