@@ -1,5 +1,6 @@
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { cimdDocument } from "./test/helpers/cimd.ts";
 
 /**
  * workerd prints every abort the fault tests cause on purpose (test/context/faults.test.ts: `ctx.abort()` mid-batch,
@@ -33,9 +34,11 @@ export default defineConfig({
         plugins: [
           cloudflareTest({
             wrangler: { configPath: "./wrangler.toml" },
-            // No test leaves the machine: every outbound fetch of the Worker or an object (an OAuth client's
-            // metadata document, say) gets this answer instead of a DNS lookup and a connection.
-            miniflare: { outboundService: () => new Response("outbound fetch is disabled in the workers tests", { status: 502 }) },
+            // No test leaves the machine: every outbound fetch of the Worker or an object gets this answer instead
+            // of a DNS lookup and a connection; the OAuth client metadata documents of test/helpers/cimd.ts are served.
+            miniflare: {
+              outboundService: (request: Request) => cimdDocument(request.url) ?? new Response("outbound fetch is disabled in the workers tests", { status: 502 }),
+            },
           }),
         ],
         test: {

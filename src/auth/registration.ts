@@ -9,9 +9,16 @@
  * - Every metadata field is bounded (`CLIENT_METADATA_LIMITS`), and a URI's
  *   host must be a well-formed host name, so nothing a client registers can
  *   bloat the consent page or add to its CSP.
+ * - The client's name and URIs (each `#language` variant too) follow the name
+ *   rule of src/text.ts: the consent page shows the name, and a NUL, a line
+ *   break, a bidirectional override or an invisible character could make one
+ *   client pass for another where a person grants access. The page holds a
+ *   client these checks never saw (a metadata document's, or one stored
+ *   without them) to `shownClientProblem` itself.
  * - A client ID that is a URL is fetched by the provider; one whose host is
  *   not public is refused before any connection is made.
  */
+import { hiddenCharacterProblem } from "../text";
 import { isHostName, isPublicHost } from "./hosts";
 
 /** The bounds on a registration's metadata. */
@@ -59,10 +66,16 @@ const refuse = (status: 400 | 429, error: string, description: string, headers: 
 const URI_FIELDS = new Set(["client_uri", "logo_uri", "tos_uri", "policy_uri", "jwks_uri", "initiate_login_uri", "sector_identifier_uri"]);
 const URI_LIST_FIELDS = new Set(["redirect_uris", "post_logout_redirect_uris", "request_uris"]);
 
-/** Why a URI is refused, or undefined: too long, not a URL, or a host that is not a host name. */
-export function uriProblem(field: string, value: unknown): string | undefined {
+/**
+ * Why a URI is refused, or undefined: too long, a character the name rule refuses (the URL parser would drop a
+ * tab or line break and keep an override, while the text is stored and shown as sent), not a URL, or a host
+ * that is not a host name.
+ */
+function uriProblem(field: string, value: unknown): string | undefined {
   if (typeof value !== "string") return `${field} must be a string`;
   if (value.length > CLIENT_METADATA_LIMITS.uri) return `${field} is longer than ${CLIENT_METADATA_LIMITS.uri} characters`;
+  const hidden = hiddenCharacterProblem(value);
+  if (hidden) return `${field} ${hidden}`;
   let url: URL;
   try {
     url = new URL(value);
@@ -73,15 +86,32 @@ export function uriProblem(field: string, value: unknown): string | undefined {
   return undefined;
 }
 
+/** Why a client name is refused, or undefined: not a string, too long, or a character the name rule refuses. */
+function nameProblem(field: string, value: unknown): string | undefined {
+  if (typeof value !== "string" || value.length > CLIENT_METADATA_LIMITS.clientName) {
+    return `${field} must be a string of at most ${CLIENT_METADATA_LIMITS.clientName} characters`;
+  }
+  const hidden = hiddenCharacterProblem(value);
+  return hidden ? `${field} ${hidden}` : undefined;
+}
+
+/**
+ * Why the consent page refuses to show a client, or undefined: its name (the client ID when it gave none) and
+ * redirect URI, as the page would show them, held to the rules a registration is held to.
+ */
+export const shownClientProblem = (shown: { clientName: string; redirectUri: string }): string | undefined =>
+  nameProblem("client_name", shown.clientName) ?? uriProblem("redirect_uri", shown.redirectUri);
+
 /** Why a registration's metadata is refused, or undefined when every field is within bounds. */
 function metadataProblem(body: unknown): { error: string; description: string } | undefined {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { error: "invalid_client_metadata", description: "The body must be a JSON object." };
   for (const [field, value] of Object.entries(body)) {
     const bad = (description: string, error = "invalid_client_metadata") => ({ error, description });
-    if (field === "client_name") {
-      if (typeof value !== "string" || value.length > CLIENT_METADATA_LIMITS.clientName) {
-        return bad(`client_name must be a string of at most ${CLIENT_METADATA_LIMITS.clientName} characters`);
-      }
+    // RFC 7591 §2.2: `client_name#ja-Jpan-JP` is the client's name in another language, and is held to the same rules.
+    const base = field.split("#", 1)[0] ?? field;
+    if (base === "client_name") {
+      const problem = nameProblem(field, value);
+      if (problem) return bad(problem);
     } else if (URI_LIST_FIELDS.has(field)) {
       const max = field === "redirect_uris" ? CLIENT_METADATA_LIMITS.redirectUris : CLIENT_METADATA_LIMITS.arrayItems;
       if (!Array.isArray(value) || value.length > max)
@@ -90,7 +120,7 @@ function metadataProblem(body: unknown): { error: string; description: string } 
         const problem = uriProblem(field, uri);
         if (problem) return bad(problem, field === "redirect_uris" ? "invalid_redirect_uri" : undefined);
       }
-    } else if (URI_FIELDS.has(field)) {
+    } else if (URI_FIELDS.has(base)) {
       const problem = uriProblem(field, value);
       if (problem) return bad(problem);
     } else {

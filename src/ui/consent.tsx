@@ -11,6 +11,9 @@
  * - The authorization request is validated by the OAuth provider before
  *   anything is shown; a request whose client or redirect URI is not
  *   registered gets an error here and is never redirected.
+ * - What the page shows of the client (its name, the redirect URI) passes
+ *   the checks a registration does (`shownClientProblem`), whether it came
+ *   from a registration or a metadata document, or the page is not shown.
  * - PKCE with S256 is required (the provider refuses `plain`; a request
  *   without a challenge is refused here).
  * - The form carries only the provider's one-use handle, which a cookie
@@ -34,7 +37,7 @@ import type { AppEnv } from "../app";
 import { type Consenter, consenterOfToken, type GrantChoice, localConsenter, narrowGrants } from "../auth/consent";
 import type { Grant } from "../auth/grants";
 import { adminKeyOf, endProviderGrants, oauthApi, OAUTH_PATHS, type OAuthProps, resourceOf } from "../auth/oauth";
-import { nonPublicClientId, uriProblem } from "../auth/registration";
+import { nonPublicClientId, shownClientProblem } from "../auth/registration";
 import { toHex } from "../auth/secrets";
 import { errorRef } from "../errors";
 import { registryOf } from "../registry/Registry";
@@ -62,25 +65,34 @@ const redirect = (location: string, headers = new Headers()) => {
   return new Response(null, { status: 302, headers });
 };
 
+/** A validated request and what the page shows of it. */
+interface Parsed {
+  request: AuthRequest;
+  details: ConsentDescription;
+}
+
 /** The validated request, or the response refusing it (a redirect only once the client and redirect URI are known good). */
-async function parse(c: Ctx, api: OAuthHelpers): Promise<AuthRequest | Response> {
+async function parse(c: Ctx, api: OAuthHelpers): Promise<Parsed | Response> {
   // A client ID that is a URL is fetched by the provider: never from a host that is not public.
   const host = nonPublicClientId(c.req.query("client_id") ?? null);
   if (host !== undefined) return errorPage(`invalid_client: the client ID's host ${JSON.stringify(host)} is not on the public internet.`);
   let request: AuthRequest;
+  let details: ConsentDescription;
   try {
     request = await api.parseAuthRequest(c.req.raw);
+    details = await api.describeConsent(request);
   } catch (error) {
     if (error instanceof AuthorizationError) return error.redirectTo ? redirect(error.redirectTo) : errorPage(error.description);
     if (error instanceof CimdFetchError) return errorPage("invalid_client: the client's metadata document could not be fetched or is not valid.");
     throw error;
   }
-  // A redirect URI from a metadata document gets the same check as a registered one: its origin goes into the CSP.
-  const problem = uriProblem("redirect_uri", request.redirectUri);
-  if (problem) return errorPage(`invalid_request: ${problem}.`);
+  // A metadata document's client, or a stored one the registration checks never saw, gets them here:
+  // the name is shown where a person grants access, and the redirect URI's origin goes into the CSP.
+  const problem = shownClientProblem(details);
+  if (problem) return errorPage(`invalid_client: ${problem}.`);
   // The provider lets a confidential client skip PKCE; engram requires S256 from every client.
   if (!request.codeChallenge) return redirect(authorizationErrorRedirect(request, "invalid_request", "code_challenge with code_challenge_method=S256 is required"));
-  return request;
+  return { request, details };
 }
 
 /** The form's grant rows as choices, by position. */
@@ -99,9 +111,9 @@ consent.use(OAUTH_PATHS.authorize, bodyLimit({ maxSize: 64 * 1024, onError: () =
 
 consent.get(OAUTH_PATHS.authorize, async (c) => {
   const api = oauthApi(new URL(c.req.url), c.env);
-  const request = await parse(c, api);
-  if (request instanceof Response) return request;
-  const details = await api.describeConsent(request);
+  const parsed = await parse(c, api);
+  if (parsed instanceof Response) return parsed;
+  const { request, details } = parsed;
   const started = await api.beginConsent(request);
   const local = localConsenter(c.env);
   const form = <ConsentForm details={details} handle={started.handle} askToken={!local} {...(local ? { offered: local.grants } : {})} />;
@@ -111,8 +123,9 @@ consent.get(OAUTH_PATHS.authorize, async (c) => {
 consent.post(OAUTH_PATHS.authorize, async (c) => {
   const url = new URL(c.req.url);
   const api = oauthApi(url, c.env);
-  const request = await parse(c, api);
-  if (request instanceof Response) return request;
+  const parsed = await parse(c, api);
+  if (parsed instanceof Response) return parsed;
+  const { details } = parsed;
   const form = await c.req.parseBody({ all: true });
   const handle = typeof form.handle === "string" ? form.handle : "";
   try {
@@ -120,7 +133,6 @@ consent.post(OAUTH_PATHS.authorize, async (c) => {
       const denied = await api.denyConsent(c.req.raw, handle);
       return new Response(null, { status: 302, headers: denied.headers });
     }
-    const details = await api.describeConsent(request);
     const token = typeof form.token === "string" ? form.token : "";
     const again = (error: string | undefined, consenter?: Consenter) =>
       html(

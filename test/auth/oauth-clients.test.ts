@@ -2,14 +2,19 @@
  * What the Worker checks of OAuth clients before the provider sees them:
  * bounded registration metadata, redirect URIs with real host names, a
  * per-address registration rate limit, and client ID metadata documents
- * only from public hosts. Raw HTTP against /oauth/register, /authorize and
- * /oauth/token; the consent page's CSP and its explanations.
+ * only from public hosts, and a client name (or URI) without the characters
+ * the name rule of src/text.ts refuses, however the client came to be.
+ * Raw HTTP against /oauth/register, /authorize and /oauth/token; the consent
+ * page's CSP and its explanations.
  */
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { isHostName, isPublicHost } from "../../src/auth/hosts";
+import { oauthApi } from "../../src/auth/oauth";
 import { LocalLimiter } from "../../src/auth/registration";
+import { CIMD_REDIRECT, cimdClientId } from "../helpers/cimd";
 import { authorizeUrl, consentPage, nextAddress, pkce, postConsent, REDIRECT, register, tokenRequest } from "../helpers/oauth";
-import { BASE, mint, secured } from "../helpers/teams";
+import { ADMIN, BASE, mint, secured } from "../helpers/teams";
 import { workerFetch } from "../helpers/clients";
 import { withLogs } from "../helpers/logs";
 
@@ -133,5 +138,113 @@ describe("the consent page", () => {
     expect(shown).toMatch(/id="context-hint-0"[^>]*>\* means every context this token may use/);
     expect(shown).toMatch(/id="context-hint-1"[^>]*>\* stands for any characters: team-\* means every context/);
     expect(shown).not.toContain('id="context-hint-2"');
+  });
+});
+
+const RULE = "must not contain control characters, invisible (default-ignorable) characters outside emoji and joining scripts";
+
+/** [what, a client name holding it, what the refusal names] */
+const HIDDEN: [string, string, string][] = [
+  ["a right-to-left override", "Claude\u202e", "U+202E at index 6 (a bidirectional control)"],
+  ["a zero-width space", "Good App\u200b", "U+200B at index 8 (an invisible character)"],
+  ["a NUL", "App\u0000", "U+0000 at index 3 (a control character)"],
+  ["a line break", "Claude\nby Anthropic", "U+000A at index 6 (a control character)"],
+  ["a line separator", "Claude\u2028x", "U+2028 at index 6 (a line separator)"],
+];
+
+/** Names the rule keeps: an emoji sequence, a Persian word's zero-width non-joiner, accents. */
+const KEPT = ["Claude \u{1f469}\u200d\u{1f4bb}", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "Caf\u00e9 \u2764\ufe0f"];
+
+/** How many clients the provider has stored (dynamic registrations; metadata-document clients are never stored). */
+async function storedClients(): Promise<number> {
+  let count = 0;
+  let cursor: string | undefined;
+  do {
+    const page = await env.OAUTH_KV.list({ prefix: "client:", ...(cursor ? { cursor } : {}) });
+    count += page.keys.length;
+    cursor = page.list_complete ? undefined : page.cursor;
+  } while (cursor);
+  return count;
+}
+
+describe("hidden characters in what the consent page shows", () => {
+  it.each(HIDDEN)("refuses a client_name with %s at registration with 400 invalid_client_metadata, storing nothing", async (_what, name, where) => {
+    const before = await storedClients();
+    const res = await register(secured, { client_name: name });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toBe("invalid_client_metadata");
+    expect(String(res.json.error_description)).toBe(`client_name ${RULE}, bidirectional controls or line and paragraph separators: ${where}`);
+    expect(res.json.client_id).toBeUndefined();
+    expect(await storedClients()).toBe(before);
+  });
+
+  it("refuses one in a URI or a localized name too (redirect URIs with invalid_redirect_uri), storing nothing", async () => {
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ client_uri: "https://example.com/\u202eppa" }, "invalid_client_metadata", "client_uri"],
+      [{ logo_uri: "https://example.com/logo\u200b.png" }, "invalid_client_metadata", "logo_uri"],
+      [{ policy_uri: "https://exa\nmple.com/policy" }, "invalid_client_metadata", "policy_uri"],
+      [{ tos_uri: "https://example.com/\u0000tos" }, "invalid_client_metadata", "tos_uri"],
+      [{ "client_name#ja-Jpan-JP": "\u30af\u30ed\u30fc\u30c9\u202e" }, "invalid_client_metadata", "client_name#ja-Jpan-JP"],
+      [{ "client_uri#fr": "https://example.com/\u2066fr" }, "invalid_client_metadata", "client_uri#fr"],
+      [{ redirect_uris: ["https://example.com/cb\u202e"] }, "invalid_redirect_uri", "redirect_uris"],
+      [{ redirect_uris: ["myapp:/cb\u200b"] }, "invalid_redirect_uri", "redirect_uris"],
+    ];
+    const before = await storedClients();
+    for (const [body, error, field] of cases) {
+      const res = await register(secured, body);
+      const label = JSON.stringify(body);
+      expect(res.status, label).toBe(400);
+      expect(res.json.error, label).toBe(error);
+      expect(String(res.json.error_description), label).toContain(`${field} ${RULE}`);
+    }
+    expect(await storedClients()).toBe(before);
+  });
+
+  it("registers names the rule keeps, and the consent page shows them as sent", async () => {
+    for (const name of KEPT) {
+      const res = await register(secured, { client_name: name, "client_name#fa": name });
+      expect(res.status, name).toBe(201);
+      const page = await consentPage(authorizeUrl({ clientId: res.client_id, challenge: (await pkce()).challenge }));
+      expect(page.res.status, name).toBe(200);
+      expect(page.html, name).toContain(`<strong>${name}</strong>`);
+    }
+  });
+
+  it.each(HIDDEN)(
+    "refuses a metadata document whose client_name has %s at /authorize with a 400 invalid_client page that shows no form",
+    async (_what, name, where) => {
+      const res = await secured(authorizeUrl({ clientId: cimdClientId(name), challenge: (await pkce()).challenge, redirect: CIMD_REDIRECT }), {
+        redirect: "manual",
+      });
+      expect(res.status).toBe(400);
+      expect(res.headers.get("Location")).toBeNull();
+      const html = await res.text();
+      expect(html).toContain("invalid_client: client_name");
+      expect(html).toContain(where);
+      expect(html).not.toContain(name);
+      expect(html).not.toContain('name="handle"');
+    },
+  );
+
+  it("shows the consent page for a metadata document whose name the rule keeps, with the domain that published it", async () => {
+    for (const name of ["Good App", ...KEPT]) {
+      const page = await consentPage(authorizeUrl({ clientId: cimdClientId(name), challenge: (await pkce()).challenge, redirect: CIMD_REDIRECT }));
+      expect(page.res.status, name).toBe(200);
+      expect(page.html, name).toContain(`<strong>${name}</strong>`);
+      expect(page.html, name).toContain("Published by <strong>cimd.engram-tests.example.org</strong>");
+    }
+  });
+
+  it("refuses a stored client whose name the rule refuses (one registered before the rule) at /authorize, and grants nothing on a post", async () => {
+    const client = await oauthApi(new URL(BASE), env).createClient({ redirectUris: [REDIRECT], clientName: "Claude\u202e", tokenEndpointAuthMethod: "none" });
+    const url = authorizeUrl({ clientId: client.clientId, challenge: (await pkce()).challenge });
+    const page = await consentPage(url);
+    expect(page.res.status).toBe(400);
+    expect(page.html).toContain("invalid_client: client_name");
+    expect(page.html).toContain("U+202E at index 6");
+    expect(page.handle).toBe("");
+    const posted = await postConsent(url, page.cookie, { handle: "forged", decision: "allow", token: ADMIN });
+    expect(posted.status).toBe(400);
+    expect(posted.headers.get("Location")).toBeNull();
   });
 });

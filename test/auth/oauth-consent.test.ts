@@ -42,11 +42,11 @@ describe("the consent page", () => {
     expect(page.cookie).toMatch(/^__Host-oauth-consent/);
   });
 
-  it("escapes what the client chose (its name)", async () => {
+  it("escapes what the client chose (its name) everywhere the page shows it: the title, the heading, the text and the grants' heading", async () => {
     const { client_id: clientId } = await register(secured, { client_name: '<script>alert("x")</script>' });
     const page = await consentPage(authorizeUrl({ clientId, challenge: (await pkce()).challenge }));
     expect(page.html).not.toContain("<script>alert");
-    expect(page.html).toContain("&lt;script&gt;");
+    expect(page.html.match(/&lt;script&gt;alert\(&quot;x&quot;\)&lt;\/script&gt;/g)).toHaveLength(4);
   });
 
   it("re-shows the form with an error for a wrong token, grants nothing, and then accepts the right one with the same handle", async () => {
