@@ -18,7 +18,7 @@
  * - A client ID that is a URL is fetched by the provider; one whose host is
  *   not public is refused before any connection is made.
  */
-import { hiddenCharacterProblem } from "../text";
+import { decodeUtf8, describeIllFormed, hiddenCharacterProblem } from "../text";
 import { isHostName, isPublicHost } from "./hosts";
 
 /** The bounds on a registration's metadata. */
@@ -157,9 +157,13 @@ export async function registrationRefusal(request: Request, env: Env): Promise<R
   if (bytes.byteLength > CLIENT_METADATA_LIMITS.bodyBytes) {
     return refuse(400, "invalid_client_metadata", `The registration is larger than ${CLIENT_METADATA_LIMITS.bodyBytes} bytes.`);
   }
+  // Strictly, as every other body (src/text.ts): a lenient decode would register a name holding U+FFFD for each ill-formed byte.
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok)
+    return refuse(400, "invalid_client_metadata", `The registration is not valid UTF-8 (${describeIllFormed(decoded.at)}); send JSON encoded as UTF-8.`);
   let body: unknown;
   try {
-    body = JSON.parse(new TextDecoder().decode(bytes));
+    body = JSON.parse(decoded.text);
   } catch {
     return undefined; // the provider answers a body that is not JSON
   }

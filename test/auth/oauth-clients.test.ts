@@ -178,6 +178,22 @@ describe("hidden characters in what the consent page shows", () => {
     expect(await storedClients()).toBe(before);
   });
 
+  it("refuses a registration that is not UTF-8 (a Latin-1 name) instead of registering U+FFFD, storing nothing", async () => {
+    const before = await storedClients();
+    const json = new TextEncoder().encode(JSON.stringify({ redirect_uris: [REDIRECT], client_name: "Caf_", token_endpoint_auth_method: "none" }));
+    const bytes = Uint8Array.from(json, (b, i) => (b === 0x5f && json[i + 1] === 0x22 ? 0xe9 : b));
+    const res = await secured(`${BASE}/oauth/register`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": nextAddress() },
+      body: bytes,
+    });
+    expect(res.status).toBe(400);
+    const answer = (await res.json()) as Record<string, unknown>;
+    expect(answer.error).toBe("invalid_client_metadata");
+    expect(String(answer.error_description)).toMatch(/^The registration is not valid UTF-8 \(at byte \d+ \(0xE9\)\)/);
+    expect(await storedClients()).toBe(before);
+  });
+
   it("refuses one in a URI or a localized name too (redirect URIs with invalid_redirect_uri), storing nothing", async () => {
     const cases: [Record<string, unknown>, string, string][] = [
       [{ client_uri: "https://example.com/\u202eppa" }, "invalid_client_metadata", "client_uri"],
