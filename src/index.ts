@@ -43,7 +43,7 @@ import { SESSION_PREFIX } from "./mcp/subscriptions";
 import { chooseToolsets } from "./mcp/toolsets";
 import { api } from "./api/routes";
 import { settings, SettingsError } from "./settings";
-import { decodeUtf8, describeIllFormed, type IllFormedUtf8 } from "./text";
+import { decodeUtf8, type IllFormedUtf8, notUtf8Json } from "./text";
 import { consent } from "./ui/consent";
 import { ui } from "./ui/routes";
 
@@ -211,7 +211,7 @@ const notUtf8 = (at: IllFormedUtf8) =>
   Response.json(
     {
       jsonrpc: "2.0",
-      error: { code: -32700, message: `Parse error: the body is not valid UTF-8 (${describeIllFormed(at)}); send JSON encoded as UTF-8.` },
+      error: { code: -32700, message: `Parse error: ${notUtf8Json("the body", at)}` },
       id: null,
     },
     { status: 400 },

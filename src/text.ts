@@ -57,6 +57,9 @@ export function decodeUtf8(bytes: ArrayBuffer | Uint8Array): { ok: true; text: s
 /** "at byte 3 (0xE9)": where a body that is not UTF-8 goes wrong, counted from 0. */
 export const describeIllFormed = (at: IllFormedUtf8) => `at byte ${at.offset} (0x${at.byte.toString(16).toUpperCase().padStart(2, "0")})`;
 
+/** The refusal of a JSON body (`what`: "The body", "The registration") that is not UTF-8, as every door words it. */
+export const notUtf8Json = (what: string, at: IllFormedUtf8) => `${what} is not valid UTF-8 (${describeIllFormed(at)}); send JSON encoded as UTF-8.`;
+
 /**
  * The offset of the first ill-formed sequence in `b` (the well-formed byte
  * sequences of Unicode's table 3-7), or `b.length` when there is none.

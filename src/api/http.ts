@@ -11,7 +11,7 @@ import { isAdmin } from "../auth/caller";
 import type { ErrorKind, Failure } from "../errors";
 import type { AppEnv } from "../app";
 import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME } from "../limits";
-import { decodeUtf8, describeIllFormed, describeMalformed, malformedIn } from "../text";
+import { decodeUtf8, describeMalformed, malformedIn, notUtf8Json } from "../text";
 
 /** The HTTP status of each domain failure kind. */
 export const STATUS: Record<ErrorKind, ContentfulStatusCode> = {
@@ -74,7 +74,7 @@ export const requireContext =
 /** The request's JSON body, UTF-8 and well-formed (src/text.ts) and checked against `schema`, or the 400 response to send. */
 export async function readBody<T extends z.ZodType>(c: Context<AppEnv>, schema: T): Promise<{ ok: true; value: z.infer<T> } | { ok: false; response: Response }> {
   const decoded = decodeUtf8(await c.req.arrayBuffer());
-  if (!decoded.ok) return { ok: false, response: invalid(c, `The body is not valid UTF-8 (${describeIllFormed(decoded.at)}); send JSON encoded as UTF-8.`) };
+  if (!decoded.ok) return { ok: false, response: invalid(c, notUtf8Json("The body", decoded.at)) };
   let json: unknown;
   try {
     json = JSON.parse(decoded.text);

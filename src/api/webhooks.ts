@@ -15,7 +15,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app";
 import { fail } from "../errors";
-import { hiddenCharacterProblem } from "../text";
+import { shownAsSent } from "../mcp/schemas";
 import { failed, readBody, requireAdmin, requireContext } from "./http";
 
 const WEBHOOK_SECRET_MIN = 16;
@@ -42,10 +42,7 @@ const NewWebhook = z.object({
     .max(URL_MAX, `url must be at most ${URL_MAX} characters`)
     .refine(acceptedUrl, "url must be an https URL (or http to localhost, 127.0.0.1 or [::1]), without credentials")
     // The URL parser drops tabs and line breaks and keeps a bidirectional override, but the list shows the text as sent.
-    .superRefine((url, ctx) => {
-      const problem = hiddenCharacterProblem(url);
-      if (problem) ctx.addIssue({ code: "custom", message: `url ${problem}` });
-    }),
+    .superRefine(shownAsSent("url")),
   secret: z
     .string({ error: "secret must be a string" })
     .min(WEBHOOK_SECRET_MIN, `secret must be at least ${WEBHOOK_SECRET_MIN} characters`)

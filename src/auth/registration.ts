@@ -18,7 +18,7 @@
  * - A client ID that is a URL is fetched by the provider; one whose host is
  *   not public is refused before any connection is made.
  */
-import { decodeUtf8, describeIllFormed, hiddenCharacterProblem } from "../text";
+import { decodeUtf8, hiddenCharacterProblem, notUtf8Json } from "../text";
 import { isHostName, isPublicHost } from "./hosts";
 
 /** The bounds on a registration's metadata. */
@@ -159,8 +159,7 @@ export async function registrationRefusal(request: Request, env: Env): Promise<R
   }
   // Strictly, as every other body (src/text.ts): a lenient decode would register a name holding U+FFFD for each ill-formed byte.
   const decoded = decodeUtf8(bytes);
-  if (!decoded.ok)
-    return refuse(400, "invalid_client_metadata", `The registration is not valid UTF-8 (${describeIllFormed(decoded.at)}); send JSON encoded as UTF-8.`);
+  if (!decoded.ok) return refuse(400, "invalid_client_metadata", notUtf8Json("The registration", decoded.at));
   let body: unknown;
   try {
     body = JSON.parse(decoded.text);

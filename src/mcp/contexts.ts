@@ -10,7 +10,7 @@ import { roleFor, ROLES } from "../auth/grants";
 import { ok, type Outcome } from "../errors";
 import { CONTEXT_NAME_PATTERN, CONTEXT_NAME_RULE, LIMITS } from "../limits";
 import type { ContextInfo } from "../registry/types";
-import { hiddenCharacterProblem } from "../text";
+import { shownAsSent } from "./schemas";
 import type { ToolContext } from "./tool";
 
 export const contextName = z.string().regex(CONTEXT_NAME_PATTERN, `name ${CONTEXT_NAME_RULE}`);
@@ -23,10 +23,7 @@ export const contextName = z.string().regex(CONTEXT_NAME_PATTERN, `name ${CONTEX
 export const description = z
   .string()
   .max(LIMITS.contextDescription, `description must be at most ${LIMITS.contextDescription} characters`)
-  .superRefine((s, ctx) => {
-    const problem = hiddenCharacterProblem(s);
-    if (problem) ctx.addIssue({ code: "custom", message: `description ${problem}` });
-  });
+  .superRefine(shownAsSent("description"));
 
 export const ContextOut = z.object({
   name: z.string(),

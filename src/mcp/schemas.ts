@@ -16,6 +16,14 @@ const encoder = new TextEncoder();
 const utf8Length = (s: string) => encoder.encode(s).length;
 const utf8Within = (s: string, max: number) => s.length * 3 <= max || utf8Length(s) <= max;
 
+/** A zod refinement refusing what src/text.ts keeps out of names, the refusal led by `what`. */
+export const shownAsSent =
+  (what: string) =>
+  (s: string, ctx: z.RefinementCtx): void => {
+    const problem = hiddenCharacterProblem(s);
+    if (problem) ctx.addIssue({ code: "custom", message: `${what} ${problem}` });
+  };
+
 /**
  * A name or type. One that names something new (`creating`) also refuses the
  * characters src/text.ts keeps out of names; one that refers to what exists
