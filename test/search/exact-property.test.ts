@@ -179,10 +179,11 @@ async function check(stub: DurableObjectStub<MemoryContext>, query: string, syno
     const best = ref.map((r) => r.score).sort((a, b) => b - a);
     const model = modelOptions(settings(env));
     // search_nodes with every match an entry node: the exact best K, the per-term entries kept before the rest.
-    const params = searchParams({ minRelativeScore: 0, topPerToken: 1, maxTotalNodes: K }, settings(env));
+    // No walk (maxPathLength 0): paths between entries bring connectors, which take room from the weakest whole-query
+    // matches by design (docs/search.md); this property is the ranking's, and the walk has tests of its own.
+    const params = searchParams({ minRelativeScore: 0, topPerToken: 1, maxTotalNodes: K, maxPathLength: 0 }, settings(env));
     const parsed = parseQuery(query);
-    // Connectors (entities the walk passes through between entries, whatever their text) are not part of the ranking.
-    const nodes = searchGraph(db, parsed, params, now, model, { expansion }).entities.filter((e) => e.role === "entry");
+    const nodes = searchGraph(db, parsed, params, now, model, { expansion }).entities;
     const perTerm = parsed.terms.map((_t, i) => ({
       index: i,
       idf: idf[i] as number,
@@ -201,9 +202,11 @@ async function check(stub: DurableObjectStub<MemoryContext>, query: string, syno
     for (const e of nodes) expect(close(e.score, Number((scored.get(e.name) as number).toPrecision(4))), `score of ${e.name}`).toBe(true);
     // Without per-word entries the list is the best 3 by score alone: entities whose text is weaker but whose factor
     // is larger (newer, read more, better connected) must not be left out by the ranking's bound on the factor.
-    const three = searchGraph(db, parsed, searchParams({ minRelativeScore: 0, topPerToken: 0, maxTotalNodes: 3 }, settings(env)), now, model, { expansion });
+    const three = searchGraph(db, parsed, searchParams({ minRelativeScore: 0, topPerToken: 0, maxTotalNodes: 3, maxPathLength: 0 }, settings(env)), now, model, {
+      expansion,
+    });
     expectTop(
-      three.entities.filter((e) => e.role === "entry").map((e) => e.name),
+      three.entities.map((e) => e.name),
       scored,
       best.slice(0, 3),
       `search_nodes "${query}" (best 3, no entries) ${JSON.stringify(expansion)}`,
