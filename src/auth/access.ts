@@ -61,6 +61,10 @@ export async function openContext(
 ): Promise<Outcome<ContextInfo & { role: Role; created: boolean; revived: boolean }>> {
   const role = roleFor(caller.grants, name);
   if (!role) return fail("Forbidden", noGrant(name));
+  // Refused before the Registry is asked: a first write may register (or revive) the context.
+  if (need === "write" && role === "read") {
+    return fail("Forbidden", `Your grant on context ${JSON.stringify(name)} is read-only, and this call writes. Reads work.`);
+  }
   const cached = contextCache.get(name);
   let context: ContextInfo;
   let created = false;
@@ -77,13 +81,8 @@ export async function openContext(
     revived = back;
     contextCache.set(name, context, settings(env).TOKEN_CACHE_SECONDS * 1000);
   }
-  if (need === "write") {
-    if (role === "read") {
-      return fail("Forbidden", `Your grant on context ${JSON.stringify(name)} is read-only, and this call writes. Reads work.`);
-    }
-    if (context.readOnly) {
-      return fail("Forbidden", `Context ${JSON.stringify(name)} is read-only, and this call writes. Reads work.`);
-    }
+  if (need === "write" && context.readOnly) {
+    return fail("Forbidden", `Context ${JSON.stringify(name)} is read-only, and this call writes. Reads work.`);
   }
   return ok({ ...context, role, created, revived });
 }

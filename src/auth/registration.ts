@@ -99,8 +99,13 @@ function nameProblem(field: string, value: unknown): string | undefined {
  * Why the consent page refuses to show a client, or undefined: its name (the client ID when it gave none) and
  * redirect URI, as the page would show them, held to the rules a registration is held to.
  */
-export const shownClientProblem = (shown: { clientName: string; redirectUri: string }): string | undefined =>
-  nameProblem("client_name", shown.clientName) ?? uriProblem("redirect_uri", shown.redirectUri);
+export function shownClientProblem(shown: { clientName: string; redirectUri: string }): { error: string; description: string } | undefined {
+  const name = nameProblem("client_name", shown.clientName);
+  if (name) return { error: "invalid_client", description: name };
+  // RFC 6749 §4.1.2.1: a bad redirect URI is shown to the person, never redirected to, as invalid_request.
+  const uri = uriProblem("redirect_uri", shown.redirectUri);
+  return uri ? { error: "invalid_request", description: uri } : undefined;
+}
 
 /** Why a registration's metadata is refused, or undefined when every field is within bounds. */
 function metadataProblem(body: unknown): { error: string; description: string } | undefined {

@@ -39,6 +39,8 @@ export function occurrences(haystack: string, needle: string, max = 50): number[
 
 /** `content` with `text` inserted after line `after` (0 = at the top). `after` must be within 0..lineCount. */
 export function insertAfterLine(content: string, after: number, text: string): string {
+  // An empty file has no ending of its own: it takes the text's, so a blank line inserted is a line ("\n"), not nothing.
+  if (content === "") return text === "" ? "\n" : text;
   const { lines, trailingNewline } = splitLines(content);
   const added = splitLines(text).lines;
   lines.splice(after, 0, ...(added.length > 0 ? added : [""]));

@@ -63,7 +63,8 @@ const inRange = (number: z.ZodNumber, what: string, min: number, max?: number) =
 /** A whole-number argument from `min` to `max` (no upper bound when left out); a refusal names the argument and the bound. */
 export const intIn = (what: string, min: number, max?: number) =>
   // zod refuses a whole number past 2^53 as not whole, so the message gives the range too.
-  inRange(z.number().int(`${what} must be a whole number from ${min} to ${max ?? Number.MAX_SAFE_INTEGER}`), what, min, max);
+  // `abort`: a number refused here is not refused again by the range checks (two messages for one value).
+  inRange(z.number().int({ message: `${what} must be a whole number from ${min} to ${max ?? Number.MAX_SAFE_INTEGER}`, abort: true }), what, min, max);
 
 /** A numeric argument from `min` to `max`, fractions allowed; refused the same way as `intIn`. */
 export const numberIn = (what: string, min: number, max: number) => inRange(z.number(), what, min, max);

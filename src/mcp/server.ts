@@ -176,6 +176,10 @@ function listedAnnotations(a: Annotations): Partial<Annotations> {
   return { destructiveHint: a.destructiveHint, ...(a.idempotentHint ? { idempotentHint: true } : {}), openWorldHint: a.openWorldHint };
 }
 
+/** How many unknown argument names a refusal quotes, and how much of each. */
+const UNKNOWN_SHOWN = 5;
+const UNKNOWN_NAME_SHOWN = 60;
+
 /**
  * The refusal of argument names a tool does not take: dropping them would let
  * a typo change what a call does (`undo {"chnage": 3}` undoing the latest
@@ -185,8 +189,10 @@ function unknownArguments(tool: string, accepted: readonly string[]): z.core.$Zo
   const takes = accepted.length === 0 ? `${tool} takes no arguments` : `${tool} takes: ${accepted.join(", ")}`;
   return (issue) => {
     if (issue.code !== "unrecognized_keys") return undefined;
-    const names = issue.keys.map((k) => JSON.stringify(k)).join(", ");
-    return `unknown argument${issue.keys.length === 1 ? "" : "s"} ${names}; ${takes}`;
+    // A few names, each cut, so a flood of arguments or a megabyte-long name is not echoed back whole.
+    const shown = issue.keys.slice(0, UNKNOWN_SHOWN).map((k) => JSON.stringify(k.length > UNKNOWN_NAME_SHOWN ? `${k.slice(0, UNKNOWN_NAME_SHOWN)}…` : k));
+    const more = issue.keys.length > UNKNOWN_SHOWN ? ` and ${issue.keys.length - UNKNOWN_SHOWN} more` : "";
+    return `unknown argument${issue.keys.length === 1 ? "" : "s"} ${shown.join(", ")}${more}; ${takes}`;
   };
 }
 

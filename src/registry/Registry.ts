@@ -388,6 +388,13 @@ function ensureRegistered(db: Db, now: number, name: string, create: boolean, ac
   const found = contexts.findContext(db, name);
   if (found && found.removedAt === null) return { ...found, created: false, revived: false };
   if (!create && name !== DEFAULT_CONTEXT) throw new DomainError("NotFound", contexts.noSuchContext(name, found !== undefined));
+  // A write would revive the removed context only to be refused by its read-only flag: refused here, nothing revived.
+  if (create && found?.readOnly) {
+    throw new DomainError(
+      "Forbidden",
+      `Context ${JSON.stringify(name)} was removed and is read-only, so a write cannot bring it back. add_context with read_only false revives it with its data.`,
+    );
+  }
   const { revived, ...info } = contexts.registerContext(db, { name }, actor, now);
   record(db, now, actor, "context.create", name, { via: "first use", revived });
   return { ...info, created: true, revived };

@@ -89,7 +89,7 @@ async function parse(c: Ctx, api: OAuthHelpers): Promise<Parsed | Response> {
   // A metadata document's client, or a stored one the registration checks never saw, gets them here:
   // the name is shown where a person grants access, and the redirect URI's origin goes into the CSP.
   const problem = shownClientProblem(details);
-  if (problem) return errorPage(`invalid_client: ${problem}.`);
+  if (problem) return errorPage(`${problem.error}: ${problem.description}.`);
   // The provider lets a confidential client skip PKCE; engram requires S256 from every client.
   if (!request.codeChallenge) return redirect(authorizationErrorRedirect(request, "invalid_request", "code_challenge with code_challenge_method=S256 is required"));
   return { request, details };

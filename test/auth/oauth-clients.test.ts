@@ -242,6 +242,16 @@ describe("hidden characters in what the consent page shows", () => {
     },
   );
 
+  it("refuses a stored client whose redirect URI the rule refuses at /authorize as invalid_request, shown and not redirected to", async () => {
+    const redirect = "https://app.example.org/cb\u202e";
+    const client = await oauthApi(new URL(BASE), env).createClient({ redirectUris: [redirect], clientName: "Fine App", tokenEndpointAuthMethod: "none" });
+    const page = await consentPage(authorizeUrl({ clientId: client.clientId, challenge: (await pkce()).challenge, redirect }));
+    expect(page.res.status).toBe(400);
+    expect(page.res.headers.get("Location")).toBeNull();
+    expect(page.html).toContain("invalid_request: redirect_uri");
+    expect(page.handle).toBe("");
+  });
+
   it("shows the consent page for a metadata document whose name the rule keeps, with the domain that published it", async () => {
     for (const name of ["Good App", ...KEPT]) {
       const page = await consentPage(authorizeUrl({ clientId: cimdClientId(name), challenge: (await pkce()).challenge, redirect: CIMD_REDIRECT }));

@@ -59,6 +59,10 @@ describe("line arithmetic", () => {
   it("inserts after a line and keeps the file's own ending", () => {
     expect(insertAfterLine("a\nb\n", 1, "x")).toBe("a\nx\nb\n");
     expect(insertAfterLine("a\nb", 2, "x\n")).toBe("a\nb\nx");
+    // An empty file takes the inserted text's own ending: one blank line is a line.
+    expect(insertAfterLine("", 0, "\n")).toBe("\n");
+    expect(insertAfterLine("", 0, "x")).toBe("x");
+    expect(insertAfterLine("", 0, "x\ny\n")).toBe("x\ny\n");
     expect(insertAfterLine("", 0, "x")).toBe("x");
   });
 

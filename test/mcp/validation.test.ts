@@ -105,6 +105,17 @@ describe.each(CLIENTS)("bad input (%s)", (_label, connect) => {
     expect(await graphOf(c)).toEqual(before);
     const list = await c.call("list_contexts", { context });
     expect(list.content[0]?.text).toBe('Error (Invalid): arguments for list_contexts: unknown argument "context"; list_contexts takes no arguments');
+    // Many or long unknown names are quoted in part, so the refusal stays short.
+    const flood = Object.fromEntries([...Array(40).keys()].map((i) => [`${"k".repeat(1_000)}${i}`, 1]));
+    const flooded = await c.call("undo", flood);
+    expect(flooded.content[0]?.text).toMatch(
+      /^Error \(Invalid\): arguments for undo: unknown arguments "k{60}…", .* and 35 more; undo takes: change, count, context$/,
+    );
+    expect(String(flooded.content[0]?.text).length).toBeLessThan(600);
+    expect(await graphOf(c)).toEqual(before);
+    // A whole number out of range gets one message, with the range.
+    const huge = await c.call("search_nodes", { query: "First", limit: 1e16 });
+    expect(huge.content[0]?.text).toBe("Error (Invalid): arguments for search_nodes: limit: limit must be a whole number from 1 to 200");
     await c.close();
   });
 

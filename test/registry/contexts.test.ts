@@ -193,6 +193,28 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     for (const c of [writer, owner]) await c.close();
   });
 
+  it("does not revive a removed read-only context for a write it would refuse", async () => {
+    const ctx = freshContext("team");
+    await createContext(ctx, { readOnly: true });
+    // A grant that may create contexts: its first write into a missing or removed one registers it.
+    const writer = await connectAs(connect, (await mint([{ context: "team-*", role: "write", create: true }])).token);
+    const owner = await connectAs(connect, (await mint([{ context: "team-*", role: "admin" }])).token);
+    expect((await owner.call("remove_context", { name: ctx })).isError).toBeFalsy();
+
+    const refused = await writer.call("create_entities", { ...entity("late"), context: ctx });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toContain("was removed and is read-only");
+    const still = await writer.call("read_graph", { context: ctx });
+    expect(text(still)).toContain("was removed");
+    const audit = (await (await api("/audit?limit=50")).json()) as { entries: { action: string; target: string }[] };
+    expect(audit.entries.filter((e) => e.target === ctx).map((e) => e.action)).toEqual(["context.remove", "context.create"]);
+
+    const back = await owner.call("add_context", { name: ctx, read_only: false });
+    expect(back.structuredContent).toMatchObject({ revived: true });
+    expect((await writer.call("create_entities", { ...entity("late"), context: ctx })).isError).toBeFalsy();
+    for (const c of [writer, owner]) await c.close();
+  });
+
   it("records context changes made through tools in the audit log with the token's name", async () => {
     const t = await mint([{ context: "proj-*", role: "admin" }], freshContext("auditor"));
     const client = await connectAs(connect, t.token);
