@@ -317,14 +317,20 @@ function priorityPartBound(db: Db, model: ModelOptions): number {
   return Math.sqrt(priorityFactor(Number.isFinite(bound) ? bound : Number.MAX_VALUE)) * (1 + 1e-9);
 }
 
+/** The degree above which search_hubs (migrations/0010_search_hubs.sql) indexes an entity's statistics; a test holds the two together. */
+export const HUBS_INDEXED_ABOVE = 64;
+
 /**
- * An upper bound of every entity's connection × recency (./score.ts) now: recency is at most 1, and degree counts
- * relation ends (a relation from an entity to itself twice), so none exceeds twice the relations, whose ids are
- * distinct and positive. A hair above it, so SQLite's last bit cannot pass it.
+ * An upper bound of every entity's connection × recency (./score.ts) now, from the degrees the score reads: recency
+ * is at most 1; degree counts relation ends (a relation from an entity to itself twice), so none exceeds twice the
+ * relations, whose ids are distinct and positive; and none exceeds the largest degree in the hubs' index, which holds
+ * every degree above its threshold. A hair above, so SQLite's last bit cannot pass it.
  */
-function reachBound(db: Db): number {
+export function reachBound(db: Db): number {
   const relations = db.one<{ n: number | null }>("SELECT max(id) AS n FROM relations")?.n ?? 0;
-  return connectionFactor(2 * Math.max(0, relations)) * (1 + 1e-9);
+  // The hubs' index holds every degree above it, so their largest (or the threshold, when there is none) bounds every degree.
+  const hubs = db.one<{ d: number | null }>(`SELECT max(degree) AS d FROM search_entity_stats WHERE degree > ${HUBS_INDEXED_ABOVE}`)?.d ?? HUBS_INDEXED_ABOVE;
+  return connectionFactor(Math.min(2 * Math.max(0, relations), hubs)) * (1 + 1e-9);
 }
 
 /** The best `top` entities by score and the best `perTerm` by each query word's share, best first by score (ties by id). */

@@ -4,7 +4,8 @@ import type { MemoryContext } from "../../src/context/MemoryContext";
 import { reciprocalRankFusion, RRF_K } from "../../src/search/fuse";
 import { expression } from "../../src/search/match";
 import { parseQuery } from "../../src/search/query";
-import { rankQuery } from "../../src/search/rank";
+import { HUBS_INDEXED_ABOVE, rankQuery, reachBound } from "../../src/search/rank";
+import { connectionFactor } from "../../src/search/score";
 import { Db } from "../../src/storage/sql";
 import { freshContext } from "../helpers/clients";
 
@@ -136,6 +137,33 @@ describe("whole-query ranking", () => {
       expect(hub && plain && hub.score > plain.score).toBe(true);
       const r = rankQuery(db, parseQuery("billing service"), { now: NOW, top: 1 });
       expect(r.entities.map((e) => e.id)).toEqual([2]);
+    });
+  });
+
+  it("bounds every connection by the largest hub's degree, read from the hubs' index, and by twice the relations", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      const db = new Db(state.storage.sql);
+      // The bound's threshold is the index's own.
+      const hubs = db.one<{ sql: string }>("SELECT sql FROM sqlite_master WHERE name = 'search_hubs'")?.sql;
+      expect(hubs).toContain(`WHERE degree > ${HUBS_INDEXED_ABOVE}`);
+      const spokes = Array.from({ length: 90 }, (_, i) => ({ name: `s${i}`, entityType: "note", observations: [`spoke ${i}`] }));
+      instance.createEntities([{ name: "hub", entityType: "note", observations: ["centre"] }, ...spokes], meta);
+      // No relation: no entity is lifted, and the bound is 1.
+      expect(reachBound(db)).toBeCloseTo(1, 6);
+      instance.createRelations(
+        spokes.slice(0, 10).map((s) => ({ from: "hub", to: s.name, relationType: "links" })),
+        meta,
+      );
+      rankQuery(db, parseQuery("centre"), { now: NOW, top: 1 }); // brings the statistics up to date, as every search does
+      expect(reachBound(db)).toBeCloseTo(connectionFactor(20), 6); // 10 relations: at most 20 ends on one entity
+      instance.createRelations(
+        spokes.slice(10).map((s) => ({ from: "hub", to: s.name, relationType: "links" })),
+        meta,
+      );
+      rankQuery(db, parseQuery("centre"), { now: NOW, top: 1 });
+      // 90 relations, all on the hub: its degree, 90, not 180.
+      expect(reachBound(db)).toBeCloseTo(connectionFactor(90), 6);
+      expect(reachBound(db)).toBeGreaterThanOrEqual(connectionFactor(90));
     });
   });
 
