@@ -6,7 +6,7 @@
  *   GET    /api/contexts/:name/webhooks       -> {webhooks: [...]}: delivery state, never the secret
  *   DELETE /api/contexts/:name/webhooks/:id   -> {removed: id}
  *
- * A URL is https, or http to a loopback host (local use), and holds none
+ * A URL is https to a public host, or http to a loopback host (local use), and holds none
  * of the characters names may not hold (src/text.ts), since the list and
  * the web page show it as sent; the secret is
  * WEBHOOK_SECRET_MIN to WEBHOOK_SECRET_MAX characters.
@@ -14,6 +14,7 @@
 import { Hono } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../app";
+import { isPublicHost } from "../auth/hosts";
 import { fail } from "../errors";
 import { shownAsSent } from "../mcp/schemas";
 import { failed, readBody, requireAdmin, requireContext } from "./http";
@@ -24,7 +25,7 @@ const URL_MAX = 2048;
 
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
-/** Whether `text` is a URL a webhook may be sent to: https, or http to a loopback host; no credentials in it. */
+/** Whether `text` is a URL a webhook may be sent to: https to a public host, or http to a loopback host; no credentials in it. */
 function acceptedUrl(text: string): boolean {
   let url: URL;
   try {
@@ -33,14 +34,16 @@ function acceptedUrl(text: string): boolean {
     return false;
   }
   if (url.username !== "" || url.password !== "") return false;
-  return url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK.test(url.hostname));
+  // https goes to the public internet only, as a client's metadata does (src/auth/hosts.ts): a private or link-local
+  // address (169.254.169.254, 10.x, ::ffff:127.0.0.1, 0.0.0.0) would let a webhook reach inside the network.
+  return (url.protocol === "https:" && isPublicHost(url.hostname)) || (url.protocol === "http:" && LOOPBACK.test(url.hostname));
 }
 
 const NewWebhook = z.object({
   url: z
     .string({ error: "url must be a string" })
     .max(URL_MAX, `url must be at most ${URL_MAX} characters`)
-    .refine(acceptedUrl, "url must be an https URL (or http to localhost, 127.0.0.1 or [::1]), without credentials")
+    .refine(acceptedUrl, "url must be an https URL on a public host (or http to localhost, 127.0.0.1 or [::1]), without credentials")
     // The URL parser drops tabs and line breaks and keeps a bidirectional override, but the list shows the text as sent.
     .superRefine(shownAsSent("url")),
   secret: z

@@ -16,6 +16,7 @@ import type { Caller } from "./caller";
 import { globMatches, type Grant, ROLES, type Role } from "./grants";
 import { bearerCaller, LOCAL, openLocalMode } from "./index";
 import { TOKEN_SHAPE, tokenHash } from "./tokens";
+import { CONTEXT_NAME_PATTERN, INVALID_CONTEXT_NAME } from "../limits";
 
 /** Who gave consent: the provider's user id, the consenting token (if any), its name and grants. */
 export interface Consenter {
@@ -64,6 +65,9 @@ const rank = (role: Role) => ROLES.indexOf(role);
  * at the same position: the same context pattern or one name it matches, a
  * role no higher. The result, or the message saying what was refused.
  */
+/** What the page repeats of a typed context: enough to recognise it, not a 50,000-character echo. */
+const shown = (context: string) => (context.length > 80 ? `${context.slice(0, 80)}…` : context);
+
 export function narrowGrants(held: readonly Grant[], choices: readonly GrantChoice[]): { ok: true; grants: Grant[] } | { ok: false; message: string } {
   const grants: Grant[] = [];
   for (const [i, g] of held.entries()) {
@@ -75,7 +79,14 @@ export function narrowGrants(held: readonly Grant[], choices: readonly GrantChoi
       return { ok: false, message: `The role for ${JSON.stringify(g.context)} can be at most ${g.role}.` };
     }
     if (context !== g.context && (context.includes("*") || !globMatches(g.context, context))) {
-      return { ok: false, message: `${JSON.stringify(context)} is not within ${JSON.stringify(g.context)}: give that pattern or one context name it matches.` };
+      return {
+        ok: false,
+        message: `${JSON.stringify(shown(context))} is not within ${JSON.stringify(g.context)}: give that pattern or one context name it matches.`,
+      };
+    }
+    // A glob matches far more than context names (`team-*` matches "team-a,secret"): the narrowed one must be a name.
+    if (context !== g.context && !CONTEXT_NAME_PATTERN.test(context)) {
+      return { ok: false, message: `${JSON.stringify(shown(context))} is not a context name: ${INVALID_CONTEXT_NAME}` };
     }
     const create = (g.create === true || g.role === "admin") && role !== "read";
     grants.push({ context, role, ...(create ? { create: true } : {}) });

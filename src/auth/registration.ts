@@ -86,6 +86,21 @@ function uriProblem(field: string, value: unknown): string | undefined {
   return undefined;
 }
 
+/** Schemes a browser runs or reads locally instead of navigating to an app: never a place to send an authorization code. */
+const SCRIPT_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "blob:", "about:"]);
+
+/** Why a (well-formed) redirect URI is refused: a scheme that would run or read something instead of reaching the client. */
+function redirectProblem(uri: string): string | undefined {
+  const scheme = new URL(uri).protocol;
+  return SCRIPT_SCHEMES.has(scheme) ? `redirect_uris must not use the ${scheme} scheme` : undefined;
+}
+
+/** Why a URI the provider itself fetches (a client's keys) is refused: a host off the public internet is never fetched. */
+function fetchedUriProblem(field: string, uri: string): string | undefined {
+  const host = new URL(uri).hostname;
+  return isPublicHost(host) ? undefined : `${field} has the host ${JSON.stringify(host)}, which is not on the public internet, so it is not fetched`;
+}
+
 /** Why a client name is refused, or undefined: not a string, too long, or a character the name rule refuses. */
 function nameProblem(field: string, value: unknown): string | undefined {
   if (typeof value !== "string" || value.length > CLIENT_METADATA_LIMITS.clientName) {
@@ -122,11 +137,11 @@ function metadataProblem(body: unknown): { error: string; description: string } 
       if (!Array.isArray(value) || value.length > max)
         return bad(`${field} must be an array of at most ${max} URIs`, field === "redirect_uris" ? "invalid_redirect_uri" : undefined);
       for (const uri of value) {
-        const problem = uriProblem(field, uri);
+        const problem = uriProblem(field, uri) ?? (field === "redirect_uris" ? redirectProblem(uri as string) : undefined);
         if (problem) return bad(problem, field === "redirect_uris" ? "invalid_redirect_uri" : undefined);
       }
     } else if (URI_FIELDS.has(base)) {
-      const problem = uriProblem(field, value);
+      const problem = uriProblem(field, value) ?? (base === "jwks_uri" ? fetchedUriProblem(field, value as string) : undefined);
       if (problem) return bad(problem);
     } else {
       const problem = sizeProblem(field, value, 0);

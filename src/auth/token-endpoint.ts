@@ -46,6 +46,35 @@ async function formOf(request: Request): Promise<URLSearchParams | undefined> {
   }
 }
 
+/**
+ * Every client ID the provider could take from the request, so none that names a host off the public internet is
+ * fetched: each non-empty `client_id` (it skips empty ones), the user of a Basic header (form-decoded), and the
+ * issuer and subject of a client assertion (a JWT's payload, read unverified: the provider verifies it after fetching).
+ */
+function clientIdsOf(request: Request, form: URLSearchParams | undefined): string[] {
+  const ids = form?.getAll("client_id").filter((id) => id !== "") ?? [];
+  const basic = /^basic[\t ]+(\S+)\s*$/i.exec(request.headers.get("Authorization") ?? "");
+  if (basic?.[1]) {
+    try {
+      const credentials = atob(basic[1]);
+      const user = credentials.slice(0, Math.max(0, credentials.indexOf(":")));
+      ids.push(decodeURIComponent(user.replace(/\+/g, " ")));
+    } catch {
+      // Not base64 or not percent-encoding: the provider refuses it as malformed without fetching anything.
+    }
+  }
+  const payload = form?.get("client_assertion")?.split(".")[1];
+  if (payload) {
+    try {
+      const claims = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/"))) as { iss?: unknown; sub?: unknown };
+      for (const claim of [claims.iss, claims.sub]) if (typeof claim === "string") ids.push(claim);
+    } catch {
+      // Not a JWT: the provider refuses it without fetching anything.
+    }
+  }
+  return ids;
+}
+
 /** Whether the provider still holds the grant (it deletes a grant it ends; key layout: the provider's `grant:<user>:<grant>`). */
 async function providerHolds(env: Env, g: { userId: string; providerId: string }): Promise<boolean> {
   return (await env.OAUTH_KV.get(`grant:${g.userId}:${g.providerId}`)) !== null;
@@ -69,8 +98,10 @@ function internalError(where: string, error: unknown): Response {
 /** Serves one token endpoint request through `provider`, then squares the Registry with the answer. */
 export async function serveTokenEndpoint(request: Request, env: Env, ctx: ExecutionContext, url: URL, provider: OAuthProvider<Env>): Promise<Response> {
   const form = await formOf(request);
-  const host = nonPublicClientId(form?.get("client_id") ?? null);
-  if (host !== undefined) return nonPublicClientResponse(host);
+  for (const clientId of clientIdsOf(request, form)) {
+    const host = nonPublicClientId(clientId);
+    if (host !== undefined) return nonPublicClientResponse(host);
+  }
   const response = await provider.fetch(request, env, ctx);
   if (!form) return response;
   const grantType = form.get("grant_type");

@@ -43,6 +43,24 @@ describe("client registration", () => {
     expect(fine.status).toBe(201);
   });
 
+  it("refuses a redirect URI whose scheme runs or reads something instead of reaching the app, with invalid_redirect_uri", async () => {
+    for (const uri of ["javascript:alert(1)", "JavaScript://x/%0aalert(1)", "data:text/html,hi", "vbscript:msgbox", "file:///etc/passwd"]) {
+      const res = await register(secured, { redirect_uris: [uri] });
+      expect(res.status, uri).toBe(400);
+      expect(res.json.error, uri).toBe("invalid_redirect_uri");
+      expect(String(res.json.error_description), uri).toMatch(/must not use the \w+: scheme/);
+    }
+  });
+
+  it("refuses a jwks_uri off the public internet: the provider would fetch the client's keys from it", async () => {
+    for (const uri of ["https://127.0.0.1/jwks.json", "https://10.0.0.8/jwks.json", "https://metadata.internal/jwks.json"]) {
+      const res = await register(secured, { jwks_uri: uri, token_endpoint_auth_method: "private_key_jwt" });
+      expect(res.status, uri).toBe(400);
+      expect(res.json.error, uri).toBe("invalid_client_metadata");
+      expect(String(res.json.error_description), uri).toContain("is not on the public internet");
+    }
+  });
+
   it("refuses redirect URIs whose host is not a host name: a CSP directive or a wildcard cannot ride in", async () => {
     for (const uri of ["https://a.com;sandbox/cb", "https://*.example/cb", "https://a.com%20script-src/cb", "https://a,b.com/cb", "myapp://a;b/cb"]) {
       const res = await register(secured, { redirect_uris: [uri] });
@@ -97,6 +115,62 @@ describe("client ID metadata documents", () => {
       const res = await tokenRequest({ grant_type: "authorization_code", code: "a:b:c", client_id: `https://${host}/client.json`, code_verifier: "v" });
       expect(res.status, host).toBe(400);
       expect(res.json.error, host).toBe("invalid_client");
+    }
+  });
+
+  it("refuses one however the token request names it: a repeated client_id, a Basic header's user, a client assertion's issuer", async () => {
+    const internal = "https://127.0.0.1:9443/client.json";
+    const b64url = (v: unknown) => btoa(JSON.stringify(v)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    const assertion = `${b64url({ alg: "ES256" })}.${b64url({ iss: internal, sub: internal, aud: BASE })}.c2ln`;
+    const form = (fields: [string, string][]) => new URLSearchParams(fields);
+    const requests: [string, RequestInit][] = [
+      [
+        "repeated client_id",
+        {
+          body: form([
+            ["grant_type", "authorization_code"],
+            ["code", "a:b:c"],
+            ["client_id", ""],
+            ["client_id", internal],
+          ]),
+        },
+      ],
+      [
+        "Basic header",
+        {
+          body: form([
+            ["grant_type", "authorization_code"],
+            ["code", "a:b:c"],
+          ]),
+          headers: { Authorization: `Basic ${btoa(`${encodeURIComponent(internal)}:secret`)}` },
+        },
+      ],
+      [
+        "client assertion",
+        {
+          body: form([
+            ["grant_type", "authorization_code"],
+            ["code", "a:b:c"],
+            ["client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"],
+            ["client_assertion", assertion],
+          ]),
+        },
+      ],
+    ];
+    for (const [what, init] of requests) {
+      const { value: res, logged } = await withLogs(() =>
+        secured(`${BASE}/oauth/token`, {
+          method: "POST",
+          ...init,
+          headers: { "Content-Type": "application/x-www-form-urlencoded", ...(init.headers as Record<string, string> | undefined) },
+        }),
+      );
+      expect(res.status, what).toBe(400);
+      const body = (await res.json()) as { error: string; error_description: string };
+      expect(body.error, what).toBe("invalid_client");
+      expect(body.error_description, what).toContain('"127.0.0.1" is not on the public internet');
+      // Nothing was fetched: the provider logs every metadata fetch it tries.
+      expect(logged, what).toEqual([]);
     }
   });
 

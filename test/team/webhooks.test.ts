@@ -60,10 +60,12 @@ const listHooks = async (ctx: string) => ((await (await api(`/contexts/${ctx}/we
 const entity = (name: string) => ({ entities: [{ name, entityType: "t", observations: [] }] });
 
 describe("webhooks", () => {
-  it("refuses a non-administrator, a URL that is not https (but for loopback), a malformed URL and a short secret, and adds nothing", async () => {
+  it("refuses a non-administrator, a URL that is not https to a public host (but for http to loopback), a malformed URL and a short secret, and adds nothing", async () => {
     const { ctx, people, close } = await team();
     expect((await addHook(ctx, undefined, undefined, people[0]?.token)).status).toBe(403);
-    for (const url of ["http://hooks.example.com/x", "ftp://example.com/", "not a url", "https://user:pw@example.com/"]) {
+    // https to a private, loopback or link-local address would let a webhook reach inside the network.
+    const internal = ["https://0.0.0.0:9443/", "https://[::ffff:127.0.0.1]:9443/", "https://169.254.169.254/latest", "https://10.0.0.1/x", "https://127.0.0.1/x"];
+    for (const url of ["http://hooks.example.com/x", "ftp://example.com/", "not a url", "https://user:pw@example.com/", ...internal]) {
       const res = await addHook(ctx, url);
       expect(res.status).toBe(400);
       expect(((await res.json()) as { message: string }).message).toContain("url must be an https URL");
