@@ -14,7 +14,7 @@ import { describeThrown, errorRef, type Outcome } from "../errors";
 import * as files from "../files/commands";
 import * as graph from "../graph";
 import { readerOf, sinceLastLook } from "../history/since";
-import { dropListener, listen, subscribe, unsubscribe, type SubscriptionTarget } from "../history/subscriptions";
+import { listen, subscribe, unsubscribe, type SubscriptionTarget } from "../history/subscriptions";
 import { addWebhook, listWebhooks, removeWebhook, type WebhookInfo } from "../history/webhooks";
 import { exportChanges, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
 import { listItems, type ItemKind, type ItemListing, type ItemPosition } from "../items";
@@ -373,20 +373,9 @@ export class MemoryContext extends DurableObject<Env> {
       return { value: missing ? { missing } : {} };
     });
   }
-  /**
-   * The listener keys of a stream this object accepted. A socket it never accepted (seen when the test runner
-   * replaces an object while a stream closes) has none: getTags throws for it, and a close handler must not.
-   */
-  private tagsOf(ws: WebSocket): string[] {
-    try {
-      return this.ctx.getTags(ws);
-    } catch {
-      return [];
-    }
-  }
-  /** The Worker closed a stream: close this end too, and drop a listen stream's URIs. */
-  override webSocketClose(ws: WebSocket): void {
-    for (const listener of this.tagsOf(ws)) this.transaction(() => dropListener(this.db, listener));
+  /** The Worker closed a stream (its client left, or its caller was revoked: `code`): close this end too, and drop what it held. */
+  override webSocketClose(ws: WebSocket, code: number): void {
+    this.subscribers.closed(ws, code);
     try {
       ws.close(1000, "stream closed");
     } catch {

@@ -6,10 +6,12 @@
  *
  * ## Storage layout
  * `subscriptions(listener, uri, item, seen_at)` (migrations/0023_subscriptions.sql):
- * one row per session and URI. `item` is the item key the URI names, or
- * BRIEF for memory://brief, which every change touches. The change log says
- * what changed: a change touches the items of its `change_items` rows
- * (a rename both names, a merge every entity it folded).
+ * one row per session and URI. `listener` starts with the caller's id
+ * (`sessionListener`, `listenListener`), so no caller can listen to
+ * another's. `item` is the item key the URI names, or BRIEF for
+ * memory://brief, which every change touches. The change log says what
+ * changed: a change touches the items of its `change_items` rows (a rename
+ * both names, a merge every entity it folded).
  *
  * ## Lifecycle
  * A 2025-era session's row lives until the session unsubscribes, or until
@@ -18,6 +20,8 @@
  * stream's rows (listener `LISTEN_PREFIX`…) live as long as its stream: they
  * are written when it opens (`listen`) and dropped when it closes
  * (`dropListener`), or, after an eviction, at the next stream connection.
+ * A stream closed because its caller was revoked takes every row of that
+ * caller in the context with it (`dropCaller`).
  */
 import { DomainError } from "../errors";
 import { ITEM_TABLES, itemKey, type ItemRef } from "../items";
@@ -43,6 +47,15 @@ function itemOf(db: Db, target: SubscriptionTarget): string {
   return itemKey[target.kind](row.name);
 }
 
+/** The prefix of a `subscriptions/listen` stream's listener key: its rows live only as long as its stream. */
+const LISTEN_PREFIX = "listen ";
+
+/** The listener key of a 2025-era session's subscriptions: the caller's id, then the session's. */
+export const sessionListener = (callerId: string, session: string): string => `${callerId}/${session}`;
+
+/** A new `subscriptions/listen` stream's listener key: the caller's id, then an id of its own. */
+export const listenListener = (callerId: string): string => `${LISTEN_PREFIX}${callerId} ${crypto.randomUUID()}`;
+
 /** Subscribes `listener` to `uri`. An item must exist now; a session holds at most `max` URIs. */
 export function subscribe(db: Db, listener: string, uri: string, target: SubscriptionTarget, now: number, max: number): void {
   const item = itemOf(db, target);
@@ -50,9 +63,6 @@ export function subscribe(db: Db, listener: string, uri: string, target: Subscri
   if (held >= max) throw new DomainError("TooLarge", `a session holds at most ${max} subscriptions; unsubscribe from one first`);
   db.run("INSERT OR REPLACE INTO subscriptions (listener, uri, item, seen_at) VALUES (?, ?, ?, ?)", listener, uri, item, now);
 }
-
-/** The prefix of a `subscriptions/listen` stream's listener key: its rows live only as long as its stream. */
-export const LISTEN_PREFIX = "listen ";
 
 /**
  * A `subscriptions/listen` filter's URIs, all or none: every item must
@@ -80,6 +90,19 @@ export function listen(
 /** Drops a `subscriptions/listen` stream's rows once its stream has closed (a 2025-era session's rows outlive its stream). */
 export function dropListener(db: Db, listener: string): void {
   if (listener.startsWith(LISTEN_PREFIX)) db.run("DELETE FROM subscriptions WHERE listener = ?", listener);
+}
+
+/**
+ * Drops every row of the caller `listener` belongs to, its other sessions'
+ * and listen streams' included: its token was revoked or its grant ended.
+ */
+export function dropCaller(db: Db, listener: string): void {
+  // Caller ids (`callerIdOf`: a token's or an OAuth grant's id, admin, local) hold neither "/" nor a space: the caller ends at the first.
+  const callerId = listener.startsWith(LISTEN_PREFIX) ? listener.slice(LISTEN_PREFIX.length).split(" ")[0] : listener.split("/")[0];
+  if (!callerId) return;
+  const session = sessionListener(callerId, "");
+  const stream = `${LISTEN_PREFIX}${callerId} `;
+  db.run("DELETE FROM subscriptions WHERE substr(listener, 1, ?) = ? OR substr(listener, 1, ?) = ?", session.length, session, stream.length, stream);
 }
 
 /** Whether `listener` was subscribed to `uri` (it is not any more). */
