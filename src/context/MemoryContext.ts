@@ -349,11 +349,11 @@ export class MemoryContext extends DurableObject<Env> {
   override fetch(request: Request): Response {
     return this.subscribers.accept(request);
   }
-  /** resources/subscribe: an item must exist; `listener` is the caller's id and the session's. */
+  /** resources/subscribe: an item must exist; `listener` is the caller's id and the session's; a session and a caller hold capped numbers. */
   subscribe(listener: string, uri: string, target: SubscriptionTarget, meta: CallMeta): Outcome<{ uri: string }> {
-    const max = LIMITS.subscriptionsPerSession;
+    const caps = { perSession: LIMITS.subscriptionsPerSession, perCaller: LIMITS.subscriptionsPerCaller };
     return this.runner.run(meta, "read", ({ db, now }) => {
-      subscribe(db, listener, uri, target, now, max);
+      subscribe(db, listener, readerOf(meta), uri, target, now, caps);
       return { value: { uri } };
     });
   }
@@ -364,12 +364,13 @@ export class MemoryContext extends DurableObject<Env> {
   /**
    * subscriptions/listen: the filter's URIs for the stream `listener` opened
    * (`fetch`), all or none, each item existing now (`missing`: the first
-   * that does not, and why). A stream that has closed already gets nothing stored.
+   * that does not, and why), within the caller's cap. A stream that has closed already gets nothing stored.
    */
   listen(listener: string, entries: { uri: string; target: SubscriptionTarget }[], meta: CallMeta): Outcome<{ missing?: { uri: string; message: string } }> {
+    const max = LIMITS.subscriptionsPerCaller;
     return this.runner.run(meta, "read", ({ db, now }) => {
       if (this.ctx.getWebSockets(listener).length === 0) return { value: {} };
-      const missing = listen(db, listener, entries, now);
+      const missing = listen(db, listener, readerOf(meta), entries, now, max);
       return { value: missing ? { missing } : {} };
     });
   }

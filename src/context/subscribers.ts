@@ -28,7 +28,7 @@
  * the client opens it again. Subscriptions are rows, so they survive; a
  * change committed while no stream was open is not sent later.
  */
-import { dropCaller, dropIdle, dropListener, lastSeq, touchedSince } from "../history/subscriptions";
+import { dropCaller, dropIdle, dropListener, lastSeq, SUBSCRIPTION_IDLE_HOURS, touchedSince } from "../history/subscriptions";
 import type { Db } from "../storage/sql";
 
 /** The request header naming the listener a stream is for. */
@@ -37,8 +37,7 @@ export const LISTENER_HEADER = "X-Engram-Listener";
 /** The close code of a stream whose caller may no longer read the context (an application code, 4000-4999). */
 export const CALLER_REVOKED = 4401;
 
-/** A session that neither subscribed nor had its stream open for this long loses its subscriptions. */
-const SUBSCRIPTION_IDLE_MS = 24 * 3600_000;
+const SUBSCRIPTION_IDLE_MS = SUBSCRIPTION_IDLE_HOURS * 3600_000;
 
 export interface SubscribersHost {
   state: DurableObjectState;

@@ -2,6 +2,7 @@ import { runInDurableObject } from "cloudflare:test";
 import { Client, StreamableHTTPClientTransport, type McpSubscription } from "@modelcontextprotocol/client";
 import { afterEach, describe, expect, it } from "vitest";
 import { oauthCache } from "../../src/auth/oauth";
+import { LIMITS } from "../../src/limits";
 import { Db } from "../../src/storage/sql";
 import { connectV1, connectV2, freshContext, rejection, type TestClient } from "../helpers/clients";
 import { stubOf } from "../helpers/context";
@@ -188,6 +189,24 @@ describe("subscriptions/listen (SDK v2 client, 2026-07-28)", () => {
     expect(app.updated).toEqual([]);
     expect(await subscriptionRows(ctx)).toEqual(["memory://brief"]);
     await app.client.close();
+    await close();
+  });
+
+  it("refuses a listen past LIMITS.subscriptionsPerCaller URIs of one caller in a context, storing nothing", async () => {
+    const { ctx, writer, alice, carol, listen, close } = await team();
+    const per = LIMITS.subscriptionsPerSession;
+    const names = Array.from({ length: per - 3 }, (_, i) => `Item${i}`);
+    await writer.call("create_entities", { entities: names.map((name) => ({ name, entityType: "thing", observations: [] })) });
+    const uris = ["memory://brief", "memory://entity/Plan", "memory://entity/Budget", ...names.map((n) => `memory://entity/${n}`)];
+    const max = LIMITS.subscriptionsPerCaller;
+    for (let held = 0; held < max; held += per) await listen(alice.client, uris);
+    const refused = await rejection(alice.client.listen({ resourceSubscriptions: ["memory://brief"] }));
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toMatch(new RegExp(`a caller holds at most ${max} subscriptions in a context, across its sessions and listen streams`));
+    expect((await subscriptionRows(ctx)).length).toBe(max);
+    // Another teammate's subscriptions are their own.
+    await listen(carol.client, ["memory://brief"]);
+    expect((await subscriptionRows(ctx)).length).toBe(max + 1);
     await close();
   });
 });

@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { tokenCache } from "../../src/auth/cache";
+import { LIMITS } from "../../src/limits";
 import { watchTimers } from "../../src/mcp/watch";
 import { realTimers } from "../../src/context/pending";
 import { registryOf } from "../../src/registry/Registry";
@@ -46,6 +47,14 @@ async function subscriber(token: string, ctx: string) {
 /** Whether the context's object holds an open stream of `session` (whoever's it is). */
 const streamOpen = (ctx: string, session: string) =>
   runInDurableObject(stubOf(ctx), (_o, state) => state.getWebSockets().some((ws) => state.getTags(ws).some((t) => t.endsWith(`/${session}`))));
+
+/** A raw resources/subscribe in `session`, as a client that never initialized sends it. */
+const rawSubscribe = (ctx: string, token: string, session: string, uri = "memory://brief") =>
+  secured(`${BASE}/mcp/${ctx}`, {
+    method: "POST",
+    headers: { ...bearer(token), "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": session },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "resources/subscribe", params: { uri } }),
+  }).then((res) => res.json() as Promise<{ result?: unknown; error?: { code: number; message: string } }>);
 
 /** A teammate with a read grant, subscribed in a session of its own to the brief and Plan. */
 async function readerSubscribed(ctx: string) {
@@ -200,6 +209,26 @@ describe("live subscriptions (SDK v1 client with a session)", () => {
     await waitFor(async () => !(await streamOpen(ctx, revoked.session)), 2000, "the idle stream to close");
     expect(await subscriptionRows(ctx)).toEqual([]);
     await Promise.all([revoked.client.close(), writer.close()]);
+  });
+
+  it("refuses a caller's subscriptions past LIMITS.subscriptionsPerCaller in a context, across made-up sessions, and stores nothing more", async () => {
+    const ctx = freshContext("subs");
+    await createContext(ctx, { readOnly: true });
+    const reader = await mint([{ context: ctx, role: "read" }]);
+    const max = LIMITS.subscriptionsPerCaller;
+    for (let from = 0; from < max; from += 50) {
+      const batch = Array.from({ length: Math.min(50, max - from) }, (_, i) => rawSubscribe(ctx, reader.token, `made-up-${from + i}`));
+      for (const answer of await Promise.all(batch)) expect(answer.error).toBeUndefined();
+    }
+    const refused = await rawSubscribe(ctx, reader.token, "made-up-one-more");
+    expect(refused.error?.code).toBe(-32602);
+    expect(refused.error?.message).toMatch(new RegExp(`a caller holds at most ${max} subscriptions in a context, across its sessions and listen streams`));
+    // Subscribing again to what a session holds adds nothing, so it is still answered.
+    expect((await rawSubscribe(ctx, reader.token, "made-up-0")).error).toBeUndefined();
+    expect((await subscriptionRows(ctx)).length).toBe(max);
+    // Another teammate's subscriptions are their own.
+    const other = await mint([{ context: ctx, role: "read" }]);
+    expect((await rawSubscribe(ctx, other.token, "made-up-0")).error).toBeUndefined();
   });
 
   it("closes a stream it never accepted without throwing, and drops nothing", async () => {
