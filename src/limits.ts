@@ -39,6 +39,8 @@ export const LIMITS = {
   sessionKey: 256,
   /** URIs one MCP session may subscribe to in one context (resources/subscribe), or one subscriptions/listen may name. */
   subscriptionsPerSession: 100,
+  /** Subscriptions one caller holds in one context across its sessions and listen streams (a token and the OAuth grants it consented to are one caller). */
+  subscriptionsPerCaller: 500,
   /** Characters of file or directory text one view returns before it is cut short (use view_range for the rest). */
   viewChars: 16 * 1024,
   /** Changes an as-of read replays backwards at most (src/graph/rewind.ts); an older asOf is refused. */

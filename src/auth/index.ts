@@ -44,7 +44,8 @@ const refuse = (status: number, error: string, message: string, headers: Record<
   response: Response.json({ error, message }, { status, headers }),
 });
 
-function bearerToken(request: Request): string | undefined {
+/** The secret of `Authorization: Bearer <secret>`, if the request carries one. */
+export function bearerToken(request: Request): string | undefined {
   const header = request.headers.get("Authorization") ?? "";
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];

@@ -175,9 +175,14 @@ export async function callerOfProps(props: unknown, env: Env, url: URL): Promise
   if (p?.kind === "bearer") return p.caller;
   if (p?.kind !== "oauth" || typeof p.grant !== "string") return undefined;
   if (await adminKeyChanged(p, env, url)) return undefined;
-  const cached = oauthCache.get(p.grant);
+  return grantCaller(p.grant, env);
+}
+
+/** The caller OAuth grant `grant` stands for while the Registry holds it live (its consenting token too), from the isolate's cache or the Registry. */
+export async function grantCaller(grant: string, env: Env): Promise<Caller | undefined> {
+  const cached = oauthCache.get(grant);
   if (cached) return cached;
-  const g = valueOrThrow(await registryOf(env).useOAuthGrant(p.grant));
+  const g = valueOrThrow(await registryOf(env).useOAuthGrant(grant));
   if (!g) return undefined;
   const caller: Caller = {
     id: `${g.tokenName} via ${g.clientName}`,
@@ -186,7 +191,7 @@ export async function callerOfProps(props: unknown, env: Env, url: URL): Promise
     oauthGrant: g.id,
     grants: g.grants,
   };
-  oauthCache.set(p.grant, caller, settings(env).TOKEN_CACHE_SECONDS * 1000);
+  oauthCache.set(grant, caller, settings(env).TOKEN_CACHE_SECONDS * 1000);
   return caller;
 }
 

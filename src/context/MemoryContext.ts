@@ -14,7 +14,7 @@ import { describeThrown, errorRef, type Outcome } from "../errors";
 import * as files from "../files/commands";
 import * as graph from "../graph";
 import { readerOf, sinceLastLook } from "../history/since";
-import { dropListener, listen, subscribe, unsubscribe, type SubscriptionTarget } from "../history/subscriptions";
+import { listen, subscribe, unsubscribe, type SubscriptionTarget } from "../history/subscriptions";
 import { addWebhook, listWebhooks, removeWebhook, type WebhookInfo } from "../history/webhooks";
 import { exportChanges, listChanges, undo, type ChangeInfo, type HistoryQuery, type UndoRequest, type UndoResult } from "../history";
 import { listItems, type ItemKind, type ItemListing, type ItemPosition } from "../items";
@@ -349,11 +349,11 @@ export class MemoryContext extends DurableObject<Env> {
   override fetch(request: Request): Response {
     return this.subscribers.accept(request);
   }
-  /** resources/subscribe: an item must exist; `listener` is the caller's id and the session's. */
+  /** resources/subscribe: an item must exist; `listener` is the caller's id and the session's; a session and a caller hold capped numbers. */
   subscribe(listener: string, uri: string, target: SubscriptionTarget, meta: CallMeta): Outcome<{ uri: string }> {
-    const max = LIMITS.subscriptionsPerSession;
+    const caps = { perSession: LIMITS.subscriptionsPerSession, perCaller: LIMITS.subscriptionsPerCaller };
     return this.runner.run(meta, "read", ({ db, now }) => {
-      subscribe(db, listener, uri, target, now, max);
+      subscribe(db, listener, readerOf(meta), uri, target, now, caps);
       return { value: { uri } };
     });
   }
@@ -364,29 +364,19 @@ export class MemoryContext extends DurableObject<Env> {
   /**
    * subscriptions/listen: the filter's URIs for the stream `listener` opened
    * (`fetch`), all or none, each item existing now (`missing`: the first
-   * that does not, and why). A stream that has closed already gets nothing stored.
+   * that does not, and why), within the caller's cap. A stream that has closed already gets nothing stored.
    */
   listen(listener: string, entries: { uri: string; target: SubscriptionTarget }[], meta: CallMeta): Outcome<{ missing?: { uri: string; message: string } }> {
+    const max = LIMITS.subscriptionsPerCaller;
     return this.runner.run(meta, "read", ({ db, now }) => {
       if (this.ctx.getWebSockets(listener).length === 0) return { value: {} };
-      const missing = listen(db, listener, entries, now);
+      const missing = listen(db, listener, readerOf(meta), entries, now, max);
       return { value: missing ? { missing } : {} };
     });
   }
-  /**
-   * The listener keys of a stream this object accepted. A socket it never accepted (seen when the test runner
-   * replaces an object while a stream closes) has none: getTags throws for it, and a close handler must not.
-   */
-  private tagsOf(ws: WebSocket): string[] {
-    try {
-      return this.ctx.getTags(ws);
-    } catch {
-      return [];
-    }
-  }
-  /** The Worker closed a stream: close this end too, and drop a listen stream's URIs. */
-  override webSocketClose(ws: WebSocket): void {
-    for (const listener of this.tagsOf(ws)) this.transaction(() => dropListener(this.db, listener));
+  /** The Worker closed a stream (its client left, or its caller was revoked: `code`): close this end too, and drop what it held. */
+  override webSocketClose(ws: WebSocket, code: number): void {
+    this.subscribers.closed(ws, code);
     try {
       ws.close(1000, "stream closed");
     } catch {

@@ -16,20 +16,28 @@
  * seq, in memory: it is set when the object starts and when the first
  * stream opens, so a stream hears of changes committed after it opened.
  *
+ * ## Closing
+ * The Worker closes a stream's socket when its client leaves, and with
+ * CALLER_REVOKED when the caller's token was revoked or its OAuth grant
+ * ended (src/mcp/watch.ts). `closed` then drops a listen stream's rows, or,
+ * for CALLER_REVOKED, every row of that caller in the context.
+ *
  * ## Eviction
  * Hibernation keeps the sockets. An eviction or restart (a deploy, a purge,
  * point-in-time recovery) closes them: the Worker ends the GET stream and
  * the client opens it again. Subscriptions are rows, so they survive; a
  * change committed while no stream was open is not sent later.
  */
-import { dropIdle, lastSeq, touchedSince } from "../history/subscriptions";
+import { dropCaller, dropIdle, dropListener, lastSeq, SUBSCRIPTION_IDLE_HOURS, touchedSince } from "../history/subscriptions";
 import type { Db } from "../storage/sql";
 
 /** The request header naming the listener a stream is for. */
 export const LISTENER_HEADER = "X-Engram-Listener";
 
-/** A session that neither subscribed nor had its stream open for this long loses its subscriptions. */
-const SUBSCRIPTION_IDLE_MS = 24 * 3600_000;
+/** The close code of a stream whose caller may no longer read the context (an application code, 4000-4999). */
+export const CALLER_REVOKED = 4401;
+
+const SUBSCRIPTION_IDLE_MS = SUBSCRIPTION_IDLE_HOURS * 3600_000;
 
 export interface SubscribersHost {
   state: DurableObjectState;
@@ -65,6 +73,23 @@ export class Subscribers {
   /** The listener keys with an open stream. */
   listeners(): string[] {
     return [...new Set(this.host.state.getWebSockets().flatMap((ws) => this.host.state.getTags(ws)))];
+  }
+
+  /**
+   * The Worker closed a stream: its listen stream's rows go, and for
+   * CALLER_REVOKED every row of its caller. A socket this object never
+   * accepted (seen when the test runner replaces an object while a stream
+   * closes) has no tags: getTags throws for it, and a close handler must not.
+   */
+  closed(ws: WebSocket, code: number): void {
+    let listeners: string[];
+    try {
+      listeners = this.host.state.getTags(ws);
+    } catch {
+      listeners = [];
+    }
+    const { db, transaction } = this.host;
+    for (const listener of listeners) transaction(() => (code === CALLER_REVOKED ? dropCaller(db, listener) : dropListener(db, listener)));
   }
 
   /** Sends each open stream the URIs of its subscriptions the changes since the last call touched. Never throws. */

@@ -5,11 +5,15 @@
  * src/context/subscribers.ts, the protocol in src/mcp/subscriptions.ts.
  *
  * ## Storage layout
- * `subscriptions(listener, uri, item, seen_at)` (migrations/0023_subscriptions.sql):
- * one row per session and URI. `item` is the item key the URI names, or
- * BRIEF for memory://brief, which every change touches. The change log says
- * what changed: a change touches the items of its `change_items` rows
- * (a rename both names, a merge every entity it folded).
+ * `subscriptions(listener, uri, item, seen_at, reader)` (migrations/0023_subscriptions.sql,
+ * migrations/0026_subscription_readers.sql): one row per session and URI.
+ * `listener` starts with the caller's id (`sessionListener`, `listenListener`),
+ * so no caller can listen to another's. `item` is the item key the URI names,
+ * or BRIEF for memory://brief, which every change touches. `reader` is the
+ * token behind the caller (src/history/since.ts), whose rows in the context
+ * are capped whatever session ids it makes up. The change log says what
+ * changed: a change touches the items of its `change_items` rows (a rename
+ * both names, a merge every entity it folded).
  *
  * ## Lifecycle
  * A 2025-era session's row lives until the session unsubscribes, or until
@@ -18,6 +22,8 @@
  * stream's rows (listener `LISTEN_PREFIX`…) live as long as its stream: they
  * are written when it opens (`listen`) and dropped when it closes
  * (`dropListener`), or, after an eviction, at the next stream connection.
+ * A stream closed because its caller was revoked takes every row of that
+ * caller in the context with it (`dropCaller`).
  */
 import { DomainError } from "../errors";
 import { ITEM_TABLES, itemKey, type ItemRef } from "../items";
@@ -43,26 +49,61 @@ function itemOf(db: Db, target: SubscriptionTarget): string {
   return itemKey[target.kind](row.name);
 }
 
-/** Subscribes `listener` to `uri`. An item must exist now; a session holds at most `max` URIs. */
-export function subscribe(db: Db, listener: string, uri: string, target: SubscriptionTarget, now: number, max: number): void {
-  const item = itemOf(db, target);
-  const held = db.one<{ n: number }>("SELECT COUNT(*) AS n FROM subscriptions WHERE listener = ? AND uri <> ?", listener, uri)?.n ?? 0;
-  if (held >= max) throw new DomainError("TooLarge", `a session holds at most ${max} subscriptions; unsubscribe from one first`);
-  db.run("INSERT OR REPLACE INTO subscriptions (listener, uri, item, seen_at) VALUES (?, ?, ?, ?)", listener, uri, item, now);
+/** The prefix of a `subscriptions/listen` stream's listener key: its rows live only as long as its stream. */
+const LISTEN_PREFIX = "listen ";
+
+/** A session that neither subscribed nor had its stream open for this many hours loses its subscriptions (`dropIdle`). */
+export const SUBSCRIPTION_IDLE_HOURS = 24;
+
+/** The listener key of a 2025-era session's subscriptions: the caller's id, then the session's. */
+export const sessionListener = (callerId: string, session: string): string => `${callerId}/${session}`;
+
+/** A new `subscriptions/listen` stream's listener key: the caller's id, then an id of its own. */
+export const listenListener = (callerId: string): string => `${LISTEN_PREFIX}${callerId} ${crypto.randomUUID()}`;
+
+/** How many subscriptions one session, and one reader in all, may hold in a context (LIMITS). */
+export interface SubscriptionCaps {
+  perSession: number;
+  perCaller: number;
 }
 
-/** The prefix of a `subscriptions/listen` stream's listener key: its rows live only as long as its stream. */
-export const LISTEN_PREFIX = "listen ";
+/** Refuses `adding` more rows for `reader` past its cap (`replacing`: a row it holds that the insert replaces). */
+function checkCallerCap(db: Db, reader: string, adding: number, max: number, replacing?: { listener: string; uri: string }): void {
+  const held = replacing
+    ? db.one<{ n: number }>("SELECT COUNT(*) AS n FROM subscriptions WHERE reader = ? AND NOT (listener = ? AND uri = ?)", reader, replacing.listener, replacing.uri)
+    : db.one<{ n: number }>("SELECT COUNT(*) AS n FROM subscriptions WHERE reader = ?", reader);
+  if ((held?.n ?? 0) + adding > max) {
+    throw new DomainError(
+      "TooLarge",
+      `a caller holds at most ${max} subscriptions in a context, across its sessions and listen streams; unsubscribe from some or close a stream first (a session's go after ${SUBSCRIPTION_IDLE_HOURS} hours without its stream)`,
+    );
+  }
+}
+
+/**
+ * Subscribes `listener` (of `reader`) to `uri`. An item must exist now; a
+ * session holds at most `caps.perSession` URIs, a reader `caps.perCaller` in all.
+ */
+export function subscribe(db: Db, listener: string, reader: string, uri: string, target: SubscriptionTarget, now: number, caps: SubscriptionCaps): void {
+  const item = itemOf(db, target);
+  const held = db.one<{ n: number }>("SELECT COUNT(*) AS n FROM subscriptions WHERE listener = ? AND uri <> ?", listener, uri)?.n ?? 0;
+  if (held >= caps.perSession) throw new DomainError("TooLarge", `a session holds at most ${caps.perSession} subscriptions; unsubscribe from one first`);
+  checkCallerCap(db, reader, 1, caps.perCaller, { listener, uri });
+  db.run("INSERT OR REPLACE INTO subscriptions (listener, uri, item, seen_at, reader) VALUES (?, ?, ?, ?, ?)", listener, uri, item, now, reader);
+}
 
 /**
  * A `subscriptions/listen` filter's URIs, all or none: every item must
- * exist now. The first missing one is returned, with why, and nothing is stored.
+ * exist now, and `reader` may hold at most `maxPerCaller` in all. The first
+ * missing one is returned, with why, and nothing is stored.
  */
 export function listen(
   db: Db,
   listener: string,
+  reader: string,
   entries: readonly { uri: string; target: SubscriptionTarget }[],
   now: number,
+  maxPerCaller: number,
 ): { uri: string; message: string } | undefined {
   const items: { uri: string; item: string }[] = [];
   for (const { uri, target } of entries) {
@@ -73,13 +114,29 @@ export function listen(
       throw error;
     }
   }
-  for (const { uri, item } of items) db.run("INSERT OR REPLACE INTO subscriptions (listener, uri, item, seen_at) VALUES (?, ?, ?, ?)", listener, uri, item, now);
+  checkCallerCap(db, reader, items.length, maxPerCaller);
+  for (const { uri, item } of items) {
+    db.run("INSERT OR REPLACE INTO subscriptions (listener, uri, item, seen_at, reader) VALUES (?, ?, ?, ?, ?)", listener, uri, item, now, reader);
+  }
   return undefined;
 }
 
 /** Drops a `subscriptions/listen` stream's rows once its stream has closed (a 2025-era session's rows outlive its stream). */
 export function dropListener(db: Db, listener: string): void {
   if (listener.startsWith(LISTEN_PREFIX)) db.run("DELETE FROM subscriptions WHERE listener = ?", listener);
+}
+
+/**
+ * Drops every row of the caller `listener` belongs to, its other sessions'
+ * and listen streams' included: its token was revoked or its grant ended.
+ */
+export function dropCaller(db: Db, listener: string): void {
+  // Caller ids (`callerIdOf`: a token's or an OAuth grant's id, admin, local) hold neither "/" nor a space: the caller ends at the first.
+  const callerId = listener.startsWith(LISTEN_PREFIX) ? listener.slice(LISTEN_PREFIX.length).split(" ")[0] : listener.split("/")[0];
+  if (!callerId) return;
+  const session = sessionListener(callerId, "");
+  const stream = `${LISTEN_PREFIX}${callerId} `;
+  db.run("DELETE FROM subscriptions WHERE substr(listener, 1, ?) = ? OR substr(listener, 1, ?) = ?", session.length, session, stream.length, stream);
 }
 
 /** Whether `listener` was subscribed to `uri` (it is not any more). */

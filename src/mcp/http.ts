@@ -46,10 +46,14 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { createMcpHandler, isLegacyRequest, ProtocolError, WebStandardStreamableHTTPServerTransport, type AuthInfo } from "@modelcontextprotocol/server";
+import { roleFor } from "../auth/grants";
+import { recheckCaller } from "../auth/recheck";
+import { settings } from "../settings";
 import { invalid, servedKinds } from "./guide";
 import { buildServer, openForRead, surfaceOf, type RequestScope, type Surface } from "./server";
 import { checkListen, issueSession, listenUris, openFeed, serveStream } from "./subscriptions";
 import { TIMING_HEADER } from "./tool";
+import type { StreamCheck } from "./watch";
 
 /** What serveMcpHttp passes to the server factory through the SDK (AuthInfo.extra). */
 interface Extra {
@@ -102,7 +106,7 @@ const jsonRpcError = (status: number, code: number, message: string, id: unknown
 /** One 2025-era request: a fresh server and transport, answered as JSON. */
 async function serveLegacy(request: Request, authInfo: AuthInfo, parsedBody: unknown): Promise<Response> {
   const { scope, surface } = extraOf(authInfo);
-  if (request.method === "GET" && scope.mcpSession) return openStream(scope, scope.mcpSession);
+  if (request.method === "GET" && scope.mcpSession) return openStream(request, scope, scope.mcpSession);
   if (request.method !== "POST") return jsonRpcError(405, -32000, "Method not allowed.");
   let close = () => {};
   try {
@@ -140,13 +144,24 @@ function withSession(response: Response): Response {
 }
 
 /** A session's GET stream, on the request's context (a refusal is answered like the SDK answers a bad request). */
-async function openStream(scope: RequestScope, session: string): Promise<Response> {
+async function openStream(request: Request, scope: RequestScope, session: string): Promise<Response> {
   const opened = await openForRead(scope, "stream");
   if ("ok" in opened) {
     if (opened.kind === "Internal") return jsonRpcError(500, -32603, opened.message);
     return jsonRpcError(opened.kind === "Forbidden" ? 403 : opened.kind === "NotFound" ? 404 : 400, -32000, opened.message);
   }
-  return serveStream(opened, scope.caller, session);
+  return serveStream(opened, scope.caller, session, streamCheck(request, scope, opened.name));
+}
+
+/** How a stream `request` opened on `context` re-checks its caller (./watch.ts): as the caller's next request would be judged. */
+function streamCheck(request: Request, scope: RequestScope, context: string): StreamCheck {
+  return {
+    mayRead: async () => {
+      const now = await recheckCaller(scope.caller, request, scope.env);
+      return now !== undefined && roleFor(now.grants, context) !== undefined;
+    },
+    cacheSeconds: settings(scope.env).TOKEN_CACHE_SECONDS,
+  };
 }
 
 /** A refused subscriptions/listen, answered as the SDK's listen router answers one: in band, HTTP 200, before any acknowledgement. */
@@ -176,7 +191,7 @@ async function serveListen(request: Request, authInfo: AuthInfo, parsedBody: unk
   }
   const opened = await openForRead(scope, "subscriptions/listen");
   if ("ok" in opened) return listenRefusal(id, invalid(opened));
-  const opening = await openFeed(opened, scope.caller, entries);
+  const opening = await openFeed(opened, scope.caller, entries, streamCheck(request, scope, opened.name));
   if ("refusal" in opening) return listenRefusal(id, opening.refusal);
   const { feed } = opening;
   const handler = createMcpHandler(() => buildServer(scope, surface), { legacy: "reject", onerror, bus: feed });

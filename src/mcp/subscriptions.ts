@@ -17,6 +17,9 @@
  * writes each URI it sends as one server-sent event, with a comment line as
  * a keep-alive every KEEP_ALIVE_MS. When the object closes the socket (an
  * eviction, a deploy) the stream ends and the client opens it again.
+ * Every stream, this one and a listen's, is kept to a caller that may still
+ * read its context (./watch.ts): a revoked token's or ended grant's stream
+ * is closed, and its subscriptions dropped.
  *
  * ## 2026-07-28: subscriptions/listen
  * A listen request whose filter names resource URIs is checked here
@@ -35,10 +38,11 @@ import { callerIdOf, type Caller } from "../auth/caller";
 import { describeThrown, errorRef } from "../errors";
 import { itemRef, itemKey, type ItemKind } from "../items";
 import { LISTENER_HEADER } from "../context/subscribers";
-import { BRIEF, LISTEN_PREFIX, type SubscriptionTarget } from "../history/subscriptions";
+import { BRIEF, listenListener, sessionListener, type SubscriptionTarget } from "../history/subscriptions";
 import { LIMITS } from "../limits";
 import { decodeName, runGuarded, servedKinds, unwrapped, type GuideScope } from "./guide";
 import type { ResolvedContext } from "./tool";
+import { CallerWatch, type StreamCheck } from "./watch";
 
 const BRIEF_URI = "memory://brief";
 const KEEP_ALIVE_MS = 25_000;
@@ -49,7 +53,7 @@ export const SESSION_PREFIX = "engram-";
 /** A new 2025-era session id. */
 export const issueSession = () => `${SESSION_PREFIX}${crypto.randomUUID()}`;
 
-const listenerOf = (caller: Caller, session: string) => `${callerIdOf(caller)}/${session}`;
+const listenerOf = (caller: Caller, session: string) => sessionListener(callerIdOf(caller), session);
 
 /** Where each served item kind's URIs are matched. */
 const TEMPLATES: Readonly<Record<ItemKind, UriTemplate>> = {
@@ -128,8 +132,8 @@ function urisOf(data: unknown): string[] {
   }
 }
 
-/** The session's GET stream, opened on `opened` (the request's context). */
-export async function serveStream(opened: ResolvedContext, caller: Caller, session: string): Promise<Response> {
+/** The session's GET stream, opened on `opened` (the request's context), kept to a caller that passes `check`. */
+export async function serveStream(opened: ResolvedContext, caller: Caller, session: string, check: StreamCheck): Promise<Response> {
   const upgrade = await opened.stub.fetch("https://context/listen", { headers: { Upgrade: "websocket", [LISTENER_HEADER]: listenerOf(caller, session) } });
   const ws = upgrade.webSocket;
   if (!ws) {
@@ -139,10 +143,15 @@ export async function serveStream(opened: ResolvedContext, caller: Caller, sessi
   }
   ws.accept();
   let keepAlive: ReturnType<typeof setInterval> | undefined;
-  const stop = () => clearInterval(keepAlive);
+  let end = () => {};
+  const watch = new CallerWatch(ws, check, () => end());
+  const stop = () => {
+    clearInterval(keepAlive);
+    watch.stop();
+  };
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const end = () => {
+      end = () => {
         stop();
         try {
           controller.close();
@@ -151,11 +160,15 @@ export async function serveStream(opened: ResolvedContext, caller: Caller, sessi
         }
       };
       ws.addEventListener("message", (event) => {
-        try {
-          for (const uri of urisOf(event.data)) controller.enqueue(updated(uri));
-        } catch (error) {
-          console.error(JSON.stringify({ event: "stream_failed", ...describeThrown(error) }));
-        }
+        const uris = urisOf(event.data);
+        if (uris.length === 0) return;
+        watch.deliver(() => {
+          try {
+            for (const uri of uris) controller.enqueue(updated(uri));
+          } catch (error) {
+            console.error(JSON.stringify({ event: "stream_failed", ...describeThrown(error) }));
+          }
+        });
       });
       ws.addEventListener("close", end);
       ws.addEventListener("error", end);
@@ -202,28 +215,39 @@ export function checkListen(uris: readonly string[], kinds: readonly ItemKind[])
 /**
  * The change feed of one listen stream, as the SDK's ServerEventBus: the
  * URIs the context's object sends over the socket become `resource_updated`
- * events for the one listener the SDK's router registers. Its unsubscribing
- * (the client left) closes the socket; the socket closing (an eviction)
- * calls `ended`.
+ * events for the one listener the SDK's router registers, once the caller
+ * passes its check (./watch.ts). Its unsubscribing (the client left) closes
+ * the socket; the socket closing (an eviction) or the caller failing its
+ * check calls `ended`.
  */
 class ContextFeed implements ServerEventBus {
   private listener: ((event: ServerEvent) => void) | undefined;
   private subscribed = false;
+  private readonly watch: CallerWatch;
   /** Whether the socket has closed. */
   gone = false;
   /** Called when the socket closes. */
   ended: () => void = () => {};
 
-  constructor(private readonly ws: WebSocket) {
-    ws.addEventListener("message", (event) => {
-      for (const uri of urisOf(event.data)) this.publish({ kind: "resource_updated", uri });
-    });
+  constructor(
+    private readonly ws: WebSocket,
+    check: StreamCheck,
+  ) {
     const end = () => {
       if (this.gone) return;
       this.gone = true;
       this.listener = undefined;
+      this.watch.stop();
       this.ended();
     };
+    this.watch = new CallerWatch(ws, check, end);
+    ws.addEventListener("message", (event) => {
+      const uris = urisOf(event.data);
+      if (uris.length === 0) return;
+      this.watch.deliver(() => {
+        for (const uri of uris) this.publish({ kind: "resource_updated", uri });
+      });
+    });
     ws.addEventListener("close", end);
     ws.addEventListener("error", end);
   }
@@ -249,6 +273,7 @@ class ContextFeed implements ServerEventBus {
 
   close(): void {
     this.listener = undefined;
+    this.watch.stop();
     try {
       this.ws.close(1000, "stream closed");
     } catch {
@@ -263,10 +288,15 @@ type FeedOpening = { feed: ContextFeed } | { refusal: ProtocolError };
 /**
  * Opens one listen stream's feed on `opened` (the request's context): a
  * WebSocket to the context's object, tagged with a listener key of its own,
- * then the filter's URIs stored for it, all or none.
+ * then the filter's URIs stored for it, all or none; kept to a caller that passes `check`.
  */
-export async function openFeed(opened: ResolvedContext, caller: Caller, entries: { uri: string; target: SubscriptionTarget }[]): Promise<FeedOpening> {
-  const listener = `${LISTEN_PREFIX}${callerIdOf(caller)} ${crypto.randomUUID()}`;
+export async function openFeed(
+  opened: ResolvedContext,
+  caller: Caller,
+  entries: { uri: string; target: SubscriptionTarget }[],
+  check: StreamCheck,
+): Promise<FeedOpening> {
+  const listener = listenListener(callerIdOf(caller));
   const upgrade = await opened.stub.fetch("https://context/listen", { headers: { Upgrade: "websocket", [LISTENER_HEADER]: listener } });
   const ws = upgrade.webSocket;
   if (!ws) {
@@ -275,7 +305,7 @@ export async function openFeed(opened: ResolvedContext, caller: Caller, entries:
     return { refusal: new ProtocolError(ProtocolErrorCode.InternalError, `Internal error (ref ${ref}).`) };
   }
   ws.accept();
-  const feed = new ContextFeed(ws);
+  const feed = new ContextFeed(ws, check);
   try {
     const { missing } = unwrapped(await opened.stub.listen(listener, entries, opened.meta));
     if (missing) unwrapped({ ok: false, kind: "NotFound", message: missing.message }, missing.uri);

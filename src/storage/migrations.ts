@@ -35,6 +35,7 @@ import m0022 from "../../migrations/0022_browse_indexes.sql";
 import m0023 from "../../migrations/0023_subscriptions.sql";
 import m0024 from "../../migrations/0024_search_postings.sql";
 import m0025 from "../../migrations/0025_search_bounds.sql";
+import m0026 from "../../migrations/0026_subscription_readers.sql";
 import type { Db } from "./sql";
 
 export interface Migration {
@@ -69,6 +70,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 23, name: "0023_subscriptions", sql: m0023 },
   { version: 24, name: "0024_search_postings", sql: m0024 },
   { version: 25, name: "0025_search_bounds", sql: m0025 },
+  { version: 26, name: "0026_subscription_readers", sql: m0026 },
 ];
 
 export const LATEST_VERSION = MIGRATIONS[MIGRATIONS.length - 1]?.version ?? 0;

@@ -1,10 +1,15 @@
 import { runInDurableObject } from "cloudflare:test";
 import { Client, StreamableHTTPClientTransport, type McpSubscription } from "@modelcontextprotocol/client";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { oauthCache } from "../../src/auth/oauth";
+import { LIMITS } from "../../src/limits";
 import { Db } from "../../src/storage/sql";
 import { connectV1, connectV2, freshContext, rejection, type TestClient } from "../helpers/clients";
 import { stubOf } from "../helpers/context";
-import { BASE, bearer, connectAs, createContext, mint, secured, type Minted } from "../helpers/teams";
+import { authorize } from "../helpers/oauth";
+import { api, BASE, bearer, connectAs, createContext, mint, secured, type Minted } from "../helpers/teams";
+
+afterEach(() => oauthCache.clear());
 
 /** Resolves once `check` holds, or fails after `ms` (a bound on waiting, not a measurement). */
 async function waitFor(check: () => boolean | Promise<boolean>, ms = 2000, what = "condition"): Promise<void> {
@@ -13,6 +18,11 @@ async function waitFor(check: () => boolean | Promise<boolean>, ms = 2000, what 
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** What `promise` settles to, or a failure after `ms` (a bound on waiting, not a measurement). */
+function within<T>(promise: Promise<T>, ms = 2000, what = "the promise"): Promise<T> {
+  return Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), ms))]);
 }
 
 /** The listen streams' sockets the context's object holds (the writer's 2025-era GET stream is another). */
@@ -57,7 +67,7 @@ async function team() {
     await Promise.all(subs.map((s) => s.close()));
     await Promise.all([writer.close(), a.client.close(), c.client.close()]);
   };
-  return { ctx, writer, alice: a, carol: c, listen, close };
+  return { ctx, writer, alice: a, carol: c, carolToken: carol as Minted, listen, close };
 }
 
 describe("subscriptions/listen (SDK v2 client, 2026-07-28)", () => {
@@ -146,6 +156,57 @@ describe("subscriptions/listen (SDK v2 client, 2026-07-28)", () => {
     await writer.call("add_observations", { observations: [{ entityName: "Plan", contents: ["after the restart"] }] });
     await waitFor(() => alice.updated.length > 0, 2000, "the notification on the new stream");
     expect(alice.updated).toEqual(["memory://entity/Plan"]);
+    await close();
+  });
+
+  it("ends a revoked token's stream gracefully: nothing is delivered after the revocation, and its URIs go", async () => {
+    const { ctx, writer, alice, carol, carolToken, listen, close } = await team();
+    await listen(alice.client, ["memory://brief"]);
+    const revoked = await listen(carol.client, ["memory://brief", "memory://entity/Plan"]);
+    expect((await api(`/tokens/${carolToken.id}`, { method: "DELETE" })).status).toBe(200);
+    await writer.call("add_observations", { observations: [{ entityName: "Plan", contents: ["after the revocation"] }] });
+    await waitFor(() => alice.updated.length > 0, 2000, "the teammate's notification");
+    expect(await within(revoked.closed, 2000, "the revoked stream to end")).toBe("graceful");
+    // Both streams would have been sent the same message together.
+    expect(carol.updated).toEqual([]);
+    await waitFor(async () => (await sockets(ctx)) === 1, 2000, "the revoked stream's socket to close");
+    expect(await subscriptionRows(ctx)).toEqual(["memory://brief"]);
+    await close();
+  });
+
+  it("ends an OAuth app's stream when its grant is revoked", async () => {
+    const { ctx, writer, alice, carolToken, listen, close } = await team();
+    await listen(alice.client, ["memory://brief"]);
+    const issued = await authorize(carolToken.token);
+    const app = await listener(issued.access, ctx);
+    const revoked = await listen(app.client, ["memory://entity/Plan"]);
+    const { grants } = (await (await api("/oauth/grants")).json()) as { grants: { id: string; clientId: string }[] };
+    const grant = grants.find((g) => g.clientId === issued.clientId);
+    expect((await api(`/oauth/grants/${grant?.id}`, { method: "DELETE" })).status).toBe(200);
+    await writer.call("add_observations", { observations: [{ entityName: "Plan", contents: ["after the grant ended"] }] });
+    await waitFor(() => alice.updated.length > 0, 2000, "the teammate's notification");
+    expect(await within(revoked.closed, 2000, "the ended grant's stream to end")).toBe("graceful");
+    expect(app.updated).toEqual([]);
+    expect(await subscriptionRows(ctx)).toEqual(["memory://brief"]);
+    await app.client.close();
+    await close();
+  });
+
+  it("refuses a listen past LIMITS.subscriptionsPerCaller URIs of one caller in a context, storing nothing", async () => {
+    const { ctx, writer, alice, carol, listen, close } = await team();
+    const per = LIMITS.subscriptionsPerSession;
+    const names = Array.from({ length: per - 3 }, (_, i) => `Item${i}`);
+    await writer.call("create_entities", { entities: names.map((name) => ({ name, entityType: "thing", observations: [] })) });
+    const uris = ["memory://brief", "memory://entity/Plan", "memory://entity/Budget", ...names.map((n) => `memory://entity/${n}`)];
+    const max = LIMITS.subscriptionsPerCaller;
+    for (let held = 0; held < max; held += per) await listen(alice.client, uris);
+    const refused = await rejection(alice.client.listen({ resourceSubscriptions: ["memory://brief"] }));
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toMatch(new RegExp(`a caller holds at most ${max} subscriptions in a context, across its sessions and listen streams`));
+    expect((await subscriptionRows(ctx)).length).toBe(max);
+    // Another teammate's subscriptions are their own.
+    await listen(carol.client, ["memory://brief"]);
+    expect((await subscriptionRows(ctx)).length).toBe(max + 1);
     await close();
   });
 });

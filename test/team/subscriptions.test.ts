@@ -1,12 +1,24 @@
-import { runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { tokenCache } from "../../src/auth/cache";
+import { LIMITS } from "../../src/limits";
+import { watchTimers } from "../../src/mcp/watch";
+import { realTimers } from "../../src/context/pending";
+import { registryOf } from "../../src/registry/Registry";
+import { settings } from "../../src/settings";
 import { Db } from "../../src/storage/sql";
 import { connectV1, freshContext, type TestClient } from "../helpers/clients";
 import { stubOf } from "../helpers/context";
-import { BASE, bearer, connectAs, createContext, mint, secured, type Minted } from "../helpers/teams";
+import { manualTimers } from "../helpers/timers";
+import { api, BASE, bearer, connectAs, createContext, mint, secured, type Minted } from "../helpers/teams";
+
+afterEach(() => {
+  tokenCache.now = Date.now;
+  watchTimers.schedule = realTimers;
+});
 
 /** Resolves once `check` holds, or fails after `ms` (a bound on waiting, not a measurement). */
 async function waitFor(check: () => boolean | Promise<boolean>, ms = 2000, what = "condition"): Promise<void> {
@@ -26,9 +38,31 @@ async function subscriber(token: string, ctx: string) {
   });
   const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp/${ctx}`), { fetch: secured, requestInit: { headers: bearer(token) } });
   await client.connect(transport);
+  const session = transport.sessionId ?? "";
   // The GET stream opens after initialization, on its own: wait until the context's object holds it.
-  await waitFor(async () => (await runInDurableObject(stubOf(ctx), (_o, state) => state.getWebSockets().length)) > 0, 5000, "the GET stream");
-  return { client, updated, session: transport.sessionId };
+  await waitFor(() => streamOpen(ctx, session), 5000, "the GET stream");
+  return { client, updated, session };
+}
+
+/** Whether the context's object holds an open stream of `session` (whoever's it is). */
+const streamOpen = (ctx: string, session: string) =>
+  runInDurableObject(stubOf(ctx), (_o, state) => state.getWebSockets().some((ws) => state.getTags(ws).some((t) => t.endsWith(`/${session}`))));
+
+/** A raw resources/subscribe in `session`, as a client that never initialized sends it. */
+const rawSubscribe = (ctx: string, token: string, session: string, uri = "memory://brief") =>
+  secured(`${BASE}/mcp/${ctx}`, {
+    method: "POST",
+    headers: { ...bearer(token), "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": session },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "resources/subscribe", params: { uri } }),
+  }).then((res) => res.json() as Promise<{ result?: unknown; error?: { code: number; message: string } }>);
+
+/** A teammate with a read grant, subscribed in a session of its own to the brief and Plan. */
+async function readerSubscribed(ctx: string) {
+  const reader = await mint([{ context: ctx, role: "read" }]);
+  const sub = await subscriber(reader.token, ctx);
+  await sub.client.subscribeResource({ uri: "memory://brief" });
+  await sub.client.subscribeResource({ uri: "memory://entity/Plan" });
+  return { reader, ...sub };
 }
 
 async function team() {
@@ -126,12 +160,83 @@ describe("live subscriptions (SDK v1 client with a session)", () => {
     expect(await subscriptionRows(ctx)).toEqual([]);
   });
 
+  it("ends a revoked token's stream: nothing is delivered after the revocation, and its subscriptions go", async () => {
+    const { ctx, client, writer, updated, close } = await team();
+    await client.subscribeResource({ uri: "memory://brief" });
+    const revoked = await readerSubscribed(ctx);
+    expect((await api(`/tokens/${revoked.reader.id}`, { method: "DELETE" })).status).toBe(200);
+    await writer.call("add_observations", { observations: [{ entityName: "Plan", contents: ["after the revocation"] }] });
+    await waitFor(() => updated.length > 0, 2000, "the teammate's notification");
+    await waitFor(async () => !(await streamOpen(ctx, revoked.session)), 2000, "the revoked stream to close");
+    // Both streams would have been sent the same message together.
+    expect(revoked.updated).toEqual([]);
+    expect(await subscriptionRows(ctx)).toEqual(["memory://brief"]);
+    await revoked.client.close();
+    await close();
+  });
+
+  it("ends a stream within TOKEN_CACHE_SECONDS of a revocation another isolate served", async () => {
+    const { ctx, client, writer, updated, close } = await team();
+    await client.subscribeResource({ uri: "memory://brief" });
+    const revoked = await readerSubscribed(ctx);
+    // Revoked in the Registry alone, as another isolate would: this isolate trusts its lookup for the bound.
+    expect((await registryOf(env).revokeToken(revoked.reader.id, "admin")).ok).toBe(true);
+    await writer.call("add_observations", { observations: [{ entityName: "Plan", contents: ["within the bound"] }] });
+    await waitFor(() => revoked.updated.length > 0, 2000, "the notification within the bound");
+    const bound = settings(env).TOKEN_CACHE_SECONDS * 1000;
+    tokenCache.now = () => Date.now() + bound;
+    await writer.call("add_observations", { observations: [{ entityName: "Plan", contents: ["past the bound"] }] });
+    await waitFor(() => updated.length > 1, 2000, "the teammate's second notification");
+    await waitFor(async () => !(await streamOpen(ctx, revoked.session)), 2000, "the revoked stream to close");
+    expect(revoked.updated).toEqual(["memory://brief", "memory://entity/Plan"]);
+    expect(await subscriptionRows(ctx)).toEqual(["memory://brief"]);
+    await revoked.client.close();
+    await close();
+  });
+
+  it("ends an idle stream of a revoked token at its next check, every TOKEN_CACHE_SECONDS", async () => {
+    const timers = manualTimers();
+    watchTimers.schedule = timers.schedule;
+    const ctx = freshContext("subs");
+    await createContext(ctx);
+    const writer = await connectAs(connectV1, (await mint([{ context: ctx, role: "write" }])).token, `/mcp/${ctx}`);
+    await writer.call("create_entities", { entities: [{ name: "Plan", entityType: "project", observations: [] }] });
+    const revoked = await readerSubscribed(ctx);
+    expect((await api(`/tokens/${revoked.reader.id}`, { method: "DELETE" })).status).toBe(200);
+    // Nothing was delivered, so nothing has looked at the token yet.
+    expect(await streamOpen(ctx, revoked.session)).toBe(true);
+    timers.advance(settings(env).TOKEN_CACHE_SECONDS * 1000);
+    await waitFor(async () => !(await streamOpen(ctx, revoked.session)), 2000, "the idle stream to close");
+    expect(await subscriptionRows(ctx)).toEqual([]);
+    await Promise.all([revoked.client.close(), writer.close()]);
+  });
+
+  it("refuses a caller's subscriptions past LIMITS.subscriptionsPerCaller in a context, across made-up sessions, and stores nothing more", async () => {
+    const ctx = freshContext("subs");
+    await createContext(ctx, { readOnly: true });
+    const reader = await mint([{ context: ctx, role: "read" }]);
+    const max = LIMITS.subscriptionsPerCaller;
+    for (let from = 0; from < max; from += 50) {
+      const batch = Array.from({ length: Math.min(50, max - from) }, (_, i) => rawSubscribe(ctx, reader.token, `made-up-${from + i}`));
+      for (const answer of await Promise.all(batch)) expect(answer.error).toBeUndefined();
+    }
+    const refused = await rawSubscribe(ctx, reader.token, "made-up-one-more");
+    expect(refused.error?.code).toBe(-32602);
+    expect(refused.error?.message).toMatch(new RegExp(`a caller holds at most ${max} subscriptions in a context, across its sessions and listen streams`));
+    // Subscribing again to what a session holds adds nothing, so it is still answered.
+    expect((await rawSubscribe(ctx, reader.token, "made-up-0")).error).toBeUndefined();
+    expect((await subscriptionRows(ctx)).length).toBe(max);
+    // Another teammate's subscriptions are their own.
+    const other = await mint([{ context: ctx, role: "read" }]);
+    expect((await rawSubscribe(ctx, other.token, "made-up-0")).error).toBeUndefined();
+  });
+
   it("closes a stream it never accepted without throwing, and drops nothing", async () => {
     const ctx = freshContext("subs");
     await createContext(ctx);
     await runInDurableObject(stubOf(ctx), (instance) => {
       const [, server] = Object.values(new WebSocketPair()) as [WebSocket, WebSocket];
-      expect(() => instance.webSocketClose(server)).not.toThrow();
+      expect(() => instance.webSocketClose(server, 1000)).not.toThrow();
     });
     expect(await subscriptionRows(ctx)).toEqual([]);
   });
