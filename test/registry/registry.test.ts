@@ -36,12 +36,17 @@ describe("Registry object", () => {
     ]);
   });
 
-  it("keeps a removed context's flags when it is registered again", async () => {
+  it("keeps a removed context's flags when a first write registers it again, and revives no read-only one for a write", async () => {
     const stub = fresh();
-    await stub.addContext({ name: "archive", description: "old stuff", readOnly: true }, "admin", "api");
+    await stub.addContext({ name: "archive", description: "old stuff" }, "admin", "api");
     await stub.removeContext("archive", "admin", "api");
     const revived = await stub.useContext("archive", true, "carol");
-    expect(revived).toMatchObject({ ok: true, value: { readOnly: true, description: "old stuff", removedAt: null, created: true, revived: true } });
+    expect(revived).toMatchObject({ ok: true, value: { readOnly: false, description: "old stuff", removedAt: null, created: true, revived: true } });
+    // A use that may create comes only from a write, which a read-only context refuses: it stays removed.
+    await stub.addContext({ name: "frozen", description: "kept", readOnly: true }, "admin", "api");
+    await stub.removeContext("frozen", "admin", "api");
+    expect(await stub.useContext("frozen", true, "carol")).toMatchObject({ ok: false, kind: "Forbidden" });
+    expect(await stub.useContext("frozen", false, "carol")).toMatchObject({ ok: false, kind: "NotFound" });
   });
 
   it("falls the active context back to the default when the stored one was removed", async () => {
