@@ -15,13 +15,13 @@ import { freePort, startDev, type Dev } from "./harness";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
-/** Runs scripts/<name>.mjs as `npm run <name> -- ...args` does; never rejects. */
-function script(name: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs scripts/<name>.mjs as `npm run <name> -- ...args` does, with none of ENGRAM_URL, ENGRAM_TOKEN, ADMIN_TOKEN unless `env` sets them; never rejects. */
+function script(name: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(
       process.execPath,
       [join(ROOT, "scripts", `${name}.mjs`), ...args],
-      { cwd: ROOT, env: { ...process.env, ENGRAM_URL: "", ENGRAM_TOKEN: "", ADMIN_TOKEN: "" } },
+      { cwd: ROOT, env: { ...process.env, ENGRAM_URL: "", ENGRAM_TOKEN: "", ADMIN_TOKEN: "", ...env } },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -175,6 +175,19 @@ describe("npm run import and export", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("Unknown option '--contxt'");
     expect(r.stderr).toContain("Usage: npm run export");
+  });
+});
+
+describe("npm run admin", () => {
+  it("names the address it could not reach, from --url or ENGRAM_URL, and how to give another, in one line", async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    for (const r of [await script("admin", ["--url", url, "token", "list"]), await script("admin", ["token", "list"], { ENGRAM_URL: url })]) {
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(oneLine(r.stderr)).toMatch(
+        new RegExp(`^Cannot reach the server at ${url}: connect ECONNREFUSED [^ ]+\\. Is the server running there\\? --url or ENGRAM_URL gives another address\\.$`),
+      );
+    }
   });
 });
 
