@@ -87,7 +87,9 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     expect(text(unknown)).toContain("NotFound");
     const forbidden = await client.call("set_active_context", { name: secret });
     expect(forbidden.isError).toBe(true);
-    expect(text(forbidden)).toContain("Forbidden");
+    expect(text(forbidden)).toContain(
+      `Error (Forbidden): You have no grant for context "${secret}" (your grants: team-*=write). list_contexts shows the contexts you can use.`,
+    );
     const bad = await client.call("set_active_context", { name: "Not A Name" });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain("name");
