@@ -152,9 +152,13 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     const again = await client.call("add_context", { name: proj });
     expect(again.isError).toBe(true);
     expect(text(again)).toContain("Conflict");
-    const team = await client.call("add_context", { name: freshContext("team") });
+    const teamName = freshContext("team");
+    const team = await client.call("add_context", { name: teamName });
     expect(team.isError).toBe(true);
-    expect(text(team)).toContain("Forbidden");
+    // The grant syntax users type (`--grant`), not the API's JSON field.
+    expect(text(team)).toContain(
+      `Error (Forbidden): Creating context "${teamName}" needs an admin grant or a +create grant matching it, such as ${teamName}=write+create (your grants: proj-*=write+create, team-*=write).`,
+    );
     await client.close();
   });
 
