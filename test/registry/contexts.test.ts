@@ -189,7 +189,9 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     expect(removed.structuredContent).toEqual({ name: ctx, removed: true, dataKept: true });
     const gone = await writer.call("read_graph", { context: ctx });
     expect(gone.isError).toBe(true);
-    expect(text(gone)).toContain("was removed");
+    expect(text(gone)).toContain(
+      `Error (NotFound): Context "${ctx}" was removed. list_contexts shows the contexts you can use; add_context brings it back with its data.`,
+    );
     expect((json(await writer.call("list_contexts")) as { contexts: { name: string }[] }).contexts.map((c) => c.name)).not.toContain(ctx);
 
     const back = await owner.call("add_context", { name: ctx });
