@@ -29,6 +29,20 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
     await c.close();
   });
 
+  it("names the relations create_relations skipped, existing or given twice, and adds no note when it skipped none", async () => {
+    const c = await connect({ url: `http://localhost/mcp/${freshContext("skip")}` });
+    await c.call("create_entities", { entities: [alice, acme] });
+    const likes = { from: "Alice", to: "Acme", relationType: "likes" };
+    expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({ relations: [works] });
+    expect(json(await c.call("create_relations", { relations: [works, likes, likes] }))).toEqual({
+      relations: [likes],
+      note: 'Skipped 2 relations that already exist: "Alice -works_at-> Acme", "Alice -likes-> Acme".',
+    });
+    const fresh = { from: "Acme", to: "Alice", relationType: "employs" };
+    expect(json(await c.call("create_relations", { relations: [fresh] }))).toEqual({ relations: [fresh] });
+    await c.close();
+  });
+
   it("answers a scripted session as the official server does", async () => {
     const c = await connect({ url: `http://localhost/mcp/${freshContext("compat")}` });
 
@@ -36,9 +50,12 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
     expect(json(await c.call("create_entities", { entities: [alice, acme] }))).toEqual({ entities: [alice, acme] });
     expect(json(await c.call("create_entities", { entities: [alice] }))).toEqual({ entities: [], note: expect.stringContaining('"Alice"') });
 
-    // create_relations returns only new relations.
+    // create_relations returns only new relations; an existing one is skipped (engram adds a note saying so, as for entities).
     expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({ relations: [works] });
-    expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({ relations: [] });
+    expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({
+      relations: [],
+      note: 'Skipped 1 relation that already exists: "Alice -works_at-> Acme".',
+    });
 
     // add_observations returns per entity what was added, skipping existing observations.
     expect(json(await c.call("add_observations", { observations: [{ entityName: "Alice", contents: ["likes tea", "plays go"] }] }))).toEqual({
