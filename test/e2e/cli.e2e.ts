@@ -14,6 +14,8 @@ import { INVALID_CONTEXT_NAME } from "../../src/limits";
 import { freePort, startDev, type Dev } from "./harness";
 
 const ROOT = resolve(import.meta.dirname, "../..");
+/** A time as the admin API shows one (src/api/times.ts), and so the admin command prints it. */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /** Runs scripts/<name>.mjs as `npm run <name> -- ...args` does, with none of ENGRAM_URL, ENGRAM_TOKEN, ADMIN_TOKEN unless `env` sets them; never rejects. */
 function script(name: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -234,13 +236,14 @@ describe("npm run admin tokens", () => {
   it("revokes by id, or by name with --by name, and treats another --by as a usage error", async () => {
     const created = await admin("token", "create", "cli-carol", "--grant", "team-*=write");
     expect(created.code).toBe(0);
-    const { id } = JSON.parse(created.stdout) as { id: string };
+    const { id, createdAt } = JSON.parse(created.stdout) as { id: string; createdAt: string };
+    expect(createdAt).toMatch(ISO_TIME);
     const bad = await admin("token", "revoke", id, "--by", "hash");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--by must be id or name, not "hash"');
     const byName = await admin("token", "revoke", "cli-carol", "--by", "name");
     expect(byName.code).toBe(0);
-    expect(JSON.parse(byName.stdout).token).toMatchObject({ id, name: "cli-carol", revokedAt: expect.any(Number) });
+    expect(JSON.parse(byName.stdout).token).toMatchObject({ id, name: "cli-carol", revokedAt: expect.stringMatching(ISO_TIME) });
     const again = await admin("token", "revoke", id);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).token.id).toBe(id);
@@ -285,7 +288,7 @@ describe("npm run admin oauth", () => {
     expect(grant).toMatchObject({ clientName: "CLI App", tokenName: "local", grants: [{ context: "*", role: "read" }] });
     const revoked = await script("admin", ["--url", dev.url, "oauth", "revoke", String(grant?.id)]);
     expect(revoked.code).toBe(0);
-    expect(JSON.parse(revoked.stdout).grant).toMatchObject({ id: grant?.id, revokedAt: expect.any(Number) });
+    expect(JSON.parse(revoked.stdout).grant).toMatchObject({ id: grant?.id, revokedAt: expect.stringMatching(ISO_TIME) });
     const unknown = await script("admin", ["--url", dev.url, "oauth", "revoke", "oag_0000000000000000"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^HTTP 404: /);
