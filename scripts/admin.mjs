@@ -10,6 +10,7 @@
  * local server in open local mode (no ADMIN_TOKEN configured) answers.
  */
 import { parseArgs } from "node:util";
+import { request, run, serverBase, UsageError } from "./cli.mjs";
 
 const USAGE = `Usage: npm run admin -- [--url URL] [--token TOKEN] <command>
 
@@ -67,8 +68,6 @@ const OPTIONS = {
   secret: { type: "string" },
   help: { type: "boolean", short: "h" },
 };
-
-class UsageError extends Error {}
 
 /** "team-*=write+create" -> {context: "team-*", role: "write", create: true} */
 function parseGrant(text) {
@@ -172,18 +171,18 @@ async function main(argv) {
     console.log(USAGE);
     return 0;
   }
-  const request = requestFor(positionals, values);
-  const base = (values.url ?? process.env.ENGRAM_URL ?? "http://127.0.0.1:8787").replace(/\/+$/, "");
+  const call = requestFor(positionals, values);
+  const base = serverBase(values);
   const token = values.token ?? process.env.ADMIN_TOKEN ?? process.env.ENGRAM_TOKEN;
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   // Every change is declared JSON, even a purge or a revocation without a body: the server refuses
   // state-changing requests a browser form could send (see docs/contexts-and-auth.md).
-  if (request.method !== "GET") headers["Content-Type"] = "application/json";
-  const res = await fetch(`${base}${request.path}`, {
-    method: request.method,
+  if (call.method !== "GET") headers["Content-Type"] = "application/json";
+  const res = await request(base, call.path, {
+    method: call.method,
     headers,
-    ...(request.body ? { body: JSON.stringify(request.body) } : {}),
+    ...(call.body ? { body: JSON.stringify(call.body) } : {}),
   });
   const text = await res.text();
   let out;
@@ -197,20 +196,10 @@ async function main(argv) {
     return 1;
   }
   console.log(out);
-  if (request.path === "/api/tokens" && request.method === "POST") {
+  if (call.path === "/api/tokens" && call.method === "POST") {
     console.error("\nThe token above is shown once: store it now (e.g. in your MCP client's config).");
   }
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error) => {
-    if (error instanceof UsageError) {
-      console.error(`${error.message}\n\n${USAGE}`);
-      process.exit(2);
-    }
-    console.error(error?.cause?.code === "ECONNREFUSED" ? `Cannot reach the server: ${error.cause.message}` : String(error));
-    process.exit(1);
-  },
-);
+run(main, USAGE);

@@ -1,7 +1,7 @@
 /**
- * What the import and export scripts share: flags, the server's address and
- * token, and one way to fail. Every failure is one line on stderr and an exit
- * code, never a stack trace (as `npm run admin`):
+ * What the import, export and admin scripts share: flags, the server's address
+ * and token, and one way to fail. Every failure is one line on stderr and an
+ * exit code, never a stack trace:
  *
  *   0  done
  *   1  the file, the server or the answer failed (unreadable file, server not
@@ -29,15 +29,21 @@ export function parseCommandLine(argv, options) {
   }
 }
 
-/** Base URL, headers and context from the flags, else $ENGRAM_URL, $ENGRAM_TOKEN, $ENGRAM_CONTEXT. */
-export function endpoint(values) {
-  const base = (values.url ?? process.env.ENGRAM_URL ?? DEFAULT_URL).replace(/\/+$/, "");
+/** The server's base URL: --url, else $ENGRAM_URL (an empty one counts as unset), else the `npm start` default. */
+export function serverBase(values) {
+  const base = (values.url ?? (process.env.ENGRAM_URL || DEFAULT_URL)).replace(/\/+$/, "");
   try {
     const url = new URL(base);
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
   } catch {
     throw new UsageError(`--url ${JSON.stringify(base)}: expected an http:// or https:// address, e.g. ${DEFAULT_URL}`);
   }
+  return base;
+}
+
+/** Base URL, headers and context from the flags, else $ENGRAM_URL, $ENGRAM_TOKEN, $ENGRAM_CONTEXT. */
+export function endpoint(values) {
+  const base = serverBase(values);
   const token = values.token ?? process.env.ENGRAM_TOKEN;
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const context = values.context ?? process.env.ENGRAM_CONTEXT ?? "default";
@@ -50,8 +56,12 @@ export async function request(base, path, init) {
     return await fetch(`${base}${path}`, init);
   } catch (error) {
     const reason = error?.cause?.message ?? error?.message ?? String(error);
-    const hint = base === DEFAULT_URL ? " (is `npm start` running? Otherwise pass --url or set ENGRAM_URL)" : "";
-    throw new Failure(`Cannot reach the server at ${base}: ${reason}${hint}`);
+    // The address is named, with how to give another: `npm start -- --port 8790` serves where the default does not look.
+    throw new Failure(
+      base === DEFAULT_URL
+        ? `Cannot reach the server at ${base} (the default): ${reason}. Is \`npm start\` running? For a server elsewhere (another --port), pass --url or set ENGRAM_URL.`
+        : `Cannot reach the server at ${base}: ${reason}. Is the server running there? --url or ENGRAM_URL gives another address.`,
+    );
   }
 }
 

@@ -147,7 +147,7 @@ async function serveMcp(c: import("hono").Context<AppEnv>, pinned?: string) {
   }
   const caller = c.get("caller");
   if (pinned !== undefined && roleFor(caller.grants, pinned) === undefined) {
-    return c.json({ error: "forbidden", message: noGrant(pinned) }, 403);
+    return c.json({ error: "forbidden", message: noGrant(pinned, caller.grants, "Connect to /mcp/<context> for a context your grants cover, or to /mcp.") }, 403);
   }
   const url = new URL(c.req.url);
   const choice = chooseToolsets(c.env.MEMORY_TOOLSETS, url.searchParams.get("tools"));

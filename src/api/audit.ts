@@ -7,6 +7,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../app";
 import { registryOf } from "../registry/Registry";
 import { failed, invalid, requireAdmin } from "./http";
+import { shownEntry } from "./times";
 
 const DEFAULT_PAGE = 100;
 const MAX_PAGE = 1000;
@@ -21,7 +22,7 @@ audit.get("/", requireAdmin, async (c) => {
   if (before !== undefined && (!Number.isSafeInteger(before) || before < 1)) return invalid(c, "before must be an entry id.");
   const page = await registryOf(c.env).auditLog(limit, before);
   if (!page.ok) return failed(c, page);
-  const entries = page.value.map((e) => ({ ...e, detail: e.detail === null ? null : (JSON.parse(e.detail) as unknown) }));
+  const entries = page.value.map((e) => ({ ...shownEntry(e), detail: e.detail === null ? null : (JSON.parse(e.detail) as unknown) }));
   const last = entries[entries.length - 1];
   return c.json({ entries, ...(entries.length === limit && last ? { nextBefore: last.id } : {}) });
 });

@@ -29,6 +29,7 @@ import { registryOf } from "../registry/Registry";
 import type { Capacity } from "../registry/types";
 import { fail } from "../errors";
 import { failed, invalid, readBody, readFlag, requireAdmin } from "./http";
+import { shownContext } from "./times";
 
 const limit = z
   .number({ error: "must be a whole number" })
@@ -81,7 +82,7 @@ contexts.get("/", requireAdmin, async (c) => {
   if (!removed.ok) return removed.response;
   const listed = await registryOf(c.env).listContexts(removed.value);
   if (!listed.ok) return failed(c, listed);
-  return c.json({ contexts: listed.value });
+  return c.json({ contexts: listed.value.map(shownContext) });
 });
 
 contexts.post("/", requireAdmin, async (c) => {
@@ -102,7 +103,7 @@ contexts.post("/", requireAdmin, async (c) => {
     "api",
   );
   if (!added.ok) return failed(c, added);
-  return c.json(added.value, 201);
+  return c.json(shownContext(added.value), 201);
 });
 
 contexts.patch("/:name", requireAdmin, async (c) => {
@@ -129,7 +130,7 @@ contexts.patch("/:name", requireAdmin, async (c) => {
   const updated = await registryOf(c.env).updateContext(target, patch, c.get("caller").id);
   contextCache.forget(target);
   if (!updated.ok) return failed(c, updated);
-  return c.json(updated.value);
+  return c.json(shownContext(updated.value));
 });
 
 contexts.post("/:name/purge", requireAdmin, async (c) => {

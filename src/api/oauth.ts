@@ -16,6 +16,7 @@ import { endProviderGrants } from "../auth/oauth";
 import { registryOf } from "../registry/Registry";
 import type { OAuthGrantInfo } from "../registry/types";
 import { failed, readFlag } from "./http";
+import { shownCredential } from "./times";
 
 export const oauth = new Hono<AppEnv>();
 
@@ -23,7 +24,7 @@ export const oauth = new Hono<AppEnv>();
 const ownerOf = (caller: Caller): string | undefined => (isAdmin(caller) ? undefined : (caller.tokenId ?? caller.kind));
 
 /** A grant as listed: no provider internals; `status` says at a glance whether it still works (revokedReason says why not). */
-const shown = ({ providerId: _, ...g }: OAuthGrantInfo) => ({ ...g, status: g.revokedAt === null ? "live" : "revoked" });
+const shown = ({ providerId: _, ...g }: OAuthGrantInfo) => ({ ...shownCredential(g), status: g.revokedAt === null ? "live" : "revoked" });
 
 oauth.get("/grants", async (c) => {
   const revoked = readFlag(c, "revoked");

@@ -28,6 +28,7 @@ import { fail } from "../errors";
 import { registryOf } from "../registry/Registry";
 import { reservedNameProblem } from "../registry/tokens";
 import { failed, invalid, readBody, readFlag, requireAdmin } from "./http";
+import { shownCredential } from "./times";
 
 /** Names reserved for the built-in callers, so the audit log's "who" is never ambiguous. */
 const RESERVED = new Set(["admin", "local", "system"]);
@@ -70,7 +71,7 @@ tokens.post("/", requireAdmin, async (c) => {
   const minted = await mintToken();
   const created = await registryOf(c.env).createToken({ id: minted.id, name: body.value.name, hash: minted.hash, grants }, c.get("caller").id);
   if (!created.ok) return failed(c, created);
-  return c.json({ ...created.value, token: minted.token, note: "Store this token now: it is shown once and cannot be recovered." }, 201);
+  return c.json({ ...shownCredential(created.value), token: minted.token, note: "Store this token now: it is shown once and cannot be recovered." }, 201);
 });
 
 tokens.get("/", requireAdmin, async (c) => {
@@ -78,7 +79,7 @@ tokens.get("/", requireAdmin, async (c) => {
   if (!revoked.ok) return revoked.response;
   const listed = await registryOf(c.env).listTokens(revoked.value);
   if (!listed.ok) return failed(c, listed);
-  return c.json({ tokens: listed.value });
+  return c.json({ tokens: listed.value.map(shownCredential) });
 });
 
 tokens.delete("/:ref", requireAdmin, async (c) => {
@@ -90,5 +91,5 @@ tokens.delete("/:ref", requireAdmin, async (c) => {
   // The Registry ended the token's OAuth grants with it; their tokens go from the provider's store too.
   const { oauthGrants, ...token } = revoked.value;
   await endProviderGrants(new URL(c.req.url), c.env, oauthGrants);
-  return c.json({ token, oauthGrantsRevoked: oauthGrants.map((g) => g.id) });
+  return c.json({ token: shownCredential(token), oauthGrantsRevoked: oauthGrants.map((g) => g.id) });
 });

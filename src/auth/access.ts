@@ -28,11 +28,21 @@ import type { ActiveContext, ContextInfo } from "../registry/types";
 import { settings } from "../settings";
 import { activeCache, contextCache } from "./cache";
 import { callerKey, type Caller } from "./caller";
-import { mayCreate, roleFor, type Role } from "./grants";
+import { mayCreate, roleFor, yourGrants, type Grant, type Role } from "./grants";
 
 export type Need = "read" | "write";
 
-export const noGrant = (name: string) => `You have no grant for context ${JSON.stringify(name)}. list_contexts shows the contexts you can use.`;
+/** How a tool call picks another context: what follows a refusal of one the caller holds no grant for. */
+const PICK_ANOTHER =
+  "Name a context your grants cover in a tool's `context` argument, or make it your active context with set_active_context; list_contexts shows them.";
+
+/**
+ * The refusal of a context no grant of the caller matches: the caller's grants
+ * (a few, as users type them), then `then`, how to choose another (by
+ * default a tool call's ways). The context used is never changed for the caller.
+ */
+export const noGrant = (name: string, grants: readonly Grant[], then = PICK_ANOTHER) =>
+  `You have no grant for context ${JSON.stringify(name)} (${yourGrants(grants)}). ${then}`;
 
 /**
  * The caller's active context: the Registry's answer, kept with the token for
@@ -60,7 +70,7 @@ export async function openContext(
   need: Need,
 ): Promise<Outcome<ContextInfo & { role: Role; created: boolean; revived: boolean }>> {
   const role = roleFor(caller.grants, name);
-  if (!role) return fail("Forbidden", noGrant(name));
+  if (!role) return fail("Forbidden", noGrant(name, caller.grants));
   // Refused before the Registry is asked: a first write may register (or revive) the context.
   if (need === "write" && role === "read") {
     return fail("Forbidden", `Your grant on context ${JSON.stringify(name)} is read-only, and this call writes. Reads work.`);

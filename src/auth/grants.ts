@@ -95,6 +95,16 @@ export function mayCreate(grants: readonly Grant[], name: string): boolean {
   return grants.some((g) => globMatches(g.context, name) && (g.create === true || g.role === "admin"));
 }
 
+/** A grant as users type it (`npm run admin -- token create --grant`): `team-*=write`, `proj-*=write+create`. */
+const grantText = (g: Grant): string => `${g.context}=${g.role}${g.create ? "+create" : ""}`;
+
+/** The caller's grants for a refusal, the first `max` as users type them: `your grants: a=read, b-*=write and 2 more`. */
+export function yourGrants(grants: readonly Grant[], max = 3): string {
+  if (grants.length === 0) return "you hold no grants";
+  const more = grants.length > max ? ` and ${grants.length - max} more` : "";
+  return `your grants: ${grants.slice(0, max).map(grantText).join(", ")}${more}`;
+}
+
 /** Why a list of grants is unusable, or undefined when it is fine. */
 export function grantProblem(grants: readonly Grant[]): string | undefined {
   if (grants.length === 0) return "grants: give at least one grant";

@@ -204,8 +204,8 @@ export class MemoryContext extends DurableObject<Env> {
   }
 
   // ---- Graph (src/graph): entities, observations, relations, merges
-  createEntities(entities: graph.EntityInput[], meta: CallMeta): Outcome<graph.Entity[]> {
-    return this.runner.run(meta, "write", (w) => ({ value: graph.createEntities(w, entities) }));
+  createEntities(entities: graph.EntityInput[], meta: CallMeta): Outcome<graph.EntitiesCreated> {
+    return this.runner.run(meta, "write", (w) => ({ value: graph.createEntitiesNamingVariants(w, entities) }));
   }
   createRelations(relations: graph.Relation[], meta: CallMeta): Outcome<graph.Relation[]> {
     return this.runner.run(meta, "write", (w) => ({ value: graph.createRelations(w, relations) }));

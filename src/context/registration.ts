@@ -23,7 +23,8 @@ import type { Db } from "../storage/sql";
 /** A registration fact as the Registry pushes it. */
 export type RegistrationPush = { name: string; status: "registered"; readOnly: boolean } | { name: string; status: "removed" | "purged" };
 
-const LIST = "list_contexts shows the contexts you can use; add_context creates one.";
+// The words of src/registry/contexts.ts's noSuchContext: a purged context's data is gone, a removed one's is kept.
+const LIST = "list_contexts shows the contexts you can use";
 
 /** Records a pushed fact, and returns it: a registration clears a removal or purge and sets the read-only flag. */
 export function applyRegistration(db: Db, push: RegistrationPush): RegistrationPush {
@@ -42,10 +43,11 @@ export function applyReadOnly(db: Db, readOnly: boolean): { readOnly: boolean } 
 export function admit(db: Db, kind: "read" | "write"): void {
   const stored = readRegistration(db);
   if (stored?.status === "purged") {
-    throw new DomainError("NotFound", `Context ${JSON.stringify(stored.name)} does not exist (it was purged). ${LIST}`);
+    throw new DomainError("NotFound", `Context ${JSON.stringify(stored.name)} does not exist (it was purged). ${LIST}; add_context creates one.`);
   }
   if (kind === "read") return;
-  if (stored?.status === "removed") throw new DomainError("NotFound", `Context ${JSON.stringify(stored.name)} was removed. ${LIST}`);
+  if (stored?.status === "removed")
+    throw new DomainError("NotFound", `Context ${JSON.stringify(stored.name)} was removed. ${LIST}; add_context brings it back with its data.`);
   if (stored?.read_only === 1) {
     throw new DomainError("Forbidden", "This context is read-only, and this call writes. Reads work.");
   }

@@ -12,15 +12,16 @@ export { openNodes, type OpenedNodes, type OpenOptions } from "./open";
 export { exportPage, type ReadGraphOptions } from "./read";
 export {
   addObservations,
-  createEntities,
+  createEntitiesNamingVariants,
   createRelations,
   deleteEntities,
   deleteObservations,
   deleteRelations,
   graphCounts,
   updateObservation,
+  type EntitiesCreated,
   type EntitiesDeleted,
   type GraphCounts,
   type ObservationUpdate,
 } from "./store";
-export type { DeleteReport, Entity, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "./types";
+export type { DeleteReport, EntityInput, GraphPage, ObservationAdd, ObservationDelete, Relation } from "./types";

@@ -19,7 +19,7 @@
  *   rejects the whole batch and names what was missing.
  */
 import { DomainError, listNames } from "../errors";
-import type { Db } from "../storage/sql";
+import { jsonBatches, sqlLimit, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity, itemKey } from "../items";
 import { refuseAliases, resolveAliases } from "./aliases";
@@ -50,6 +50,60 @@ export function createEntities(w: WriteScope, entities: readonly EntityInput[]):
     w,
     entities.map((e) => ({ ...e, category: e.category ?? classifyEntity(e.name, e.entityType, e.observations) })),
   );
+}
+
+/** Existing entities create_entities names at most when a new name differs from theirs only in letter case. */
+const CASE_VARIANTS_MAX = 3;
+
+/** A created entity's name beside an entity that existed before, whose name differs from it only in letter case. */
+interface CaseVariant {
+  name: string;
+  existing: string;
+}
+
+export interface EntitiesCreated {
+  entities: Entity[];
+  /** The first CASE_VARIANTS_MAX, in the order the names were given. */
+  caseVariants: CaseVariant[];
+  /** Whether there were more than CASE_VARIANTS_MAX. */
+  moreCaseVariants: boolean;
+}
+
+/**
+ * Entities that differ only in letter case from a name not yet taken among
+ * `names`: one lookup per name on the NOCASE index (migrations/0012), so it
+ * folds ASCII letters only, as SQLite's NOCASE does. At most `max + 1`.
+ */
+function caseVariants(db: Db, names: readonly string[], max: number): CaseVariant[] {
+  const found: CaseVariant[] = [];
+  for (const batch of jsonBatches([...new Set(names)])) {
+    if (found.length > max) break;
+    found.push(
+      ...db.all<CaseVariant & Record<string, SqlStorageValue>>(
+        `SELECT n.value AS name, e.name AS existing FROM json_each(?) n JOIN entities e ON e.name = n.value COLLATE NOCASE
+         WHERE e.name <> n.value AND NOT EXISTS (SELECT 1 FROM entities x WHERE x.name = n.value)
+         ORDER BY n.key, e.id LIMIT ${sqlLimit(max + 1 - found.length)}`,
+        batch,
+      ),
+    );
+  }
+  return found;
+}
+
+/**
+ * create_entities: creates the entities, and names the entities that existed
+ * before whose names differ from a created one only in letter case. Names are
+ * case-sensitive, as in the official server, so both stand; the caller can
+ * merge them if they are one thing.
+ */
+export function createEntitiesNamingVariants(w: WriteScope, entities: readonly EntityInput[]): EntitiesCreated {
+  // Looked up first, so every entity found existed before the call.
+  const variants = caseVariants(
+    w.db,
+    entities.map((e) => e.name),
+    CASE_VARIANTS_MAX,
+  );
+  return { entities: createEntities(w, entities), caseVariants: variants.slice(0, CASE_VARIANTS_MAX), moreCaseVariants: variants.length > CASE_VARIANTS_MAX };
 }
 
 function requireEntities(db: Db, names: readonly string[], what: string): Map<string, number> {

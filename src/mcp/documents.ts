@@ -1,6 +1,8 @@
 /**
  * What the documents tools share: input schemas for ids and content, and
- * the not-found answer the working-memory tools give (`Error: <id>: not found`).
+ * the not-found answer their reads give (`Error: <id>: not found`, as
+ * docs/documents.md has it for read_document). update_document, a write,
+ * fails as every other tool does (`Error (NotFound): ...`).
  */
 import { z } from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/server";

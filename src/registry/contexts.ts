@@ -38,9 +38,9 @@ export function findContext(db: Db, name: string): ContextInfo | undefined {
   return row && info(row);
 }
 
-/** The one message for a context that is not registered (never was, or was removed). */
+/** The one message for a context that is not registered: never was (add_context creates it), or was removed (add_context brings its data back). */
 export const noSuchContext = (name: string, removed = false) =>
-  `Context ${JSON.stringify(name)} ${removed ? "was removed" : "does not exist"}. list_contexts shows the contexts you can use; add_context creates one.`;
+  `Context ${JSON.stringify(name)} ${removed ? "was removed" : "does not exist"}. list_contexts shows the contexts you can use; add_context ${removed ? "brings it back with its data" : "creates one"}.`;
 
 /** The registered context `name`, or NotFound. */
 export function registeredContext(db: Db, name: string): ContextInfo {

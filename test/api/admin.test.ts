@@ -4,7 +4,7 @@ import { tokenHash } from "../../src/auth/tokens";
 import type { MemoryContext } from "../../src/context/MemoryContext";
 import { registryOf, type Registry } from "../../src/registry/Registry";
 import { connectV2, freshContext, json } from "../helpers/clients";
-import { api, connectAs, createContext, mint } from "../helpers/teams";
+import { api, connectAs, createContext, ISO_TIME, mint } from "../helpers/teams";
 
 const body = async <T = Record<string, unknown>>(res: Response) => (await res.json()) as T;
 const entityLine = (name: string) => JSON.stringify({ type: "entity", name, entityType: "t", observations: ["o"] });
@@ -51,13 +51,16 @@ describe("admin API: tokens", () => {
     const name = freshContext("alice");
     const res = await api("/tokens", { method: "POST", json: { name, grants: [{ context: "team-*", role: "write", create: true }] } });
     expect(res.status).toBe(201);
-    const created = await body<{ id: string; token: string; grants: unknown }>(res);
+    const created = await body<{ id: string; token: string; grants: unknown; createdAt: string }>(res);
     expect(created.token).toMatch(/^eg_/);
+    // Times as ISO 8601, as the webhooks route and the tools show them, not epoch milliseconds.
+    expect(created.createdAt).toMatch(ISO_TIME);
+    expect(Math.abs(Date.parse(created.createdAt) - Date.now())).toBeLessThan(60_000);
     expect(created.grants).toEqual([{ context: "team-*", role: "write", create: true }]);
 
     const listed = await body<{ tokens: Record<string, unknown>[] }>(await api("/tokens"));
     const row = listed.tokens.find((t) => t.id === created.id);
-    expect(row).toEqual({ id: created.id, name, grants: created.grants, createdAt: expect.any(Number), lastUsedAt: null, revokedAt: null });
+    expect(row).toEqual({ id: created.id, name, grants: created.grants, createdAt: created.createdAt, lastUsedAt: null, revokedAt: null });
     expect(JSON.stringify(listed)).not.toContain(created.token);
 
     const stored = await runInDurableObject(registryOf(env), (_r: Registry, state) =>
@@ -93,7 +96,7 @@ describe("admin API: tokens", () => {
     expect(dup.status).toBe(409);
     const revoked = await api(`/tokens/${name}`, { method: "DELETE" });
     expect(revoked.status).toBe(200);
-    expect((await body<{ token: { id: string; revokedAt: number } }>(revoked)).token).toMatchObject({ id: first.id, revokedAt: expect.any(Number) });
+    expect((await body<{ token: { id: string; revokedAt: string } }>(revoked)).token).toMatchObject({ id: first.id, revokedAt: expect.stringMatching(ISO_TIME) });
     await mint([{ context: "x", role: "read" }], name);
 
     const live = await body<{ tokens: { id: string }[] }>(await api("/tokens"));
@@ -218,8 +221,8 @@ describe("admin API: contexts", () => {
     await admin.close();
     const live = await body<{ contexts: { name: string }[] }>(await api("/contexts"));
     expect(live.contexts.map((c) => c.name)).not.toContain(name);
-    const all = await body<{ contexts: { name: string; removedAt: number | null }[] }>(await api("/contexts?removed=true"));
-    expect(all.contexts.find((c) => c.name === name)?.removedAt).toEqual(expect.any(Number));
+    const all = await body<{ contexts: { name: string; createdAt: string; removedAt: string | null }[] }>(await api("/contexts?removed=true"));
+    expect(all.contexts.find((c) => c.name === name)).toMatchObject({ createdAt: expect.stringMatching(ISO_TIME), removedAt: expect.stringMatching(ISO_TIME) });
   });
 
   it("purges only with the name typed again, wipes the MemoryContext, and leaves it usable and empty", async () => {
@@ -277,7 +280,7 @@ describe("admin API: audit log", () => {
     await api(`/tokens/${t.id}`, { method: "DELETE" });
     await api(`/contexts/${name}/purge?confirm=${name}`, { method: "POST" });
 
-    type Entry = { id: number; at: number; actor: string; action: string; target: string; detail: Record<string, unknown> | null };
+    type Entry = { id: number; at: string; actor: string; action: string; target: string; detail: Record<string, unknown> | null };
     const page = await body<{ entries: Entry[]; nextBefore?: number }>(await api("/audit?limit=5"));
     const actions = page.entries.map((e) => [e.actor, e.action, e.target]);
     expect(actions.slice(0, 5)).toEqual([
@@ -287,7 +290,7 @@ describe("admin API: audit log", () => {
       ["admin", "context.create", name],
       ["admin", "token.create", t.name],
     ]);
-    expect(page.entries[0]?.at).toEqual(expect.any(Number));
+    expect(page.entries[0]?.at).toMatch(ISO_TIME);
     expect(page.entries[4]?.detail).toEqual({ id: t.id, grants: [{ context: name, role: "read" }] });
     expect(JSON.stringify(page)).not.toContain(t.token);
     expect(page.nextBefore).toBe(page.entries[4]?.id);

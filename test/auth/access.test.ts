@@ -12,7 +12,10 @@ describe.each(CLIENTS)("authorization with %s client", (_label, connect) => {
       const t = await mint([{ context: "other-*", role: "admin" }]);
       const res = await initialize(`/mcp/${ctx}`, bearer(t.token));
       expect(res.status).toBe(403);
-      expect(await res.text()).toContain(ctx);
+      expect(await res.json()).toEqual({
+        error: "forbidden",
+        message: `You have no grant for context "${ctx}" (your grants: other-*=admin). Connect to /mcp/<context> for a context your grants cover, or to /mcp.`,
+      });
       await expect(connectAs(connect, t.token, `/mcp/${ctx}`)).rejects.toThrow();
     });
 
@@ -111,6 +114,29 @@ describe.each(CLIENTS)("authorization with %s client", (_label, connect) => {
       expect(r.isError).toBe(true);
       expect(text(r)).toContain('no grant for context "default"');
       await client.close();
+    });
+
+    it("names the caller's grants, a few at most, and how to pick a context when refusing one it has no grant for", async () => {
+      const pick =
+        "Name a context your grants cover in a tool's `context` argument, or make it your active context with set_active_context; list_contexts shows them.";
+      const payments = await connectAs(connect, (await mint([{ context: "payments", role: "read" }])).token);
+      const r = await payments.call("search_nodes", { query: "invoice" });
+      expect(r.isError).toBe(true);
+      expect(text(r)).toContain(`Error (Forbidden): You have no grant for context "default" (your grants: payments=read). ${pick}`);
+      const many = await connectAs(
+        connect,
+        (
+          await mint([
+            { context: "a", role: "read" },
+            { context: "b-*", role: "write", create: true },
+            { context: "c", role: "admin" },
+            { context: "d", role: "read" },
+            { context: "e", role: "read" },
+          ])
+        ).token,
+      );
+      expect(text(await many.call("read_graph"))).toContain("(your grants: a=read, b-*=write+create, c=admin and 2 more). Name a context");
+      for (const c of [payments, many]) await c.close();
     });
   });
 

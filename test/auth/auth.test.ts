@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { tokenCache } from "../../src/auth/cache";
 import { registryOf } from "../../src/registry/Registry";
 import { workerFetch } from "../helpers/clients";
-import { ADMIN, api, bearer, initialize, mint, secured } from "../helpers/teams";
+import { ADMIN, api, bearer, initialize, ISO_TIME, mint, secured } from "../helpers/teams";
 import { withLogs } from "../helpers/logs";
 
 afterEach(() => {
@@ -84,11 +84,11 @@ describe("authentication with ADMIN_TOKEN configured", () => {
 
   it("records when a token was last used", async () => {
     const t = await mint([{ context: "default", role: "read" }]);
-    const before = (await (await api("/tokens")).json()) as { tokens: { id: string; lastUsedAt: number | null }[] };
+    const before = (await (await api("/tokens")).json()) as { tokens: { id: string; lastUsedAt: string | null }[] };
     expect(before.tokens.find((x) => x.id === t.id)?.lastUsedAt).toBeNull();
     await initialize("/mcp", bearer(t.token));
-    const after = (await (await api("/tokens")).json()) as { tokens: { id: string; lastUsedAt: number | null }[] };
-    expect(after.tokens.find((x) => x.id === t.id)?.lastUsedAt).toEqual(expect.any(Number));
+    const after = (await (await api("/tokens")).json()) as { tokens: { id: string; lastUsedAt: string | null }[] };
+    expect(after.tokens.find((x) => x.id === t.id)?.lastUsedAt).toMatch(ISO_TIME);
   });
 });
 

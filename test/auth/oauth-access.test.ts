@@ -11,7 +11,7 @@ import { type GrantRow, grantSummary } from "../../src/ui/client/apps";
 import { EngramClient } from "../../src/ui/client/mcp";
 import { connectV1, freshContext, text, workerFetch } from "../helpers/clients";
 import { authorize, type Issued, tokenRequest } from "../helpers/oauth";
-import { ADMIN, api, BASE, bearer, createContext, initialize, mint, secured } from "../helpers/teams";
+import { ADMIN, api, BASE, bearer, createContext, initialize, ISO_TIME, mint, secured } from "../helpers/teams";
 
 afterEach(() => oauthCache.clear());
 
@@ -124,9 +124,11 @@ describe("listing and revoking grants", () => {
     const all = (await (await api("/oauth/grants")).json()) as { grants: { tokenId: string; clientName: string; tokenName: string }[] };
     expect(all.grants.map((g) => g.tokenId)).toEqual(expect.arrayContaining([alice.id, bob.id]));
     const own = (await (await api("/oauth/grants", {}, alice.token)).json()) as {
-      grants: { tokenId: string; tokenName: string; clientName: string; createdAt: number }[];
+      grants: { tokenId: string; tokenName: string; clientName: string; createdAt: string }[];
     };
-    expect(own.grants).toEqual([expect.objectContaining({ tokenId: alice.id, tokenName: alice.name, clientName: "Test Client", createdAt: expect.any(Number) })]);
+    expect(own.grants).toEqual([
+      expect.objectContaining({ tokenId: alice.id, tokenName: alice.name, clientName: "Test Client", createdAt: expect.stringMatching(ISO_TIME) }),
+    ]);
     expect(JSON.stringify(own)).not.toContain("providerId");
   });
 
@@ -134,11 +136,11 @@ describe("listing and revoking grants", () => {
     const alice = await mint([{ context: "default", role: "read" }]);
     const bob = await mint([{ context: "default", role: "read" }]);
     const issued = await authorize(alice.token);
-    const own = (await (await api("/oauth/grants", {}, alice.token)).json()) as { grants: { id: string; lastUsedAt: number | null }[] };
+    const own = (await (await api("/oauth/grants", {}, alice.token)).json()) as { grants: { id: string; lastUsedAt: string | null }[] };
     const id = own.grants[0]?.id ?? "";
     expect((await initialize("/mcp", bearer(issued.access))).status).toBe(200);
-    const used = (await (await api("/oauth/grants", {}, alice.token)).json()) as { grants: { lastUsedAt: number | null }[] };
-    expect(used.grants[0]?.lastUsedAt).toEqual(expect.any(Number));
+    const used = (await (await api("/oauth/grants", {}, alice.token)).json()) as { grants: { lastUsedAt: string | null }[] };
+    expect(used.grants[0]?.lastUsedAt).toMatch(ISO_TIME);
 
     const refused = await api(`/oauth/grants/${id}`, { method: "DELETE" }, bob.token);
     expect(refused.status).toBe(404);

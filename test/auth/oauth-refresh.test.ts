@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { oauthCache } from "../../src/auth/oauth";
 import { workerFetch } from "../helpers/clients";
 import { authorize, authorizeUrl, consentPage, pkce, postConsent, REDIRECT, register, RESOURCE, tokenRequest } from "../helpers/oauth";
-import { ADMIN, api, BASE, initialize, mint, secured } from "../helpers/teams";
+import { ADMIN, api, BASE, initialize, ISO_TIME, mint, secured } from "../helpers/teams";
 
 afterEach(() => oauthCache.clear());
 
@@ -19,7 +19,7 @@ interface Listed {
   id: string;
   clientId: string;
   status: string;
-  revokedAt: number | null;
+  revokedAt: string | null;
   revokedReason: string | null;
 }
 
@@ -56,7 +56,7 @@ describe("refresh-token reuse", () => {
     const { grant, live } = await listed(rt0.clientId);
     expect(live).toBe(false);
     expect(grant).toMatchObject({ status: "revoked", revokedReason: "refresh token reused" });
-    expect(grant?.revokedAt).toEqual(expect.any(Number));
+    expect(grant?.revokedAt).toMatch(ISO_TIME);
   });
 
   it("treats a token two rotations old as reuse too, and a new consent works afterwards", async () => {

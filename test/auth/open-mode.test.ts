@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { OPEN_MODE_NO_MINTING, OPEN_MODE_TOKEN } from "../../src/auth";
 import { CLIENTS, freshContext, rejection, text, workerFetch } from "../helpers/clients";
 import { changesOf, exportText } from "../helpers/context";
-import { bearer, initialize, mint } from "../helpers/teams";
+import { bearer, initialize, ISO_TIME, mint } from "../helpers/teams";
 
 const open = workerFetch({ ADMIN_TOKEN: "" });
 const LOCAL_BASE = "http://127.0.0.1:8787";
@@ -80,6 +80,9 @@ describe("open local mode and the tokens API", () => {
     expect(listed.tokens.map((t) => t.id)).toContain(minted.id);
     const revoked = await tokensApi({ method: "DELETE" }, `/api/tokens/${minted.id}`);
     expect(revoked.status).toBe(200);
-    expect(((await revoked.json()) as { token: { id: string; revokedAt: number } }).token).toMatchObject({ id: minted.id, revokedAt: expect.any(Number) });
+    expect(((await revoked.json()) as { token: { id: string; revokedAt: string } }).token).toMatchObject({
+      id: minted.id,
+      revokedAt: expect.stringMatching(ISO_TIME),
+    });
   });
 });

@@ -61,7 +61,8 @@ describe.each(CLIENTS)("working memory documents (%s)", (_label, connect) => {
     const before = await snapshot(ctx);
     const write = await c.call("update_document", { id: "nope", content: "# Nope\n[[child]]" });
     expect(write.isError).toBe(true);
-    expect(write.content[0]?.text).toMatch(/^Error: nope: not found\. A document is created by linking \[\[nope\]\] from its parent\.$/);
+    // A write's failure carries its kind, as every other tool's does; the read keeps its documented answer.
+    expect(write.content[0]?.text).toMatch(/^Error \(NotFound\): nope: not found\. A document is created by linking \[\[nope\]\] from its parent\.$/);
     expect(await snapshot(ctx)).toEqual(before);
     await c.close();
   });

@@ -14,14 +14,16 @@ import { INVALID_CONTEXT_NAME } from "../../src/limits";
 import { freePort, startDev, type Dev } from "./harness";
 
 const ROOT = resolve(import.meta.dirname, "../..");
+/** A time as the admin API shows one (src/api/times.ts), and so the admin command prints it. */
+const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** Runs scripts/<name>.mjs as `npm run <name> -- ...args` does; never rejects. */
-function script(name: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs scripts/<name>.mjs as `npm run <name> -- ...args` does, with none of ENGRAM_URL, ENGRAM_TOKEN, ADMIN_TOKEN unless `env` sets them; never rejects. */
+function script(name: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(
       process.execPath,
       [join(ROOT, "scripts", `${name}.mjs`), ...args],
-      { cwd: ROOT, env: { ...process.env, ENGRAM_URL: "", ENGRAM_TOKEN: "", ADMIN_TOKEN: "" } },
+      { cwd: ROOT, env: { ...process.env, ENGRAM_URL: "", ENGRAM_TOKEN: "", ADMIN_TOKEN: "", ...env } },
       (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );
   });
@@ -178,6 +180,19 @@ describe("npm run import and export", () => {
   });
 });
 
+describe("npm run admin", () => {
+  it("names the address it could not reach, from --url or ENGRAM_URL, and how to give another, in one line", async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    for (const r of [await script("admin", ["--url", url, "token", "list"]), await script("admin", ["token", "list"], { ENGRAM_URL: url })]) {
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(oneLine(r.stderr)).toMatch(
+        new RegExp(`^Cannot reach the server at ${url}: connect ECONNREFUSED [^ ]+\\. Is the server running there\\? --url or ENGRAM_URL gives another address\\.$`),
+      );
+    }
+  });
+});
+
 describe("npm run admin tokens", () => {
   /** The JSON after "HTTP <status>: " on stderr. */
   const refusal = (stderr: string) => JSON.parse(stderr.replace(/^HTTP \d+: /, "")) as { error: string; message: string };
@@ -221,13 +236,14 @@ describe("npm run admin tokens", () => {
   it("revokes by id, or by name with --by name, and treats another --by as a usage error", async () => {
     const created = await admin("token", "create", "cli-carol", "--grant", "team-*=write");
     expect(created.code).toBe(0);
-    const { id } = JSON.parse(created.stdout) as { id: string };
+    const { id, createdAt } = JSON.parse(created.stdout) as { id: string; createdAt: string };
+    expect(createdAt).toMatch(ISO_TIME);
     const bad = await admin("token", "revoke", id, "--by", "hash");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--by must be id or name, not "hash"');
     const byName = await admin("token", "revoke", "cli-carol", "--by", "name");
     expect(byName.code).toBe(0);
-    expect(JSON.parse(byName.stdout).token).toMatchObject({ id, name: "cli-carol", revokedAt: expect.any(Number) });
+    expect(JSON.parse(byName.stdout).token).toMatchObject({ id, name: "cli-carol", revokedAt: expect.stringMatching(ISO_TIME) });
     const again = await admin("token", "revoke", id);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).token.id).toBe(id);
@@ -272,7 +288,7 @@ describe("npm run admin oauth", () => {
     expect(grant).toMatchObject({ clientName: "CLI App", tokenName: "local", grants: [{ context: "*", role: "read" }] });
     const revoked = await script("admin", ["--url", dev.url, "oauth", "revoke", String(grant?.id)]);
     expect(revoked.code).toBe(0);
-    expect(JSON.parse(revoked.stdout).grant).toMatchObject({ id: grant?.id, revokedAt: expect.any(Number) });
+    expect(JSON.parse(revoked.stdout).grant).toMatchObject({ id: grant?.id, revokedAt: expect.stringMatching(ISO_TIME) });
     const unknown = await script("admin", ["--url", dev.url, "oauth", "revoke", "oag_0000000000000000"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^HTTP 404: /);

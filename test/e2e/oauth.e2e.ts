@@ -152,6 +152,6 @@ describe("OAuth with the MCP SDK's client and the consent page in Chromium", () 
     await client.close();
 
     const grants = (await (await api("/oauth/grants")).json()) as { grants: { clientName: string; tokenName: string; lastUsedAt: number | null }[] };
-    expect(grants.grants).toEqual([expect.objectContaining({ clientName: "E2E Agent", tokenName: "erin", lastUsedAt: expect.any(Number) })]);
+    expect(grants.grants).toEqual([expect.objectContaining({ clientName: "E2E Agent", tokenName: "erin", lastUsedAt: expect.any(String) })]);
   });
 });

@@ -29,6 +29,46 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
     await c.close();
   });
 
+  it("creates a name that differs from an existing one only in letter case, as names are case-sensitive, and notes the existing one", async () => {
+    const c = await connect({ url: `http://localhost/mcp/${freshContext("case")}` });
+    const maria = { name: "Maria Chen", entityType: "person", observations: ["leads payments"] };
+    await c.call("create_entities", { entities: [maria, alice, acme, { name: "Bob", entityType: "person", observations: [] }] });
+    const lower = { name: "maria chen", entityType: "person", observations: ["likes go"] };
+    expect(json(await c.call("create_entities", { entities: [lower] }))).toEqual({
+      entities: [lower],
+      note: '"maria chen" differs only in letter case from the existing entity "Maria Chen". If they are the same thing, merge_entities{target: "Maria Chen", sources: ["maria chen"]} makes them one.',
+    });
+    expect(json<{ entities: unknown[] }>(await c.call("open_nodes", { names: ["Maria Chen", "maria chen"] })).entities).toEqual([maria, lower]);
+    // A few at most, after the note on skipped names; a name that exists as given is skipped, with no case note.
+    const some = ["ALICE", "acme", "BOB", "MARIA CHEN"].map((name) => ({ name, entityType: "t", observations: [] }));
+    const r = json<{ entities: { name: string }[]; note: string }>(await c.call("create_entities", { entities: [alice, ...some] }));
+    expect(r.entities.map((e) => e.name)).toEqual(["ALICE", "acme", "BOB", "MARIA CHEN"]);
+    expect(r.note).toBe(
+      'Skipped 1 entity that already exists, and did not add its observations: "Alice". Use add_observations to add observations to an existing entity. ' +
+        'Created names that differ only in letter case from existing entities: "ALICE" (existing: "Alice"), "acme" (existing: "Acme"), "BOB" (existing: "Bob"), and more. ' +
+        "If they are the same things, merge_entities folds each into the existing one.",
+    );
+    // Nothing that differs only in case, no note.
+    expect(json(await c.call("create_entities", { entities: [{ name: "Carol", entityType: "person", observations: [] }] }))).toEqual({
+      entities: [{ name: "Carol", entityType: "person", observations: [] }],
+    });
+    await c.close();
+  });
+
+  it("names the relations create_relations skipped, existing or given twice, and adds no note when it skipped none", async () => {
+    const c = await connect({ url: `http://localhost/mcp/${freshContext("skip")}` });
+    await c.call("create_entities", { entities: [alice, acme] });
+    const likes = { from: "Alice", to: "Acme", relationType: "likes" };
+    expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({ relations: [works] });
+    expect(json(await c.call("create_relations", { relations: [works, likes, likes] }))).toEqual({
+      relations: [likes],
+      note: 'Skipped 2 relations that already exist: "Alice -works_at-> Acme", "Alice -likes-> Acme".',
+    });
+    const fresh = { from: "Acme", to: "Alice", relationType: "employs" };
+    expect(json(await c.call("create_relations", { relations: [fresh] }))).toEqual({ relations: [fresh] });
+    await c.close();
+  });
+
   it("answers a scripted session as the official server does", async () => {
     const c = await connect({ url: `http://localhost/mcp/${freshContext("compat")}` });
 
@@ -36,9 +76,12 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
     expect(json(await c.call("create_entities", { entities: [alice, acme] }))).toEqual({ entities: [alice, acme] });
     expect(json(await c.call("create_entities", { entities: [alice] }))).toEqual({ entities: [], note: expect.stringContaining('"Alice"') });
 
-    // create_relations returns only new relations.
+    // create_relations returns only new relations; an existing one is skipped (engram adds a note saying so, as for entities).
     expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({ relations: [works] });
-    expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({ relations: [] });
+    expect(json(await c.call("create_relations", { relations: [works] }))).toEqual({
+      relations: [],
+      note: 'Skipped 1 relation that already exists: "Alice -works_at-> Acme".',
+    });
 
     // add_observations returns per entity what was added, skipping existing observations.
     expect(json(await c.call("add_observations", { observations: [{ entityName: "Alice", contents: ["likes tea", "plays go"] }] }))).toEqual({

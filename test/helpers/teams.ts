@@ -11,6 +11,9 @@ export const BASE = "http://localhost";
 /** The app as a deployment with an administrator: every request needs a token. */
 export const secured: Fetch = workerFetch({ ADMIN_TOKEN: ADMIN });
 
+/** A time as the admin API shows one (src/api/times.ts): ISO 8601, UTC, with milliseconds. */
+export const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** Calls the REST API as `token` (the administrator by default). */

@@ -74,6 +74,18 @@ describe("memory_stats", () => {
     await c.close();
   });
 
+  it("counts one item and one access in the singular", async () => {
+    const { name, stub } = await contextWithCapacity(null, Date.now(), "stats");
+    unwrap(await stub.createEntities([{ name: "Solo", entityType: "t", observations: [] }], as("alice")));
+    await sql(stub, "UPDATE entities SET access_count = 1 WHERE name = ?", "Solo");
+    const c = await connectV2({ url: `http://localhost/mcp/${name}` });
+    const shown = text(await c.call("memory_stats"));
+    expect(shown).toMatch(/^1 item \(/);
+    expect(shown).toContain("entity:Solo 1 (short, general, 1 access)");
+    expect(shown).not.toMatch(/\b1 (items|accesses)\b/);
+    await c.close();
+  });
+
   it("says when no capacity is set", async () => {
     const { name } = await contextWithCapacity(null, Date.now(), "stats");
     const c = await connectV2({ url: `http://localhost/mcp/${name}` });

@@ -87,7 +87,9 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     expect(text(unknown)).toContain("NotFound");
     const forbidden = await client.call("set_active_context", { name: secret });
     expect(forbidden.isError).toBe(true);
-    expect(text(forbidden)).toContain("Forbidden");
+    expect(text(forbidden)).toContain(
+      `Error (Forbidden): You have no grant for context "${secret}" (your grants: team-*=write). list_contexts shows the contexts you can use.`,
+    );
     const bad = await client.call("set_active_context", { name: "Not A Name" });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toContain("name");
@@ -150,9 +152,13 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     const again = await client.call("add_context", { name: proj });
     expect(again.isError).toBe(true);
     expect(text(again)).toContain("Conflict");
-    const team = await client.call("add_context", { name: freshContext("team") });
+    const teamName = freshContext("team");
+    const team = await client.call("add_context", { name: teamName });
     expect(team.isError).toBe(true);
-    expect(text(team)).toContain("Forbidden");
+    // The grant syntax users type (`--grant`), not the API's JSON field.
+    expect(text(team)).toContain(
+      `Error (Forbidden): Creating context "${teamName}" needs an admin grant or a +create grant matching it, such as ${teamName}=write+create (your grants: proj-*=write+create, team-*=write).`,
+    );
     await client.close();
   });
 
@@ -183,7 +189,9 @@ describe.each(CLIENTS)("context tools with %s client", (_label, connect) => {
     expect(removed.structuredContent).toEqual({ name: ctx, removed: true, dataKept: true });
     const gone = await writer.call("read_graph", { context: ctx });
     expect(gone.isError).toBe(true);
-    expect(text(gone)).toContain("was removed");
+    expect(text(gone)).toContain(
+      `Error (NotFound): Context "${ctx}" was removed. list_contexts shows the contexts you can use; add_context brings it back with its data.`,
+    );
     expect((json(await writer.call("list_contexts")) as { contexts: { name: string }[] }).contexts.map((c) => c.name)).not.toContain(ctx);
 
     const back = await owner.call("add_context", { name: ctx });

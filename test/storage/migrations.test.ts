@@ -94,7 +94,7 @@ describe("migrations", () => {
       expect(db.all("SELECT name, status, read_only FROM registration")).toEqual([{ name: "gone", status: "removed", read_only: 1 }]);
       expect(db.all("SELECT key, value FROM priority_state")).toEqual([{ key: "capacity", value: '{"total":5}' }]);
       const write = instance.createEntities([{ name: "A", entityType: "t", observations: [] }], { caller: "local", callerId: "local", tool: "create_entities" });
-      expect(!write.ok && write.message).toBe('Context "gone" was removed. list_contexts shows the contexts you can use; add_context creates one.');
+      expect(!write.ok && write.message).toBe('Context "gone" was removed. list_contexts shows the contexts you can use; add_context brings it back with its data.');
     });
   });
 

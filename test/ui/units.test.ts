@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { formatBytes, searchMode } from "../../src/ui/client/changes";
 import { contextChoices, roleFor } from "../../src/ui/client/contexts";
-import { graphOf, labelWidth, layout, mergeGraphs } from "../../src/ui/client/graph";
+import { graphOf, labelWidth, layout, mergeGraphs, searchSummary } from "../../src/ui/client/graph";
 import { docLinks, parseItem } from "../../src/ui/client/trees";
 
 const entity = (name: string, extra: Record<string, unknown> = {}) => ({ name, entityType: "t", observations: ["o"], ...extra });
@@ -42,6 +42,14 @@ describe("search results as a graph", () => {
       ["B", "other", undefined],
     ]);
     expect(g.edges).toEqual([{ from: "A", to: "B", relationType: "r", onPath: false }]);
+  });
+
+  it("sums a search up in the singular where one was found, and says when nothing was", () => {
+    const one = graphOf({ entities: [entity("A", { role: "entry" }), entity("B", { role: "connector" })], relations: [{ from: "A", to: "B", relationType: "r" }] });
+    expect(searchSummary("a", one, 1)).toBe("2 entities (1 entry node), 1 relation, 1 path.");
+    const plain = graphOf({ entities: [entity("A"), entity("B"), entity("C")], relations: [] });
+    expect(searchSummary("a", plain)).toBe("3 entities, 0 relations.");
+    expect(searchSummary("zebra", graphOf({ entities: [], relations: [] }))).toBe("Nothing found for “zebra”.");
   });
 
   it("lays out the same graph the same way, with no two nodes on one spot and at most 10% of 50 labels overlapping", () => {

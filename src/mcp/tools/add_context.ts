@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { mayCreate } from "../../auth/grants";
+import { mayCreate, yourGrants } from "../../auth/grants";
 import { fail } from "../../errors";
 import { registryOf } from "../../registry/Registry";
 import { ContextOut, contextName, contextOut, description } from "../contexts";
@@ -9,7 +9,7 @@ export default defineTool({
   name: "add_context",
   toolset: "contexts",
   title: "Add Context",
-  description: "Create a context (admin or create=true grant); read_only refuses writes. A removed name is revived with its data.",
+  description: "Create a context (admin or +create grant); read_only refuses writes. A removed name is revived with its data.",
   input: {
     name: contextName,
     description: description.optional(),
@@ -21,7 +21,8 @@ export default defineTool({
   managesContexts: true,
   run: async ({ name, description, read_only }, ctx) => {
     if (!mayCreate(ctx.caller.grants, name)) {
-      return failure(fail("Forbidden", `Creating context ${JSON.stringify(name)} needs an admin grant or a grant with create=true matching it.`));
+      const such = `such as ${name}=write+create (${yourGrants(ctx.caller.grants)})`;
+      return failure(fail("Forbidden", `Creating context ${JSON.stringify(name)} needs an admin grant or a +create grant matching it, ${such}.`));
     }
     const added = await registryOf(ctx.env).addContext(
       { name, ...(description !== undefined ? { description } : {}), ...(read_only !== undefined ? { readOnly: read_only } : {}) },

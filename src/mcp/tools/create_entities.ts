@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { listNames } from "../../errors";
+import type { EntitiesCreated } from "../../graph";
 import { EntityOut, EntitySchema, batch } from "../schemas";
 import { ADDITIVE, callContext, defineTool, reply } from "../tool";
 
@@ -20,6 +21,22 @@ function skippedNote(asked: readonly { name: string }[], created: readonly { nam
   return `Skipped ${names.length === 1 ? "1 entity that already exists" : `${names.length} entities that already exist`}, and did not add ${names.length === 1 ? "its" : "their"} observations: ${listNames(names)}. Use add_observations to add observations to an existing entity.`;
 }
 
+/**
+ * The note naming existing entities whose names differ from a created one only
+ * in letter case: names are case-sensitive, so both stand, but one thing is
+ * meant to have one name (the server's instructions: never a second spelling).
+ */
+function caseNote({ caseVariants, moreCaseVariants }: EntitiesCreated): string | undefined {
+  const [first] = caseVariants;
+  if (!first) return undefined;
+  if (caseVariants.length === 1 && !moreCaseVariants) {
+    const [name, existing] = [JSON.stringify(first.name), JSON.stringify(first.existing)];
+    return `${name} differs only in letter case from the existing entity ${existing}. If they are the same thing, merge_entities{target: ${existing}, sources: [${name}]} makes them one.`;
+  }
+  const pairs = caseVariants.map((v) => `${JSON.stringify(v.name)} (existing: ${JSON.stringify(v.existing)})`).join(", ");
+  return `Created names that differ only in letter case from existing entities: ${pairs}${moreCaseVariants ? ", and more" : ""}. If they are the same things, merge_entities folds each into the existing one.`;
+}
+
 export default defineTool({
   name: "create_entities",
   toolset: "graph",
@@ -36,8 +53,8 @@ export default defineTool({
       context,
       (resolved) => resolved.stub.createEntities(entities, resolved.meta),
       (created, resolved) => {
-        const note = skippedNote(entities, created);
-        return reply(resolved.name, { entities: created, ...(note ? { note } : {}) });
+        const note = [skippedNote(entities, created.entities), caseNote(created)].filter((n) => n !== undefined).join(" ");
+        return reply(resolved.name, { entities: created.entities, ...(note ? { note } : {}) });
       },
     ),
 });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { TOP_ITEMS, type MemoryStats } from "../../priority/stats";
 import type { EmbeddingStatus } from "../../search/semantic";
+import { plural } from "../format";
 import { callContext, defineTool, READ, reply } from "../tool";
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
@@ -33,7 +34,7 @@ function details(s: MemoryStats) {
       e && e.prunedItems.length > 0
         ? ` Pruned: ${e.prunedItems.join(", ")}${e.pruned > e.prunedItems.length ? ", ..." : ""}${e.change !== undefined ? ` (change #${e.change}; undo{change: ${e.change}} brings them back)` : ""}.`
         : "",
-    top: new Map(s.top.map((t) => [t.item, `${t.tier}, ${t.category}, ${t.accessCount} accesses${t.important ? ", important" : ""}`])),
+    top: new Map(s.top.map((t) => [t.item, `${t.tier}, ${t.category}, ${plural(t.accessCount, "access", "accesses")}${t.important ? ", important" : ""}`])),
   };
 }
 
@@ -43,17 +44,17 @@ function text(o: ReturnType<typeof shape>, d: ReturnType<typeof details>): strin
       .map(([k, n]) => `${k} ${n}`)
       .join(", ");
   const lines = [
-    `${o.total} items (${list(o.counts.kind ?? {})}). Tiers: ${list(o.counts.tier ?? {})}. Categories: ${list(o.counts.category ?? {})}.`,
+    `${plural(o.total, "item")} (${list(o.counts.kind ?? {})}). Tiers: ${list(o.counts.tier ?? {})}. Categories: ${list(o.counts.category ?? {})}.`,
     o.limits.length > 0
       ? `Capacity: ${o.limits.map((l) => `${l.limit} ${l.used}/${l.max} (${l.percent}%${l.near ? ", near" : ""})`).join(", ")}. Next evaluation: ${o.nextEvaluation ?? "none"}.`
       : "Capacity: none set (nothing is ever pruned).",
-    `Archive: ${o.archived} items${o.archived > 0 ? ` (${d.bytes} bytes; newest: ${d.newest}); restore{} lists them` : ""}.`,
+    `Archive: ${plural(o.archived, "item")}${o.archived > 0 ? ` (${d.bytes} bytes; newest: ${d.newest}); restore{} lists them` : ""}.`,
     o.lastEvaluation
       ? `Last evaluation ${o.lastEvaluation.at}: ${o.lastEvaluation.outcome}, pruned ${o.lastEvaluation.pruned}. ${o.lastEvaluation.reason}${d.pruned}`
       : "Not evaluated yet.",
     `Top by priority: ${o.top.map((t) => `${t.item} ${t.priority} (${d.top.get(t.item)})`).join("; ") || "none"}.`,
     o.search.mode === "hybrid"
-      ? `Search: hybrid (words and meaning); ${o.search.embedded} items embedded, ${o.search.queued} waiting${o.search.queued > 0 ? ` (oldest ${Math.round(o.search.oldestQueuedMs / 1000)} s)` : ""}.`
+      ? `Search: hybrid (words and meaning); ${plural(o.search.embedded, "item")} embedded, ${o.search.queued} waiting${o.search.queued > 0 ? ` (oldest ${Math.round(o.search.oldestQueuedMs / 1000)} s)` : ""}.`
       : "Search: lexical (no embedding model configured).",
   ];
   return lines.join("\n");

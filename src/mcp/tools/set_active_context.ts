@@ -20,7 +20,8 @@ export default defineTool({
   access: "read",
   managesContexts: true,
   run: async ({ name }, ctx) => {
-    if (roleFor(ctx.caller.grants, name) === undefined) return failure(fail("Forbidden", noGrant(name)));
+    if (roleFor(ctx.caller.grants, name) === undefined)
+      return failure(fail("Forbidden", noGrant(name, ctx.caller.grants, "list_contexts shows the contexts you can use.")));
     const set = await registryOf(ctx.env).setActiveContext(callerKey(ctx.caller), name, ctx.caller.id);
     if (!set.ok) return failure(set);
     activeCache.set(callerKey(ctx.caller), { name }, settings(ctx.env).TOKEN_CACHE_SECONDS * 1000); // at once in this isolate

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ROOT_ID } from "../../documents/links";
-import { callDocuments, documentContent, documentId } from "../documents";
-import { defineTool, DESTRUCTIVE, reply } from "../tool";
+import { documentContent, documentId } from "../documents";
+import { callContext, defineTool, DESTRUCTIVE, reply } from "../tool";
 
 // Enough names for the agent to see what happened; structuredContent has them all.
 const SHOWN = 50;
@@ -20,8 +20,9 @@ export default defineTool({
   },
   annotations: DESTRUCTIVE,
   access: "write",
+  // Its failures are tool errors like any write's (`Error (NotFound): ...`); only read_document keeps the bare not-found answer.
   run: ({ id, content, context }, ctx) =>
-    callDocuments(
+    callContext(
       ctx,
       context,
       (resolved) => resolved.stub.updateDocument(id ?? ROOT_ID, content, resolved.meta),

@@ -4,10 +4,11 @@ export interface GrantRow {
   clientName: string;
   tokenName: string;
   grants: { context: string; role: string }[];
-  createdAt: number;
-  lastUsedAt: number | null;
+  /** ISO 8601 times, as the admin API gives them (src/api/times.ts). */
+  createdAt: string;
+  lastUsedAt: string | null;
   /** Set when the grant ended: revoked, its refresh token reused, revoked by the client... (revokedReason). */
-  revokedAt: number | null;
+  revokedAt: string | null;
   revokedReason: string | null;
 }
 
@@ -16,4 +17,4 @@ export const grantSummary = (g: GrantRow): string => g.grants.map((x) => `${x.co
 
 /** Live grants first, then the ended ones, most recently ended first. */
 export const byLiveness = (a: GrantRow, b: GrantRow): number =>
-  a.revokedAt === null || b.revokedAt === null ? Number(a.revokedAt !== null) - Number(b.revokedAt !== null) : b.revokedAt - a.revokedAt;
+  a.revokedAt === null || b.revokedAt === null ? Number(a.revokedAt !== null) - Number(b.revokedAt !== null) : Date.parse(b.revokedAt) - Date.parse(a.revokedAt);

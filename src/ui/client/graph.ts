@@ -19,6 +19,7 @@
  * fixed start (d3's phyllotaxis, or where a node was before) and a fixed
  * number of ticks make the same graph always get the same picture.
  */
+import { plural } from "../../mcp/format";
 import { forceCollide, forceLink, forceManyBody, forceSimulation, forceX, forceY, type SimulationLinkDatum, type SimulationNodeDatum } from "d3-force";
 
 type NodeRole = "entry" | "connector" | "other";
@@ -95,6 +96,14 @@ export function graphOf(result: SearchResult): SearchGraph {
     edges.push({ from: r.from, to: r.to, relationType: r.relationType, onPath: onPath.has(pairKey(r.from, r.to)) });
   }
   return { nodes, edges, hasRoles };
+}
+
+/** The line over a search's picture: what was found for `query`, entry nodes when the engine ranks, relations and paths drawn. */
+export function searchSummary(query: string, graph: SearchGraph, paths = 0): string {
+  if (graph.nodes.length === 0) return `Nothing found for “${query}”.`;
+  const entries = graph.hasRoles ? ` (${plural(graph.nodes.filter((x) => x.role === "entry").length, "entry node")})` : "";
+  const drawn = paths > 0 ? `, ${plural(paths, "path")}` : "";
+  return `${plural(graph.nodes.length, "entity", "entities")}${entries}, ${plural(graph.edges.length, "relation")}${drawn}.`;
 }
 
 /** `base` with the nodes and edges of `more` it lacks (a neighbourhood opened into the picture); base's nodes keep their roles. */

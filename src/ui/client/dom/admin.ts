@@ -20,7 +20,7 @@ interface TokenRow {
   id: string;
   name: string;
   grants: { context: string; role: string }[];
-  lastUsedAt: number | null;
+  lastUsedAt: string | null;
 }
 interface WebhookRow {
   id: string;

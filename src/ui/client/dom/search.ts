@@ -3,7 +3,7 @@
  * (./graph-view.ts) and listed as buttons. Entry nodes, connectors and
  * scores are shown when the engine gives them (see ../graph.ts).
  */
-import { graphOf, type SearchGraph } from "../graph";
+import { graphOf, searchSummary, type SearchGraph } from "../graph";
 import type { App } from "./app";
 import { byId, fill, h } from "./dom";
 import { neighbourhood } from "./context-graph";
@@ -63,12 +63,7 @@ export class SearchView {
     try {
       const r = await this.app.call<SearchResult>("search_nodes", { query: q });
       this.graph = graphOf(r);
-      const n = this.graph.nodes.length;
-      const entries = this.graph.nodes.filter((x) => x.role === "entry").length;
-      const summary =
-        n === 0
-          ? `Nothing found for “${q}”.`
-          : `${n} ${n === 1 ? "entity" : "entities"}${this.graph.hasRoles ? ` (${entries} entry ${entries === 1 ? "node" : "nodes"})` : ""}, ${this.graph.edges.length} relations${r.paths?.length ? `, ${r.paths.length} ${r.paths.length === 1 ? "path" : "paths"}` : ""}.`;
+      const summary = searchSummary(q, this.graph, r.paths?.length);
       note.textContent = r.note ? `${summary} ${r.note}` : summary;
       // Without roles (an engine that does not rank entries) every node is a plain match: no legend needed.
       byId("legend").hidden = !this.graph.hasRoles;
