@@ -19,7 +19,7 @@
  *   rejects the whole batch and names what was missing.
  */
 import { DomainError, listNames } from "../errors";
-import { jsonBatches, sqlLimit, type Db } from "../storage/sql";
+import { jsonBatches, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity, itemKey } from "../items";
 import { refuseAliases, resolveAliases } from "./aliases";
@@ -70,19 +70,17 @@ export interface EntitiesCreated {
 }
 
 /**
- * Entities that differ only in letter case from a name not yet taken among
- * `names`: one lookup per name on the NOCASE index (migrations/0012), so it
- * folds ASCII letters only, as SQLite's NOCASE does. At most `max + 1`.
+ * The entities whose names differ from one of `names` only in letter case: one
+ * range of the NOCASE index (migrations/0012) per name, so it folds ASCII
+ * letters only, as SQLite's NOCASE does.
  */
-function caseVariants(db: Db, names: readonly string[], max: number): CaseVariant[] {
+function caseVariants(db: Db, names: readonly string[]): CaseVariant[] {
   const found: CaseVariant[] = [];
   for (const batch of jsonBatches([...new Set(names)])) {
-    if (found.length > max) break;
     found.push(
       ...db.all<CaseVariant & Record<string, SqlStorageValue>>(
         `SELECT n.value AS name, e.name AS existing FROM json_each(?) n JOIN entities e ON e.name = n.value COLLATE NOCASE
-         WHERE e.name <> n.value AND NOT EXISTS (SELECT 1 FROM entities x WHERE x.name = n.value)
-         ORDER BY n.key, e.id LIMIT ${sqlLimit(max + 1 - found.length)}`,
+         WHERE e.name <> n.value ORDER BY n.key, e.id`,
         batch,
       ),
     );
@@ -97,13 +95,17 @@ function caseVariants(db: Db, names: readonly string[], max: number): CaseVarian
  * merge them if they are one thing.
  */
 export function createEntitiesNamingVariants(w: WriteScope, entities: readonly EntityInput[]): EntitiesCreated {
-  // Looked up first, so every entity found existed before the call.
+  // Looked up before the insert, so every entity found existed before the call; kept for the names this call created
+  // (a name that existed already was skipped, and its variants are not news). One index range per name: at 1,000,000
+  // entities a second lookup per name (whether it exists) cost as much again.
   const variants = caseVariants(
     w.db,
     entities.map((e) => e.name),
-    CASE_VARIANTS_MAX,
   );
-  return { entities: createEntities(w, entities), caseVariants: variants.slice(0, CASE_VARIANTS_MAX), moreCaseVariants: variants.length > CASE_VARIANTS_MAX };
+  const created = createEntities(w, entities);
+  const names = new Set(created.map((e) => e.name));
+  const news = variants.filter((v) => names.has(v.name));
+  return { entities: created, caseVariants: news.slice(0, CASE_VARIANTS_MAX), moreCaseVariants: news.length > CASE_VARIANTS_MAX };
 }
 
 function requireEntities(db: Db, names: readonly string[], what: string): Map<string, number> {

@@ -48,6 +48,8 @@ describe.each(CLIENTS)("compatibility with the official memory server (%s)", (_l
         'Created names that differ only in letter case from existing entities: "ALICE" (existing: "Alice"), "acme" (existing: "Acme"), "BOB" (existing: "Bob"), and more. ' +
         "If they are the same things, merge_entities folds each into the existing one.",
     );
+    // "maria chen" exists as given now: skipped, and its variant "Maria Chen" is no news.
+    expect(json<{ note: string }>(await c.call("create_entities", { entities: [lower] })).note).not.toContain("letter case");
     // Nothing that differs only in case, no note.
     expect(json(await c.call("create_entities", { entities: [{ name: "Carol", entityType: "person", observations: [] }] }))).toEqual({
       entities: [{ name: "Carol", entityType: "person", observations: [] }],
