@@ -104,9 +104,12 @@ export function recallItems(
   return { value, effects: searched(result.items.map((i) => i.key)) };
 }
 
-/** search_documents: documents by the BM25F recall ranks them with (./terms.ts, ./rank.ts textQuery) × the same recency and damped priority (./score.ts, `itemBoost`). */
+/**
+ * search_documents: documents by the BM25F recall ranks them with, the query's synonyms included unless
+ * SEARCH_EXPANSION is off (./terms.ts, ./rank.ts textQuery), × the same recency and damped priority (./score.ts, `itemBoost`).
+ */
 export function searchDocuments({ db, now }: SearchScope, query: ParsedQuery, limit: number, s: Settings): Searched<documents.DocumentSearch> {
-  const terms = queryTerms(db, query, []);
+  const terms = queryTerms(db, query, s.SEARCH_EXPANSION ? expansionFor(query) : []);
   return documents.search(db, textQuery(terms), limit, itemBoost(now, modelOptions(s)));
 }
 

@@ -3,11 +3,16 @@
  * "Files and documents: the same BM25F"), through MCP: in a small context
  * the file or document that answers the question comes first, a word held
  * by half of the few documents still counts, and one text scores alike
- * whichever kind holds it.
+ * whichever kind holds it. The query's synonyms reach files and documents
+ * (recall and search_documents) as they reach entities, at the same weight.
  */
+import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { MemoryContext } from "../../src/context/MemoryContext";
 import type { RecallItem } from "../../src/search/pack";
-import { connectV2, freshContext, type TestClient } from "../helpers/clients";
+import { settings } from "../../src/settings";
+import { connectV2, freshContext, json, type TestClient } from "../helpers/clients";
+import { stubOf } from "../helpers/context";
 
 interface Recalled {
   items: (RecallItem & { via?: string })[];
@@ -102,6 +107,58 @@ describe("recall sorts entities, files and documents by one score", () => {
       expect(score(key) / entity, key).toBeGreaterThan(0.8);
       expect(score(key) / entity, key).toBeLessThan(1.5);
     }
+    await c.close();
+  });
+});
+
+/** A context holding one paraphrase three times (an observation, a file, a document) and the literal word once, in a file and a document. */
+async function carContext(): Promise<{ c: TestClient; name: string }> {
+  const name = freshContext("synonyms");
+  const c = await connectV2({ url: `http://localhost/mcp/${name}` });
+  const car = "Took the car to the mechanic on Friday";
+  ok(await c.call("create_entities", { entities: [{ name: "garage visit", entityType: "event", observations: [car] }] }));
+  ok(await c.call("create", { path: "garage.md", file_text: car }));
+  ok(await c.call("create", { path: "club.md", file_text: "Joined an automobile association" }));
+  ok(await c.call("create", { path: "lunch.md", file_text: "Sandwiches in the park" }));
+  ok(await c.call("update_document", { id: "root", content: "# Root\n[[garage]] [[club]] [[lunch]]" }));
+  ok(await c.call("update_document", { id: "garage", content: `# Friday\n\n${car}` }));
+  ok(await c.call("update_document", { id: "club", content: "# Club\n\nJoined an automobile association" }));
+  ok(await c.call("update_document", { id: "lunch", content: "# Lunch\n\nSandwiches in the park" }));
+  return { c, name };
+}
+
+const documentIds = async (c: TestClient, query: string) =>
+  json<{ results: { id: string }[] }>(await c.call("search_documents", { query })).results.map((r) => r.id);
+
+describe("synonyms reach files and documents as they reach entities", () => {
+  it("search_documents finds a document by a synonym of the query's word, after the one holding the word", async () => {
+    const { c, name } = await carContext();
+    expect(await documentIds(c, "automobile")).toEqual(["club", "garage"]);
+    await runInDurableObject(stubOf(name), (instance: MemoryContext) => {
+      instance.config = () => ({ ...settings(env), SEARCH_EXPANSION: false });
+    });
+    expect(await documentIds(c, "automobile")).toEqual(["club"]);
+    await c.close();
+  });
+
+  it("recall's files and documents match a synonym at the entities' weight", async () => {
+    const { c } = await carContext();
+    const items = await matched(c, "automobile");
+    const score = (key: string) => items.find((i) => i.key === key)?.score ?? 0;
+    expect(
+      items
+        .map((i) => i.key)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(["doc:club", "file:club.md"]);
+    const entity = score("entity:garage visit");
+    expect(entity).toBeGreaterThan(0);
+    // The paraphrase counts alike in the three kinds: the same word's idf, the synonym's weight, saturated with the word.
+    for (const key of ["file:garage.md", "doc:garage"]) {
+      expect(score(key) / entity, key).toBeGreaterThan(0.8);
+      expect(score(key) / entity, key).toBeLessThan(1.25);
+    }
+    expect((await matched(c, "automobile", ["doc", "file"])).map((i) => i.key).sort()).toEqual(["doc:club", "doc:garage", "file:club.md", "file:garage.md"]);
     await c.close();
   });
 });
