@@ -13,7 +13,8 @@
  *   the search's own MATCH expression, so stems, compounds and CJK bigrams
  *   match exactly as they do for the search.
  * - df is counted, not estimated from a window; idf = ln(1 + (N − df + 0.5) / (df + 0.5))
- *   with N as the search takes it (the highest observation and entity ids).
+ *   with N as the search takes it (the highest observation and entity ids). The search also
+ *   counts files and documents in N and df (src/search/terms.ts); the bench's contexts hold none.
  * - A name holding the term only as a substring (the trigram index) counts
  *   SUBSTRING_WEIGHT when no name or type holds it as a word, as in the search.
  * - The phrase bonus goes to every entity with a document matching NEAR of an

@@ -7,7 +7,7 @@
  * document without showing any, so it is not an access.
  */
 import type { WriteScope } from "../history";
-import { accessed, itemKey, type TextBoost, type TextTerm, type WithEffects } from "../items";
+import { accessed, itemKey, type TextBoost, type TextQuery, type WithEffects } from "../items";
 import type { Db } from "../storage/sql";
 import { documentTree, readDocument, searchDocuments, updateDocument, type DocumentOptions, type DocumentSearch, type TreeNode, type UpdateResult } from "./store";
 
@@ -33,8 +33,8 @@ export function update(w: WriteScope, id: string, content: string, opts: Documen
 
 export const tree = (db: Db, opts: DocumentOptions): { value: { root: TreeNode; count: number } } => ({ value: documentTree(db, opts) });
 
-export function search(db: Db, terms: readonly TextTerm[], limit: number, boost: TextBoost): WithEffects<DocumentSearch> {
-  const found = searchDocuments(db, terms, limit, boost);
+export function search(db: Db, query: TextQuery, limit: number, boost: TextBoost): WithEffects<DocumentSearch> {
+  const found = searchDocuments(db, query, limit, boost);
   return {
     value: found,
     effects: accessed(

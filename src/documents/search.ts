@@ -8,10 +8,11 @@
  *   (src/search/tokenize.ts): stop words and the words that only frame a
  *   question are gone, compounds are one term, CJK runs are terms of their
  *   own. So "who is on call in week 13" asks for "call", "week" and "13".
- * - Any term may match; the documents holding every term come first, then
- *   those holding some, each group by bm25() × the caller's boost (recency
- *   and damped priority, src/search/score.ts), exact at any age
- *   (src/items/text-index.ts).
+ * - Any term may match; the documents holding every term (or a synonym of
+ *   it) come first, then those holding some, each group by BM25F × the
+ *   caller's boost (recency and damped priority, src/search/score.ts), exact
+ *   at any age (src/items/text-rank.ts). The caller gives the terms' idf
+ *   and the query expansion's synonyms (src/search/terms.ts), as for entities.
  *   Words are stemmed: "decisions" finds "decision".
  * - Nothing in a query is FTS5 syntax: every term is quoted, so AND, OR, NOT,
  *   NEAR, quotes, '*', '^', ':', parentheses and '-' are plain text, and no
@@ -19,7 +20,7 @@
  * - A CJK term matches that text anywhere (through the bigram column, see
  *   ./cjk.ts), not only whole runs.
  */
-import { contentHeads, rankByText, type RankTextOptions, type TextBoost, type TextHit, type TextIndex, type TextTerm } from "../items";
+import { contentHeads, countByText, rankByText, type RankTextOptions, type TextBoost, type TextHit, type TextIndex, type TextQuery, type TextTerm } from "../items";
 import type { Db } from "../storage/sql";
 
 export interface DocumentHit {
@@ -29,18 +30,19 @@ export interface DocumentHit {
 }
 
 const SNIPPET_MAX = 240;
-/** `documents_fts` over `documents`: title (weighing 2), content and the CJK bigram column; recall's snippets show 32 words of content. */
+/** `documents_fts` over `documents`: the title weighs two of the content (words, and CJK bigrams from its column); recall's snippets show 32 words of content. */
 const DOCUMENT_INDEX: TextIndex = {
   fts: "documents_fts",
   table: "documents",
   rowid: "seq",
   key: "id",
   columns: ["title"],
-  weights: [2, 1, 1],
+  label: "title",
+  labelWeight: 2,
+  contentColumns: ["content"],
+  cjkColumn: "search_cjk",
   snippetColumn: 1,
   snippetTokens: 32,
-  wordColumns: ["title", "content"],
-  cjkColumn: "search_cjk",
 };
 
 /** Characters of a document read for a CJK snippet: all of it. */
@@ -68,10 +70,10 @@ export interface RankedDocument extends TextHit {
   title: string;
 }
 
-/** The best `limit` documents for `terms` under bm25 × `boost`, best first: those holding every term, then those holding some. */
-export function findDocuments(db: Db, terms: readonly TextTerm[], limit: number, boost: TextBoost): DocumentHit[] {
-  const runs = terms.filter((t) => t.cjk).map((t) => t.key);
-  const rows = rankByText<RankedDocument>(db, DOCUMENT_INDEX, terms, limit, { mark: "**", snippetTokens: 16, boost });
+/** The best `limit` documents for `query` under BM25F × `boost`, best first: those holding every term, then those holding some. */
+export function findDocuments(db: Db, query: TextQuery, limit: number, boost: TextBoost): DocumentHit[] {
+  const runs = query.terms.filter((t) => t.term.cjk && t.index >= 0).map((t) => t.term.key);
+  const rows = rankByText<RankedDocument>(db, DOCUMENT_INDEX, query, limit, { mark: "**", snippetTokens: 16, boost });
   const contents =
     runs.length > 0
       ? contentHeads(
@@ -89,13 +91,16 @@ export function findDocuments(db: Db, terms: readonly TextTerm[], limit: number,
 }
 
 /**
- * The exact best `limit` documents for `terms` under bm25 × `boost`, best
- * first, for recall (src/search/recall.ts): those holding every term first
- * unless `allFirst` is false (an expansion's words, each standing alone),
- * none in `skip`.
+ * The exact best `limit` documents for `query` under BM25F × `boost`, best
+ * first, for recall (src/search/recall.ts): those holding every term first.
  */
-export function rankDocuments(db: Db, terms: readonly TextTerm[], limit: number, opts: Pick<RankTextOptions, "allFirst" | "boost" | "skip">): RankedDocument[] {
-  return rankByText<RankedDocument>(db, DOCUMENT_INDEX, terms, limit, opts);
+export function rankDocuments(db: Db, query: TextQuery, limit: number, opts: Pick<RankTextOptions, "boost">): RankedDocument[] {
+  return rankByText<RankedDocument>(db, DOCUMENT_INDEX, query, limit, opts);
+}
+
+/** How many documents there are, and how many hold each of `terms`: their share of each term's idf. */
+export function countDocuments(db: Db, terms: readonly TextTerm[]): { items: number; holding: number[] } {
+  return countByText(db, DOCUMENT_INDEX, terms);
 }
 
 /** The first `chars` characters of each document in `ids`, by id (co-visited documents in recall). */

@@ -20,7 +20,7 @@
  *   the primitives (./rows.ts) note each row's inverse, so undo restores a
  *   removed subtree and removes created children (./inverse.ts).
  */
-import { NO_MATCH_NOTE, NO_TERMS_NOTE, type TextBoost, type TextTerm } from "../items";
+import { NO_MATCH_NOTE, NO_TERMS_NOTE, type TextBoost, type TextQuery } from "../items";
 import type { Db } from "../storage/sql";
 import { DomainError } from "../errors";
 import type { WriteScope } from "../history";
@@ -120,9 +120,9 @@ export interface DocumentSearch {
   note?: string;
 }
 
-/** Documents matching the query's `terms`, best first under bm25 × `boost` (see ./search.ts for the query rules). Reading stores nothing. */
-export function searchDocuments(db: Db, terms: readonly TextTerm[], limit: number, boost: TextBoost): DocumentSearch {
-  if (terms.length === 0) return { results: [], note: NO_TERMS_NOTE };
-  const results = findDocuments(db, terms, limit, boost);
+/** Documents matching `query`, best first under BM25F × `boost` (see ./search.ts for the query rules). Reading stores nothing. */
+export function searchDocuments(db: Db, query: TextQuery, limit: number, boost: TextBoost): DocumentSearch {
+  if (!query.terms.some((t) => t.index >= 0)) return { results: [], note: NO_TERMS_NOTE };
+  const results = findDocuments(db, query, limit, boost);
   return results.length > 0 ? { results } : { results, note: NO_MATCH_NOTE };
 }

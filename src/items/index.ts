@@ -7,14 +7,17 @@ export { ITEM_KINDS, ITEM_TABLES, byKind, isItemKind, itemKey, itemRef, parseKey
 export { CATEGORIES, isCategory, STATS_COLUMNS, statsOf, statsPlaceholders, statsValues, type Category, type ItemStats, type StatsRow } from "./stats";
 export { listItems, type ItemListing, type ItemPosition } from "./list";
 export { classifyDocument, classifyEntity, classifyFile } from "./classify";
+export { rankByText } from "./text-rank";
 export {
   contentHeads,
+  countByText,
   NO_MATCH_NOTE,
   NO_TERMS_NOTE,
-  rankByText,
   type RankTextOptions,
   type TextBoost,
   type TextHit,
   type TextIndex,
+  type TextQuery,
+  type TextQueryTerm,
   type TextTerm,
 } from "./text-index";

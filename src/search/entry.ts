@@ -32,9 +32,11 @@ import type { RankedId } from "./fuse";
 import { searchGraph, searchParams, type SearchOptions, type SearchResult } from "./index";
 import { expansionFor, SEMANTIC_CANDIDATES, searchMode, semanticEntities } from "./meaning";
 import { parseQuery, type ParsedQuery } from "./query";
+import { textQuery } from "./rank";
 import { recall, type RecallResult } from "./recall";
 import { itemBoost } from "./score";
 import { nearestToQuery, type Embedder } from "./semantic";
+import { queryTerms } from "./terms";
 
 /** A query ready for its op: parsed, with what the ranking gets beyond its words (./meaning.ts), and the past time it asks about, if any. */
 export interface PreparedQuery {
@@ -102,9 +104,13 @@ export function recallItems(
   return { value, effects: searched(result.items.map((i) => i.key)) };
 }
 
-/** search_documents: documents by bm25() × the same recency and damped priority as recall's (./score.ts, `itemBoost`). */
+/**
+ * search_documents: documents by the BM25F recall ranks them with, the query's synonyms included unless
+ * SEARCH_EXPANSION is off (./terms.ts, ./rank.ts textQuery), × the same recency and damped priority (./score.ts, `itemBoost`).
+ */
 export function searchDocuments({ db, now }: SearchScope, query: ParsedQuery, limit: number, s: Settings): Searched<documents.DocumentSearch> {
-  return documents.search(db, query.terms, limit, itemBoost(now, modelOptions(s)));
+  const terms = queryTerms(db, query, s.SEARCH_EXPANSION ? expansionFor(query) : []);
+  return documents.search(db, textQuery(terms), limit, itemBoost(now, modelOptions(s)));
 }
 
 /** Effects of a search that returned `items` and removed or moved none. */

@@ -15,10 +15,13 @@
  *
  * label_t is 1 when the name or type holds the term as a word, SUBSTRING_WEIGHT
  * when only as a substring (the trigram index). w_t is 1 for the query's
- * own terms and the caller's weight (< 1) for expansion terms. idf_t counts
- * the documents (names and observations) holding the term, all of them;
- * N is the context's highest entity id plus its highest observation id
- * (./match.ts readCorpus). The phrase
+ * own terms and the caller's weight (< 1) for expansion terms. idf_t is
+ * the term's over the whole context, one for every kind (./terms.ts): the
+ * documents holding it (names, observations, files and documents), all of
+ * them, against N, the context's highest entity id plus its highest
+ * observation id (./match.ts readCorpus) plus its files and documents.
+ * Files and documents are ranked by the same terms and parameters
+ * (`textQuery`, src/items/text-rank.ts). The phrase
  * bonus adds PHRASE_BONUS × the pair's mean idf once per pair of adjacent
  * query terms found within PHRASE_DISTANCE words of each other in one of the
  * entity's documents. The priority factor enters under a square root (so
@@ -51,10 +54,12 @@ import { sqlLimit, type Db } from "../storage/sql";
 import { DEFAULT_MODEL, PRIORITY_BOUND_SQL, priorityBound, sqlReal, type ModelOptions } from "../priority/model";
 import type { WeightedTerm } from "./expand";
 import { reciprocalRankFusion, type RankedId } from "./fuse";
-import { averageLengths, docsHolding, entityStats, expression, readCorpus, termCounts } from "./match";
-import { connectionFactor, dampedSql, factorSql, idfFactor, NAME_WEIGHT, priorityFactor, reachSql, SUBSTRING_WEIGHT } from "./score";
+import type { TextQuery } from "../items";
+import { averageLengths, docsHolding, entityStats, expression } from "./match";
+import { connectionFactor, dampedSql, factorSql, NAME_WEIGHT, priorityFactor, reachSql, SUBSTRING_WEIGHT } from "./score";
 import type { ParsedQuery } from "./query";
-import { quote, tokenize, type QueryTerm } from "./tokenize";
+import { queryTerms, type RankTerm } from "./terms";
+import { quote, type QueryTerm } from "./tokenize";
 
 /** BM25 saturation and length normalisation: Anserini's defaults, chosen on `npm run bench:recall` (docs/search.md). */
 export const BM25_K1 = 0.9;
@@ -89,21 +94,6 @@ export interface RankOptions {
   passages?: boolean;
 }
 
-interface RankTerm {
-  term: QueryTerm;
-  /** 1 for the query's own terms, less for an expansion. */
-  weight: number;
-  idf: number;
-  /** Position among the query's own terms; -1 for an expansion term. */
-  index: number;
-  /** For an expansion term, the position in `terms` of the query word it stands for: its matches count as that word's, × weight. */
-  of?: number;
-  /** A broader word of a query word: it never makes an entity relevant on its own. */
-  broader?: true;
-  /** No name or type holds the term as a word, so names holding it as a substring (the trigram index) count. */
-  substring: boolean;
-}
-
 interface RankedEntity {
   id: number;
   score: number;
@@ -119,20 +109,19 @@ export interface Ranking {
   entities: RankedEntity[];
 }
 
-/** The query's terms, then the expansion's that are new, each with its weight. */
-function rankTerms(query: ParsedQuery, expansion: readonly WeightedTerm[]): Omit<RankTerm, "idf" | "substring">[] {
-  const out: Omit<RankTerm, "idf" | "substring">[] = query.terms.map((term, index) => ({ term, weight: 1, index }));
-  const literal = new Map(out.map((t, i) => [t.term.key, i]));
-  const seen = new Set(out.map((t) => t.term.key));
-  for (const e of expansion) {
-    if (!(e.weight > 0)) continue;
-    for (const term of tokenize(e.term)) {
-      if (seen.has(term.key)) continue;
-      seen.add(term.key);
-      out.push({ term, weight: Math.min(1, e.weight), index: -1, of: e.of === undefined ? undefined : literal.get(e.of), broader: e.broader });
-    }
-  }
-  return out;
+/** Each pair of adjacent query terms, with the phrase bonus an item holding them close together earns: PHRASE_BONUS × their mean idf. */
+function adjacentPairs(terms: readonly RankTerm[]): { a: RankTerm; b: RankTerm; bonus: number }[] {
+  const literal = terms.filter((t) => t.index >= 0);
+  return literal.slice(1).map((b, k) => {
+    const a = literal[k] as RankTerm;
+    return { a, b, bonus: (PHRASE_BONUS * (a.idf + b.idf)) / 2 };
+  });
+}
+
+/** The query as files and documents are ranked (src/items/text-rank.ts): the entities' terms, idf, phrase bonus, k1 and b. */
+export function textQuery(terms: readonly RankTerm[]): TextQuery {
+  const pairs = adjacentPairs(terms).map(({ a, b, bonus }) => ({ a: a.term, b: b.term, bonus }));
+  return { terms, pairs, k1: BM25_K1, b: BM25_B, phraseDistance: PHRASE_DISTANCE };
 }
 
 /** NEAR over two terms' phrases; undefined for a CJK term (matched by bigrams, not words). */
@@ -143,7 +132,7 @@ function nearExpression(a: QueryTerm, b: QueryTerm): string | undefined {
 
 /** Ranks the context's entities for `query`: see the module comment. */
 export function rankQuery(db: Db, query: ParsedQuery, opts: RankOptions): Ranking {
-  const terms = termsWithIdf(db, query, opts.expansion ?? []);
+  const terms = queryTerms(db, query, opts.expansion ?? []);
   const top = Math.max(opts.top ?? DEFAULT_TOP, opts.semantic?.length ?? 0);
   const lexical = terms.length === 0 ? [] : bestEntities(db, terms, top, opts.perTerm ?? 0, opts.now, opts.model ?? DEFAULT_MODEL);
   if (opts.passages) addPassages(db, terms, lexical);
@@ -151,20 +140,6 @@ export function rankQuery(db: Db, query: ParsedQuery, opts: RankOptions): Rankin
   // would sit at a position far better than its rank.
   const entities = opts.semantic && opts.semantic.length > 0 ? fuseSemantic(db, lexical.slice(0, top), opts.semantic) : lexical;
   return { terms, entities };
-}
-
-/** Each term with its idf from its exact document frequency (names and observations holding it), and whether names count by substring. */
-function termsWithIdf(db: Db, query: ParsedQuery, expansion: readonly WeightedTerm[]): RankTerm[] {
-  const corpus = readCorpus(db);
-  const idfs: number[] = [];
-  return rankTerms(query, expansion).map((t) => {
-    const counts = termCounts(db, expression(t.term));
-    // A synonym is worth at most the word it stands for (the literal terms come first, so theirs is known).
-    const own = idfFactor(counts.documents, corpus.documents);
-    const idf = t.of === undefined ? own : Math.min(own, idfs[t.of] ?? own);
-    idfs.push(idf);
-    return { ...t, idf, substring: counts.names === 0 && [...t.term.key].length >= 3 };
-  });
 }
 
 /** The order in which src/search/entries.ts lets the query's words pick their entries: highest idf first, then query order. */
@@ -242,12 +217,10 @@ function rankingSql(
   };
   const literal = terms.map((t, i) => ({ t, i })).filter(({ t }) => t.index >= 0);
   const nears: [k: number, bonus: number, match: string][] = [];
-  for (let k = 0; k + 1 < literal.length; k++) {
-    const a = literal[k] as { t: RankTerm; i: number };
-    const b = literal[k + 1] as { t: RankTerm; i: number };
-    const near = nearExpression(a.t.term, b.t.term);
-    if (near) nears.push([k, (PHRASE_BONUS * (a.t.idf + b.t.idf)) / 2, near]);
-  }
+  adjacentPairs(terms).forEach(({ a, b, bonus }, k) => {
+    const near = nearExpression(a.term, b.term);
+    if (near) nears.push([k, bonus, near]);
+  });
   // A pair's postings join the others as term -1 - k with the bonus as their value; max() counts it once per entity.
   if (nears.length > 0) {
     inputs.push(`pairs(k, b, m) AS MATERIALIZED (SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(${param(JSON.stringify(nears))}))`);

@@ -7,17 +7,15 @@
  *   type, then its best matching observations (PASSAGES of them, each cut
  *   to PASSAGE_CHARS, each on its own line after "- "), or its first ones
  *   when only its name or type matched.
- * - Files and documents: FTS5's bm25() over path (or title, weight 2) and
+ * - Files and documents: the same BM25F over path (or title, weight 2) and
  *   content, any query term matching, times the same recency and damped
- *   priority as entities (./score.ts, `itemBoost`), SQLite ordering every
- *   match by that whole score, so each kind's candidates are its exact top
- *   TEXT_MATCHES at any age (src/items/text-index.ts); each item's text is
- *   FTS5's snippet of the best window of the content.
- * All are BM25 sums over the same query terms, so one order sorts them.
- * Expansion terms reach all three: entities through ./rank.ts; a file or
- * document the literal words miss is looked up by the expansion's terms and
- * scored × their weight, so a literal match of equal strength ranks first.
- * A semantic list (hybrid mode) reaches the entities only.
+ *   priority as entities (./score.ts, `itemBoost`), every match scored, so
+ *   each kind's candidates are its exact top TEXT_MATCHES at any age
+ *   (src/items/text-rank.ts); each item's text is FTS5's snippet of the
+ *   best window of the content.
+ * All three are BM25F sums over the same terms with the same idf, k1, b,
+ * phrase bonus and expansion (./terms.ts, ./rank.ts textQuery), so one
+ * order sorts them. A semantic list (hybrid mode) reaches the entities only.
  *
  * ## Packing
  * Best first into the budget (./pack.ts); then, while room is left, the
@@ -35,12 +33,11 @@ import { RECALL_TOKENS } from "../limits";
 import { DEFAULT_MODEL, type ModelOptions } from "../priority/model";
 import type { Db } from "../storage/sql";
 import { firstObservations, observationTexts } from "./match";
-import type { WeightedTerm } from "./expand";
 import { Packer, type RecallItem } from "./pack";
 import type { ParsedQuery } from "./query";
-import { rankQuery, type RankOptions } from "./rank";
+import { rankQuery, textQuery, type RankOptions } from "./rank";
 import { itemBoost } from "./score";
-import { tokenize, type QueryTerm } from "./tokenize";
+import { queryTerms, type RankTerm } from "./terms";
 import { connect, entityRows } from "./walk";
 
 const RECALL_BUDGET = RECALL_TOKENS;
@@ -89,30 +86,17 @@ const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)
 /** An entity's text in recall: its type, then each observation on its own line after "- ", so two never run together. */
 const entityText = (type: string, observations: readonly string[]) => [`(${type})`, ...observations.map((o) => `- ${clip(oneLine(o), PASSAGE_CHARS)}`)].join("\n");
 
-/** An expansion's synonyms grouped by weight, heaviest first, as query terms for the text indexes; broader words never find an item on their own. */
-function expansionPasses(expansion: readonly WeightedTerm[]): { terms: QueryTerm[]; weight: number }[] {
-  const byWeight = new Map<number, QueryTerm[]>();
-  for (const e of expansion) {
-    if (e.broader) continue;
-    const group = byWeight.get(e.weight) ?? [];
-    group.push(...tokenize(e.term));
-    byWeight.set(e.weight, group);
-  }
-  return [...byWeight]
-    .sort((a, b) => b[0] - a[0])
-    .filter(([, group]) => group.length > 0)
-    .map(([weight, group]) => ({ terms: group, weight }));
-}
-
-function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: ModelOptions): RecallItem[] {
-  const ranked = rankQuery(db, query, {
+/** The best entities as recall items, and the query's terms as they were ranked. */
+function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: ModelOptions): { items: RecallItem[]; terms: RankTerm[] } {
+  const ranking = rankQuery(db, query, {
     now: opts.now,
     model,
     expansion: opts.expansion,
     semantic: opts.semantic,
     top: ENTITY_MATCHES,
     passages: true,
-  }).entities.slice(0, ENTITY_MATCHES);
+  });
+  const ranked = ranking.entities.slice(0, ENTITY_MATCHES);
   const rows = new Map(
     entityRows(
       db,
@@ -128,13 +112,14 @@ function entityMatches(db: Db, query: ParsedQuery, opts: RecallOptions, model: M
     ranked.filter((e) => e.passages.length === 0).map((e) => e.id),
     PASSAGES,
   );
-  return ranked.flatMap((e) => {
+  const items = ranked.flatMap((e) => {
     const row = rows.get(e.id);
     if (!row) return [];
     const shown = e.passages.length > 0 ? e.passages.slice(0, PASSAGES).flatMap((id) => texts.get(id) ?? []) : (bare.get(e.id) ?? []);
     const text = entityText(row.entity_type, shown);
     return [{ key: itemKey.entity(row.name), kind: "entity" as const, name: row.name, score: e.score, text }];
   });
+  return { items, terms: ranking.terms };
 }
 
 /** Items connecting the packed entities, and items used together with the packed items. */
@@ -219,28 +204,20 @@ export function recall(db: Db, query: ParsedQuery, opts: RecallOptions): RecallR
   if (terms.length === 0) return empty(NO_TERMS_NOTE);
 
   const matches: RecallItem[] = [];
-  if (kinds.has("entity")) matches.push(...entityMatches(db, query, opts, model));
-  // Files and documents: the query's own words, then each weight class of its expansion (synonyms, broader words)
-  // for items the literal words missed, scored × that weight, as an entity's synonym matches count × theirs.
-  // The literal pass ranks the items holding every word first, so a partial match never takes a complete one's place.
-  // Each pass leaves out the items an earlier one found, so it adds its own best TEXT_MATCHES per kind.
-  const passes = [{ terms, weight: 1, allFirst: true }, ...expansionPasses(opts.expansion ?? []).map((p) => ({ ...p, allFirst: false }))];
+  const entities = kinds.has("entity") ? entityMatches(db, query, opts, model) : undefined;
+  if (entities) matches.push(...entities.items);
+  // Files and documents: the entities' terms, synonyms, idf and BM25 parameters (./rank.ts textQuery), so one order sorts all three.
+  // Each kind's candidates are its exact best TEXT_MATCHES, those holding every word first.
+  const text = textQuery(entities?.terms ?? queryTerms(db, query, opts.expansion ?? []));
   const boost = itemBoost(opts.now, model);
-  const foundFiles: string[] = [];
-  const foundDocs: string[] = [];
-  for (const pass of passes) {
-    if (kinds.has("file")) {
-      for (const f of rankFiles(db, pass.terms, TEXT_MATCHES, { allFirst: pass.allFirst, boost, skip: foundFiles })) {
-        foundFiles.push(f.path);
-        matches.push({ key: itemKey.file(f.path), kind: "file", name: f.path, score: f.score * pass.weight, text: oneLine(f.snippet) });
-      }
+  if (kinds.has("file")) {
+    for (const f of rankFiles(db, text, TEXT_MATCHES, { boost })) {
+      matches.push({ key: itemKey.file(f.path), kind: "file", name: f.path, score: f.score, text: oneLine(f.snippet) });
     }
-    if (kinds.has("doc")) {
-      for (const d of rankDocuments(db, pass.terms, TEXT_MATCHES, { allFirst: pass.allFirst, boost, skip: foundDocs })) {
-        foundDocs.push(d.id);
-        const text = oneLine(d.snippet) || oneLine(d.title);
-        matches.push({ key: itemKey.doc(d.id), kind: "doc", name: d.id, score: d.score * pass.weight, text });
-      }
+  }
+  if (kinds.has("doc")) {
+    for (const d of rankDocuments(db, text, TEXT_MATCHES, { boost })) {
+      matches.push({ key: itemKey.doc(d.id), kind: "doc", name: d.id, score: d.score, text: oneLine(d.snippet) || oneLine(d.title) });
     }
   }
   // Ordered by exact score, rounded after: rounding first would let two close scores tie and swap by key.

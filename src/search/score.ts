@@ -86,8 +86,8 @@ export function reachSql(s: string, now: string): string {
 /**
  * A file's or document's boost at `now`: recency(now − updated_at) ×
  * √priorityFactor(P), the entity score's factors but connection, as SQL over
- * the item row `i` and in JavaScript, so src/items/text-index.ts can order a
- * whole index by bm25 × boost and rescore what it reads.
+ * the item row `i` and in JavaScript, so src/items/text-rank.ts can order a
+ * whole index by BM25F × boost and rescore what it reads.
  */
 export const itemBoost = (now: number, model: ModelOptions): TextBoost => ({
   sql: `(${recencySql("i.updated_at", sqlReal(now))} * ${dampedSql("i", sqlReal(now), model)})`,

@@ -62,7 +62,7 @@ describe("the priority model in SQL", () => {
             r.base_relevance,
           );
           close(got?.p ?? Number.NaN, priority(priorityInputOf(r), now, m));
-          const hit: TextHit = { ...r, access_count: 0, tier: "short", bm25: 1, score: 0, snippet: "", all_terms: 0 };
+          const hit: TextHit = { ...r, access_count: 0, tier: "short", lexical: 1, score: 0, snippet: "", all_terms: 0 };
           close(got?.boost ?? Number.NaN, boost.of(hit));
         }),
         { numRuns: 2000, seed: 12 },
