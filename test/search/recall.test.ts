@@ -170,6 +170,40 @@ describe("recall", () => {
     await c.close();
   });
 
+  it("shows under a matched entity its relations whose type holds a word of the question, naming the entity at the other end", async () => {
+    const c = await connectV2({ url: `http://localhost/mcp/${freshContext("relations")}` });
+    await c.call("create_entities", {
+      entities: [
+        { name: "checkout-service", entityType: "service", observations: ["serves the checkout page"] },
+        { name: "Maria Chen", entityType: "person", observations: ["staff engineer"] },
+        { name: "Tomas Novak", entityType: "person", observations: ["on call this week"] },
+        ...Array.from({ length: 5 }, (_, i) => ({ name: `owner${i}`, entityType: "team", observations: [] })),
+      ],
+    });
+    await c.call("create_relations", {
+      relations: [
+        { from: "Maria Chen", to: "checkout-service", relationType: "owns" },
+        { from: "Tomas Novak", to: "checkout-service", relationType: "is_on_call_for" },
+        // More owners than a line list holds: three at most, oldest first.
+        ...Array.from({ length: 5 }, (_, i) => ({ from: `owner${i}`, to: "checkout-service", relationType: "co-owns" })),
+      ],
+    });
+    const r = await recall(c, { query: "who owns checkout", kinds: ["entity"] });
+    const checkout = r.items.find((i) => i.key === "entity:checkout-service");
+    expect(checkout?.text).toBe(
+      "(service)\n- serves the checkout page\n- Maria Chen -owns-> checkout-service\n- owner0 -co-owns-> checkout-service\n- owner1 -co-owns-> checkout-service",
+    );
+    // A question about being on call shows that relation, split at "_"; one about the page shows none.
+    expect(r.items.length).toBeGreaterThan(0);
+    const onCall = await recall(c, { query: "checkout call", kinds: ["entity"] });
+    expect(onCall.items.find((i) => i.key === "entity:checkout-service")?.text).toBe(
+      "(service)\n- serves the checkout page\n- Tomas Novak -is_on_call_for-> checkout-service",
+    );
+    const page = await recall(c, { query: "checkout page", kinds: ["entity"] });
+    expect(page.items.find((i) => i.key === "entity:checkout-service")?.text).toBe("(service)\n- serves the checkout page");
+    await c.close();
+  });
+
   it("follows files through moves and deletes (the files index stays in step)", async () => {
     const c = await seeded(connectV2);
     expect((await c.call("rename", { old_path: "runbooks/charges.md", new_path: "runbooks/payments.md" })).isError).toBeFalsy();
