@@ -192,13 +192,15 @@ export async function registrationRefusal(request: Request, env: Env): Promise<R
 
 /** The client ID a request names (query, or a form body's `client_id`), when it is a URL whose host is not public. */
 export function nonPublicClientId(clientId: string | null): string | undefined {
-  if (!clientId?.startsWith("https://") && !clientId?.startsWith("http://")) return undefined;
+  if (!clientId) return undefined;
   let url: URL;
   try {
     url = new URL(clientId);
   } catch {
     return undefined;
   }
+  // By the parsed scheme: the provider takes `HTTPS://…` as a metadata document URL too.
+  if (url.protocol !== "https:" && url.protocol !== "http:") return undefined;
   return isPublicHost(url.hostname) ? undefined : url.hostname;
 }
 

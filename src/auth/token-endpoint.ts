@@ -66,7 +66,9 @@ function clientIdsOf(request: Request, form: URLSearchParams | undefined): strin
   const payload = form?.get("client_assertion")?.split(".")[1];
   if (payload) {
     try {
-      const claims = JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/"))) as { iss?: unknown; sub?: unknown };
+      // UTF-8, as the provider decodes it: read as Latin-1, a fullwidth or ideographic host would not parse here and would there.
+      const bytes = Uint8Array.from(atob(payload.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+      const claims = JSON.parse(new TextDecoder().decode(bytes)) as { iss?: unknown; sub?: unknown };
       for (const claim of [claims.iss, claims.sub]) if (typeof claim === "string") ids.push(claim);
     } catch {
       // Not a JWT: the provider refuses it without fetching anything.

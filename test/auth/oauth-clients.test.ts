@@ -120,10 +120,29 @@ describe("client ID metadata documents", () => {
 
   it("refuses one however the token request names it: a repeated client_id, a Basic header's user, a client assertion's issuer", async () => {
     const internal = "https://127.0.0.1:9443/client.json";
-    const b64url = (v: unknown) => btoa(JSON.stringify(v)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+    // base64url of the JSON's UTF-8 bytes, as a JWT carries it.
+    const b64url = (v: unknown) =>
+      btoa(String.fromCharCode(...new TextEncoder().encode(JSON.stringify(v))))
+        .replace(/\+/g, "-")
+        .replace(/\//g, "_")
+        .replace(/=+$/, "");
     const assertion = `${b64url({ alg: "ES256" })}.${b64url({ iss: internal, sub: internal, aud: BASE })}.c2ln`;
+    // Ideographic full stops: the URL parser reads the host as 127.0.0.1, once the payload is read as UTF-8.
+    const ideographic = `${b64url({ alg: "ES256" })}.${b64url({ iss: "https://127\u30020\u30020\u30021:9443/x", aud: BASE })}.c2ln`;
     const form = (fields: [string, string][]) => new URLSearchParams(fields);
     const requests: [string, RequestInit][] = [
+      ["upper-case scheme", { body: form([["grant_type", "authorization_code"], ["code", "a:b:c"], ["client_id", "HTTPS://127.0.0.1:9443/client.json"]]) }],
+      [
+        "client assertion read as UTF-8",
+        {
+          body: form([
+            ["grant_type", "authorization_code"],
+            ["code", "a:b:c"],
+            ["client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"],
+            ["client_assertion", ideographic],
+          ]),
+        },
+      ],
       [
         "repeated client_id",
         {
