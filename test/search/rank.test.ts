@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import type { MemoryContext } from "../../src/context/MemoryContext";
 import { reciprocalRankFusion, RRF_K } from "../../src/search/fuse";
 import { expression } from "../../src/search/match";
+import { expansionFor } from "../../src/search/meaning";
 import { parseQuery } from "../../src/search/query";
+import { MAX_QUERY_TERMS } from "../../src/search/tokenize";
 import { HUBS_INDEXED_ABOVE, rankQuery, reachBound } from "../../src/search/rank";
 import { connectionFactor } from "../../src/search/score";
 import { Db } from "../../src/storage/sql";
@@ -164,6 +166,23 @@ describe("whole-query ranking", () => {
       // 90 relations, all on the hub: its degree, 90, not 180.
       expect(reachBound(db)).toBeCloseTo(connectionFactor(90), 6);
       expect(reachBound(db)).toBeGreaterThanOrEqual(connectionFactor(90));
+    });
+  });
+
+  it("ranks the longest query with the most synonyms in one statement within the object's 100 bound parameters", async () => {
+    await runInDurableObject(stubFor(), async (instance, state) => {
+      // Words WordNet gives many synonyms; every adjacent pair a phrase, every word in a document.
+      const words = "car big fast house run quick small happy sad begin end buy sell help start stop".split(" ");
+      expect(words).toHaveLength(MAX_QUERY_TERMS);
+      instance.createEntities(
+        words.map((w, i) => ({ name: `doc${i}`, entityType: "note", observations: [`${w} ${words[(i + 1) % words.length]} notes`] })),
+        meta,
+      );
+      const query = parseQuery(words.join(" "));
+      const expansion = expansionFor(query);
+      expect(expansion.length).toBeGreaterThanOrEqual(20);
+      const r = rankQuery(new Db(state.storage.sql), query, { now: NOW, top: 50, perTerm: 3, expansion });
+      expect(r.entities.length).toBeGreaterThan(0);
     });
   });
 
