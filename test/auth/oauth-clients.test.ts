@@ -131,7 +131,16 @@ describe("client ID metadata documents", () => {
     const ideographic = `${b64url({ alg: "ES256" })}.${b64url({ iss: "https://127\u30020\u30020\u30021:9443/x", aud: BASE })}.c2ln`;
     const form = (fields: [string, string][]) => new URLSearchParams(fields);
     const requests: [string, RequestInit][] = [
-      ["upper-case scheme", { body: form([["grant_type", "authorization_code"], ["code", "a:b:c"], ["client_id", "HTTPS://127.0.0.1:9443/client.json"]]) }],
+      [
+        "upper-case scheme",
+        {
+          body: form([
+            ["grant_type", "authorization_code"],
+            ["code", "a:b:c"],
+            ["client_id", "HTTPS://127.0.0.1:9443/client.json"],
+          ]),
+        },
+      ],
       [
         "client assertion read as UTF-8",
         {
