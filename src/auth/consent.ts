@@ -60,14 +60,14 @@ export interface GrantChoice {
 
 const rank = (role: Role) => ROLES.indexOf(role);
 
+/** What the page repeats of a typed context: enough to recognise it, not a 50,000-character echo. */
+const shown = (context: string) => (context.length > 80 ? `${context.slice(0, 80)}…` : context);
+
 /**
  * The grants `choices` ask for, each checked against the consenter's grant
  * at the same position: the same context pattern or one name it matches, a
  * role no higher. The result, or the message saying what was refused.
  */
-/** What the page repeats of a typed context: enough to recognise it, not a 50,000-character echo. */
-const shown = (context: string) => (context.length > 80 ? `${context.slice(0, 80)}…` : context);
-
 export function narrowGrants(held: readonly Grant[], choices: readonly GrantChoice[]): { ok: true; grants: Grant[] } | { ok: false; message: string } {
   const grants: Grant[] = [];
   for (const [i, g] of held.entries()) {

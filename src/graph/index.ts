@@ -6,6 +6,7 @@
  * import the file that holds what they need.
  */
 export { readGraphAsOf } from "./asof";
+export { relationLabel } from "./rows";
 export { browseEntities, entityTypes, graphView, type BrowseOptions, type EntityPage, type GraphView, type GraphViewOptions } from "./browse";
 export { findDuplicates, type DuplicateOptions, type DuplicateReport } from "./duplicates";
 export { openNodes, type OpenedNodes, type OpenOptions } from "./open";

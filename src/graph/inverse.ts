@@ -10,7 +10,7 @@
 import { itemKey } from "../items";
 import { DomainError } from "../errors";
 import type { InverseKind, InverseKinds, Phrase } from "../history";
-import { idsByName } from "./rows";
+import { idsByName, relationLabel } from "./rows";
 import type { EntityOp, GraphOp, ObservationOp, RelationOp, SupersededOp } from "./writes";
 import {
   deleteEntityRow,
@@ -70,12 +70,12 @@ const relation: InverseKind<RelationOp> = {
     }
     if (from === undefined || to === undefined) {
       const missing = [op.from, op.to].filter((n) => !ids.has(n)).map((n) => JSON.stringify(n));
-      throw conflict(`relation ${op.from} -${op.relationType}-> ${op.to} cannot be restored: no entity ${missing.join(", ")}`);
+      throw conflict(`relation ${relationLabel(op)} cannot be restored: no entity ${missing.join(", ")}`);
     }
     insertRelation(w, from, to, op, op.prior);
   },
   describe: (op): Phrase => {
-    return { action: op.prior === null ? "+" : "-", noun: "rel", name: `${op.from} -${op.relationType}-> ${op.to}` };
+    return { action: op.prior === null ? "+" : "-", noun: "rel", name: relationLabel(op) };
   },
 };
 

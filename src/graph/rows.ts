@@ -31,6 +31,9 @@ export const toRelation = (r: RelationRow): Relation => ({
   relationType: r.relation_type,
 });
 
+/** A relation as messages and summaries write it: "Alice -knows-> Bob". */
+export const relationLabel = (r: Relation): string => `${r.from} -${r.relationType}-> ${r.to}`;
+
 /** Attaches observations to entity rows, keeping the rows' order. */
 export function withObservations(db: Db, rows: readonly EntityRow[]): Entity[] {
   const byId = new Map<number, Entity>();

@@ -23,7 +23,7 @@ import { jsonBatches, type Db } from "../storage/sql";
 import type { WriteScope } from "../history";
 import { classifyEntity, itemKey } from "../items";
 import { refuseAliases, resolveAliases } from "./aliases";
-import { idsByName, relationsTouching, withObservations, type EntityRow } from "./rows";
+import { idsByName, relationLabel, relationsTouching, withObservations, type EntityRow } from "./rows";
 import {
   deleteEntityRow,
   deleteObservation,
@@ -243,7 +243,7 @@ export function deleteRelations(w: WriteScope, relations: readonly Relation[]): 
     const to = ids.get(r.to);
     const gone = from !== undefined && to !== undefined && deleteRelation(w, from, to, r);
     if (gone) removed++;
-    else notFound.push(`${r.from} -${r.relationType}-> ${r.to}`);
+    else notFound.push(relationLabel(r));
   }
   let message = `Deleted ${plural(removed, "relation")}.`;
   if (notFound.length > 0) message += ` Not found (nothing to delete): ${listNames(notFound, 5)}.`;

@@ -17,7 +17,7 @@
  */
 import type { Db } from "../storage/sql";
 import { listNames } from "../errors";
-import { idsByName } from "../graph/rows";
+import { idsByName, relationLabel } from "../graph/rows";
 import { insertRelation } from "../graph/writes";
 import type { WriteScope } from "../history";
 import { deleteArchive, getArchive, putArchive, type ArchivedRelation, type ArchiveEntry, type RelationsPayload } from "./archive";
@@ -44,8 +44,6 @@ export interface PendingRelation {
   priority: number;
 }
 
-const relationText = (r: ArchivedRelation) => `${r.from} -${r.relationType}-> ${r.to}`;
-
 const newestRow = (db: Db, name: string, kind: "entity" | "relations"): ArchiveEntry | undefined => {
   // The rows of one key are few; json_extract tells an entity's own row from its kept relations.
   const row = db.one<{ id: number }>(
@@ -59,7 +57,7 @@ const newestRow = (db: Db, name: string, kind: "entity" | "relations"): ArchiveE
 /** The relations row keeping relations of entity `name`, if any. */
 export const keptRowOf = (db: Db, name: string): number | undefined => newestRow(db, name, "relations")?.id;
 
-const reasonFor = (relations: readonly ArchivedRelation[]) => `relations kept until their other end exists again: ${listNames(relations.map(relationText), 5)}`;
+const reasonFor = (relations: readonly ArchivedRelation[]) => `relations kept until their other end exists again: ${listNames(relations.map(relationLabel), 5)}`;
 
 const missingEnds = (r: ArchivedRelation, ids: Map<string, number>) =>
   [r.from, r.to].filter((n, i, all) => !ids.has(n) && all.indexOf(n) === i).map((n) => `entity:${n}`);
@@ -82,7 +80,7 @@ export function reconnect(w: WriteScope, pending: readonly PendingRelation[], ou
     const holder = (from === undefined) !== (to === undefined) ? newestRow(w.db, missing, "entity") : undefined;
     if (holder?.payload.kind === "entity") {
       putArchive(w, { ...holder, payload: { ...holder.payload, relations: [...holder.payload.relations, r] } });
-      out.deferred.push({ relation: relationText(r), waitsFor: `entity:${missing}`, archiveId: holder.id });
+      out.deferred.push({ relation: relationLabel(r), waitsFor: `entity:${missing}`, archiveId: holder.id });
       continue;
     }
     const k = kept.get(owner) ?? { relations: [], priority };
@@ -101,7 +99,7 @@ export function reconnect(w: WriteScope, pending: readonly PendingRelation[], ou
       reason: reasonFor(relations),
       archivedAt: row?.archivedAt ?? w.now,
     });
-    for (const r of k.relations) out.deferred.push({ relation: relationText(r), waitsFor: missingEnds(r, ids).join(" and "), archiveId });
+    for (const r of k.relations) out.deferred.push({ relation: relationLabel(r), waitsFor: missingEnds(r, ids).join(" and "), archiveId });
   }
 }
 
@@ -119,11 +117,11 @@ export function retryKept(w: WriteScope, id: number, out: RelationOutcome): bool
   );
   const back = payload.relations.filter((r) => ids.has(r.from) && ids.has(r.to));
   const still = payload.relations.filter((r) => !(ids.has(r.from) && ids.has(r.to)));
-  for (const r of still) out.deferred.push({ relation: relationText(r), waitsFor: missingEnds(r, ids).join(" and "), archiveId: id });
+  for (const r of still) out.deferred.push({ relation: relationLabel(r), waitsFor: missingEnds(r, ids).join(" and "), archiveId: id });
   if (back.length === 0) return false;
   for (const r of back) {
     insertRelation(w, ids.get(r.from) as number, ids.get(r.to) as number, r, { id: r.id, createdAt: r.createdAt });
-    out.restored.push(relationText(r));
+    out.restored.push(relationLabel(r));
   }
   if (still.length === 0) {
     deleteArchive(w, id);

@@ -27,7 +27,7 @@
 import { documentHeads, rankDocuments } from "../documents/search";
 import { DomainError } from "../errors";
 import { fileHeads, rankFiles } from "../files/search";
-import { idsByName, RELATION_SELECT } from "../graph/rows";
+import { idsByName, RELATION_SELECT, relationLabel, toRelation, type RelationRow } from "../graph/rows";
 import { relatedTo } from "../covisit/recommend";
 import { ITEM_KINDS, itemKey, itemRef, NO_MATCH_NOTE, NO_TERMS_NOTE, type ItemKind } from "../items";
 import { RECALL_TOKENS } from "../limits";
@@ -89,7 +89,7 @@ const clip = (s: string, n: number) => (s.length <= n ? s : `${s.slice(0, n - 1)
  * then the relations the question asks about, one a line ("Maria Chen -owns-> checkout-service").
  */
 const entityText = (type: string, observations: readonly string[], relations: readonly string[] = []) =>
-  [`(${type})`, ...observations.map((o) => `- ${clip(oneLine(o), PASSAGE_CHARS)}`), ...relations.map((r) => `- ${clip(oneLine(r), PASSAGE_CHARS)}`)].join("\n");
+  [`(${type})`, ...[...observations, ...relations].map((line) => `- ${clip(oneLine(line), PASSAGE_CHARS)}`)].join("\n");
 
 /** Relations shown under one matched entity at most, and the relation ends of each direction read to find them. */
 const RELATIONS_SHOWN = 3;
@@ -125,11 +125,8 @@ function relationLines(db: Db, ids: readonly number[], query: ParsedQuery): Map<
   }
   const lines = new Map(
     db
-      .all<{ id: number; from_name: string; relation_type: string; to_name: string }>(
-        `${RELATION_SELECT} WHERE r.id IN (SELECT value FROM json_each(?))`,
-        JSON.stringify([...chosen.values()].flat()),
-      )
-      .map((r) => [r.id, `${r.from_name} -${r.relation_type}-> ${r.to_name}`]),
+      .all<RelationRow>(`${RELATION_SELECT} WHERE r.id IN (SELECT value FROM json_each(?))`, JSON.stringify([...chosen.values()].flat()))
+      .map((r) => [r.id, relationLabel(toRelation(r))]),
   );
   for (const [e, relationIds] of chosen)
     out.set(

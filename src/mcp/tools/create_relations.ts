@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Relation } from "../../graph";
+import { relationLabel, type Relation } from "../../graph";
 import { listNames } from "../../errors";
 import { NewRelationSchema, RelationOut, batch } from "../schemas";
 import { ADDITIVE, callContext, defineTool, reply } from "../tool";
@@ -17,7 +17,7 @@ function skippedNote(asked: readonly Relation[], created: readonly Relation[]): 
   for (const r of asked) {
     const key = relationKey(r);
     if (unclaimed.has(key)) unclaimed.delete(key);
-    else skipped.set(key, `${r.from} -${r.relationType}-> ${r.to}`);
+    else skipped.set(key, relationLabel(r));
   }
   if (skipped.size === 0) return undefined;
   const shown = [...skipped.values()];
